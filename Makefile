@@ -1,0 +1,35 @@
+# Skald: every target installs what is missing first, so a fresh clone needs only `make play` or `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+DB     ?= data/saves/skald.db
+PACK   ?=
+SEED   ?=
+
+.PHONY: play test bench lint clean install
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+play: $(STAMP)
+	@$(BIN)/skald play --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check backend tests bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info backend/*.egg-info

@@ -1,0 +1,24 @@
+"""TurnContext: the run-time handles a node may use. Passed as LangGraph ``context``, never stored in state."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from dataclasses import dataclass
+
+from skald.llm.client import LLMClient
+from skald.packs.models import EraPack
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Read-only handles for one turn.
+
+    ``conn`` is in ``PRAGMA query_only`` mode while the graph runs; only Commit lifts it.
+    ``rng`` is seeded from (campaign seed, turn number), so a turn's dice are reproducible.
+    """
+
+    conn: sqlite3.Connection
+    pack: EraPack
+    llm: LLMClient
+    rng: random.Random

@@ -1,0 +1,96 @@
+"""The turn graph. Read this file top to bottom to follow one turn.
+
+    router ──META──> meta ─────────────────────────────────────────────────────────┐
+       │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner  │
+       └──ACTION─> mechanic ──>     -> director -> narrator -> validator -> refiner -> commit -> END
+
+Every node is a pure function of (state, runtime); handles (read-only DB, pack, LLM, RNG) arrive as the
+run-time context (``TurnContext``), never as state. Only ``commit`` writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from functools import lru_cache
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from skald.context import TurnContext
+from skald.llm.client import LLMClient
+from skald.nodes.arc_planner import arc_planner
+from skald.nodes.commit import commit
+from skald.nodes.companion import companion
+from skald.nodes.director import director
+from skald.nodes.encounter import encounter
+from skald.nodes.mechanic import mechanic
+from skald.nodes.meta import meta
+from skald.nodes.narrator import narrator
+from skald.nodes.refiner import refiner
+from skald.nodes.router import route_after_router, router
+from skald.nodes.validator import validator
+from skald.nodes.world_sim import world_sim
+from skald.packs.loader import get_pack
+from skald.packs.models import EraPack
+from skald.rules.dice import turn_rng
+from skald.rules.player_input import check_player_input
+from skald.settings import get_settings
+from skald.state import GameState
+
+# The straight part of the pipeline after the router's branch, in order.
+PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "director", "narrator", "validator", "refiner",
+            "commit")
+NODES = {
+    "router": router, "meta": meta, "mechanic": mechanic, "encounter": encounter, "world_sim": world_sim,
+    "companion": companion, "arc_planner": arc_planner, "director": director, "narrator": narrator,
+    "validator": validator, "refiner": refiner, "commit": commit,
+}
+
+
+def build_graph() -> StateGraph:
+    graph = StateGraph(GameState, context_schema=TurnContext)
+    for name, fn in NODES.items():
+        graph.add_node(name, fn)
+    graph.add_edge(START, "router")
+    graph.add_conditional_edges("router", route_after_router, ["meta", "encounter", "mechanic"])
+    graph.add_edge("meta", "commit")
+    graph.add_edge("mechanic", "encounter")
+    for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
+        graph.add_edge(before, after)
+    graph.add_edge("commit", END)
+    return graph
+
+
+@lru_cache(maxsize=1)
+def compiled_graph() -> CompiledStateGraph:
+    """The graph, compiled once on first use."""
+    return build_graph().compile()
+
+
+@lru_cache(maxsize=1)
+def default_llm() -> LLMClient:
+    """The LLM client from the environment's settings (probes Ollama once when ``SKALD_LLM=auto``)."""
+    return LLMClient(get_settings())
+
+
+def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
+             llm: LLMClient | None = None) -> GameState:
+    """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
+
+    :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
+    :param state: the campaign's current state with ``player_input`` set; per-turn fields are reset here.
+    :returns: the reloaded persistent state plus this turn's per-turn fields (text, suggestions, warnings...).
+    :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
+    :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
+    """
+    text = check_player_input(state.player_input, get_settings().max_input_chars)
+    state = state.begin_turn(text)
+    context = TurnContext(
+        conn=conn,
+        pack=pack or get_pack(state.campaign.pack_id),
+        llm=llm or default_llm(),
+        rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
+    )
+    conn.execute("PRAGMA query_only = ON")
+    out = compiled_graph().invoke(state, context=context)
+    return GameState.model_validate(out)

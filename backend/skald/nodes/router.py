@@ -1,0 +1,26 @@
+"""Router node: classify the input into META / TALK / ACTION and an action class; TALK gets its result here."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from skald.context import TurnContext
+from skald.rules import checks, intent
+from skald.state import GameState, Intent
+
+
+def router(state: GameState, runtime: Runtime[TurnContext]) -> dict:
+    """Reads: player_input, location, player, companions. Writes: router_output, intent, and for TALK the
+    synthesised mechanic_result (8 minutes, no roll) with its staged events."""
+    pack = runtime.context.pack
+    routed = intent.classify(state.player_input, state, pack)
+    update: dict = {"router_output": routed, "intent": routed.intent}
+    if routed.intent == Intent.TALK:
+        talk = checks.talk_result(routed, state, pack)
+        update |= {"mechanic_result": talk.result, "staged_events": talk.events}
+    return update
+
+
+def route_after_router(state: GameState) -> str:
+    """The conditional edge: META -> meta, TALK -> encounter, ACTION -> mechanic."""
+    return {Intent.META: "meta", Intent.TALK: "encounter", Intent.ACTION: "mechanic"}[state.intent]

@@ -1,0 +1,276 @@
+"""Pydantic models for an era pack: the YAML files under ``data/era_packs/<id>/``.
+
+Every model forbids unknown keys, so a typo in a designer's file is an error, not silently ignored data.
+Ability scores follow the d20 SRD convention (10 is average, modifier = floor((score - 10) / 2)).
+Times are minutes of game time; money is in the pack's currency (``credits`` in the engine).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+STATS = ("might", "agility", "wits", "presence")
+Id = str
+
+
+class Risk(StrEnum):
+    SAFE = "SAFE"
+    RISKY = "RISKY"
+    DANGEROUS = "DANGEROUS"
+
+
+class Tone(StrEnum):
+    PARAGON = "PARAGON"
+    INVESTIGATE = "INVESTIGATE"
+    RENEGADE = "RENEGADE"
+    NEUTRAL = "NEUTRAL"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Stats(Strict):
+    """Ability scores, 3..20 (d20 SRD scale)."""
+
+    might: int = Field(10, ge=3, le=20)
+    agility: int = Field(10, ge=3, le=20)
+    wits: int = Field(10, ge=3, le=20)
+    presence: int = Field(10, ge=3, le=20)
+
+
+class DefeatRule(Strict):
+    """What happens when the player's HP reaches 0: they wake at ``recover_location``."""
+
+    recover_location: Id
+    hp_fraction: float = Field(0.5, gt=0, le=1, description="share of max HP restored on recovery")
+    credits_lost_fraction: float = Field(0.1, ge=0, le=1)
+    minutes: int = Field(360, ge=0, description="game time that passes while the player is out")
+    stress: int = Field(2, ge=0, le=10, description="stress added on recovery")
+    text: str = Field(..., description="one or two sentences narrating the recovery")
+
+
+class Rules(Strict):
+    world_tick_minutes: int = Field(240, ge=15, le=1440)
+    difficulty: Literal["story", "normal", "hard"] = "normal"
+    max_stress: int = Field(10, ge=1, le=100)
+    encounter_caps: dict[str, int] = Field(
+        default_factory=lambda: {"default": 3},
+        description="max NPCs on stage per location type; key 'default' applies to the rest",
+    )
+    intro_every_turns: int = Field(3, ge=1, description="at most one new NPC introduction per this many turns")
+    defeat: DefeatRule
+
+
+class Calendar(Strict):
+    start_minutes: int = Field(480, ge=0, description="world time at campaign start (minutes since day 1 00:00)")
+    day_names: list[str] = Field(default_factory=list)
+
+
+class Item(Strict):
+    id: Id
+    name: str
+    description: str
+    value: int = Field(0, ge=0, description="price in credits")
+    tags: list[str] = Field(default_factory=list)
+    heal: int = Field(0, ge=0, description="HP restored when used; 0 for non-consumables")
+
+
+class Era(Strict):
+    """``era.yaml``: the pack's identity, calendar, items and rules."""
+
+    id: Id
+    name: str = Field(..., description="setting name")
+    era: str = Field(..., description="era name")
+    tone: str
+    themes: list[str]
+    start_location: Id
+    calendar: Calendar = Calendar()
+    rules: Rules
+    items: list[Item]
+    style: str = Field(..., description="style guide for narration: a paragraph")
+
+
+class Link(Strict):
+    to: Id
+    minutes: int = Field(..., ge=1)
+    risk: Risk = Risk.SAFE
+    description: str = ""
+
+
+class Hazard(Strict):
+    """A hostile that may appear when the player arrives at a location."""
+
+    id: Id
+    name: str
+    description: str
+    hp: int = Field(..., ge=1)
+    damage: int = Field(..., ge=1, description="max damage per hit (1..damage)")
+    chance: float = Field(..., ge=0, le=1, description="chance per arrival")
+    reward_credits: int = Field(0, ge=0)
+
+
+class Discovery(Strict):
+    """Found by a successful INVESTIGATE check at the location, once per campaign."""
+
+    id: Id
+    text: str
+    item: Id | None = None
+    credits: int = Field(0, ge=0)
+    rumor: Id | None = None
+
+
+class Location(Strict):
+    id: Id
+    name: str
+    type: str = Field(..., description="e.g. bar, market, street, wilds; keys encounter caps")
+    description: str
+    details: list[str] = Field(default_factory=list, description="sensory lines the offline narrator can use")
+    tags: list[str] = Field(default_factory=list, description="crowded, dark, lawless, quiet, ...")
+    faction: Id | None = None
+    links: list[Link]
+    hazards: list[Hazard] = Field(default_factory=list)
+    discoveries: list[Discovery] = Field(default_factory=list)
+    shop: list[Id] = Field(default_factory=list, description="item ids for sale here")
+
+
+class Npc(Strict):
+    id: Id
+    name: str
+    role: str = Field(..., description="what people call them: bartender, smuggler, ...")
+    location: Id
+    faction: Id | None = None
+    description: str
+    disposition: Literal["friendly", "neutral", "wary", "hostile"] = "neutral"
+    hp: int = Field(8, ge=1)
+    roams: list[Id] = Field(default_factory=list, description="locations the NPC moves between on world ticks")
+    lines: list[str] = Field(default_factory=list, description="things they might say")
+
+
+class Faction(Strict):
+    id: Id
+    name: str
+    description: str
+    power: int = Field(5, ge=0, le=10)
+    agenda: str
+    moves: list[str] = Field(..., min_length=1, description="news lines for the world sim; {faction} is replaced")
+    rivals: list[Id] = Field(default_factory=list)
+
+
+class Recruit(Strict):
+    """Conditions under which a companion agrees to join."""
+
+    min_affinity: int = Field(0, ge=-100, le=100)
+    min_reputation: dict[Id, int] = Field(default_factory=dict)
+    cost_credits: int = Field(0, ge=0)
+    requires_quest: Id | None = None
+
+
+class Companion(Strict):
+    id: Id
+    name: str
+    role: str
+    location: Id
+    faction: Id | None = None
+    description: str
+    likes: list[str] = Field(default_factory=list, description="tones or action classes that raise affinity")
+    dislikes: list[str] = Field(default_factory=list)
+    recruit: Recruit = Recruit()
+    bonus: dict[str, int] = Field(default_factory=dict, description="action class -> check bonus while in party")
+    banter: list[str] = Field(..., min_length=1)
+    leave_below: int = Field(-30, description="the companion leaves when affinity drops below this")
+
+
+class Background(Strict):
+    id: Id
+    name: str
+    description: str
+    stats: Stats
+    hp: int = Field(..., ge=1)
+    credits: int = Field(..., ge=0)
+    items: list[Id] = Field(default_factory=list)
+    start_location: Id | None = None
+    reputation: dict[Id, int] = Field(default_factory=dict)
+
+
+class Rumor(Strict):
+    id: Id
+    text: str
+    location: Id | None = None
+    faction: Id | None = None
+    public: bool = Field(False, description="public rumors are known from the start; hidden ones spread on ticks")
+    true: bool = True
+
+
+class QuestTrigger(Strict):
+    """A stage completes when every condition given holds after a turn."""
+
+    location: Id | None = None
+    npc: Id | None = Field(None, description="the player talked to or acted on this NPC")
+    item: Id | None = Field(None, description="the player holds this item")
+    action_class: str | None = None
+    success: bool = Field(True, description="the turn's check must have succeeded")
+
+
+class QuestStage(Strict):
+    id: Id
+    objective: str
+    when: QuestTrigger
+
+
+class Reward(Strict):
+    credits: int = Field(0, ge=0)
+    items: list[Id] = Field(default_factory=list)
+    reputation: dict[Id, int] = Field(default_factory=dict)
+
+
+class Quest(Strict):
+    id: Id
+    title: str
+    giver: Id = Field(..., description="NPC who offers the quest when the player talks to them")
+    summary: str
+    stages: list[QuestStage] = Field(..., min_length=1)
+    reward: Reward = Reward()
+
+
+class NameBank(Strict):
+    given: list[str] = Field(..., min_length=4)
+    family: list[str] = Field(..., min_length=4)
+    roles: list[str] = Field(..., min_length=2)
+    looks: list[str] = Field(..., min_length=2, description="short descriptions for procedural NPCs")
+
+    @field_validator("given", "family")
+    @classmethod
+    def _capitalised(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not name[:1].isupper():
+                raise ValueError(f"names must start with a capital letter: {name!r}")
+        return names
+
+
+class EraPack(BaseModel):
+    """A whole loaded pack. Built by ``skald.packs.loader.load_pack``; read-only at run time."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    era: Era
+    locations: dict[Id, Location]
+    npcs: dict[Id, Npc]
+    factions: dict[Id, Faction]
+    companions: dict[Id, Companion]
+    backgrounds: dict[Id, Background]
+    rumors: dict[Id, Rumor]
+    quests: dict[Id, Quest]
+    namebank: NameBank
+    content_hash: str
+
+    @property
+    def id(self) -> str:
+        return self.era.id
+
+    @property
+    def items(self) -> dict[Id, Item]:
+        return {item.id: item for item in self.era.items}

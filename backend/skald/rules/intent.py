@@ -1,0 +1,184 @@
+"""Deterministic classification of player input into intent, action class, tone and targets.
+
+Only pure dialogue becomes TALK; persuasion, deception, threats, recruitment and anything that needs a
+check is ACTION. Markup is stripped first (``rules.player_input.strip_markup``), so tags a player types
+cannot steer the result. Word lists are Skald's own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skald.packs.models import EraPack, Tone
+from skald.rules.player_input import strip_markup
+from skald.rules.scene import everyone_at
+from skald.state import ActionClass, GameState, Intent, PresentNpc, RouterOutput
+
+META_COMMANDS = ("help", "status", "inventory", "party", "quests", "rumors", "save", "load", "quit", "exit", "news")
+
+
+def _words(*words: str) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(words) + r")\b")
+
+
+# Checked in this order; the first match wins.
+PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
+    (ActionClass.RECRUIT, _words(r"join (?:me|us|you|your crew|my crew|the crew|my party)", "recruit", "hire", "sign on", "come with me")),
+    (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
+                                "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl")),
+    (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
+                                    "glare at", "warn .{0,20} off")),
+    (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
+                                 "disguise", "claim to be", "feign", "pose as", "fib")),
+    (ActionClass.PERSUADE, _words("persuade", "convince", "negotiate", "bargain", "haggle", "plead", "reason with",
+                                  "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over")),
+    (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket",
+                               "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
+    (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for")),
+    (ActionClass.USE_ITEM, _words("use", "drink", "eat", "apply", "inject", "swallow", "put on", "wear")),
+    (ActionClass.TRAVEL, _words("go to", "go back to", "travel", "head to", "head for", "head back", "walk to",
+                                "leave for", "return to", "ride to", "make for", "set out", "journey",
+                                "go", "move to", "drive to", "flee", "run away", "retreat", "escape")),
+    (ActionClass.REST, _words("rest", "sleep", "nap", "wait", "camp", "take a break", "lie low", "catch my breath")),
+    (ActionClass.DIALOGUE_ONLY, re.compile(r"^(?:talk|speak|ask|tell|say|greet|chat|reply|answer|hello|hi|hey|"
+                                           r"thank|introduce|wave|nod|whisper|shout|call out)\b|^[\"']")),
+    (ActionClass.INVESTIGATE, _words("look", "search", "examine", "inspect", "investigate", "study", "read",
+                                     "scan", "check", "survey", "observe", "listen", "eavesdrop", "explore",
+                                     "watch", "peer", "analy[sz]e", "look around")),
+    (ActionClass.INTERACT, _words("open", "take", "pick up", "grab", "give", "push", "pull", "climb", "repair",
+                                  "fix", "hand", "show", "trade", "sell", "work", "help", "close", "light")),
+    (ActionClass.DIALOGUE_ONLY, _words("talk", "speak", "ask", "tell", "say", "chat", "greet")),
+]
+
+RENEGADE_WORDS = _words("insult", "mock", "sneer", "spit", "curse", "jeer", "taunt", "shove", "rude", "laugh at",
+                        "steal", "lie", "threaten", "kill", "rob", "cheat", "betray", "bully", "extort")
+PARAGON_WORDS = _words("help", "kindly", "thank", "comfort", "share", "protect", "apologi[sz]e", "give", "heal",
+                       "reassure", "gently", "console", "offer", "honest", "promise", "defend", "please", "sorry")
+INVESTIGATE_WORDS = _words("why", "how", "what", "who", "where", "ask about", "question", "rumou?rs?", "learn",
+                           "find out", "wonder")
+
+TONE_BY_CLASS = {
+    ActionClass.ATTACK: Tone.RENEGADE,
+    ActionClass.INTIMIDATE: Tone.RENEGADE,
+    ActionClass.DECEIVE: Tone.RENEGADE,
+    ActionClass.SNEAK: Tone.INVESTIGATE,
+    ActionClass.INVESTIGATE: Tone.INVESTIGATE,
+}
+
+
+def _norm(text: str) -> str:
+    return text.lower().replace("_", " ")
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    return bool(phrase) and re.search(r"\b" + re.escape(_norm(phrase)) + r"\b", text) is not None
+
+
+def _match_npc(text: str, people: list[PresentNpc], roles: bool = True) -> str | None:
+    """The first person named (full, given or family name) or described by role in ``text``."""
+    for person in people:
+        if _mentions(text, person.name):
+            return person.id
+    for person in people:
+        parts = [p for p in person.name.split() if len(p) > 2]
+        if any(_mentions(text, part) for part in parts):
+            return person.id
+    for person in people if roles else []:
+        if _mentions(text, person.role) or _mentions(text, person.role.split()[-1]):
+            return person.id
+    return None
+
+
+def _match_location(text: str, state: GameState, pack: EraPack) -> str | None:
+    """A linked location named in ``text`` first, then any location in the pack."""
+    linked = [link.to for link in pack.locations[state.location].links]
+    ordered = linked + [loc for loc in pack.locations if loc not in linked]
+    for loc_id in ordered:
+        loc = pack.locations[loc_id]
+        name = re.sub(r"^the ", "", _norm(loc.name))
+        if _mentions(text, name) or _mentions(text, loc_id):
+            return loc_id
+    for loc_id in ordered:  # a distinctive word of the name ("the Rift Clinic" -> "clinic")
+        words = [w for w in re.findall(r"[a-z]{4,}", _norm(pack.locations[loc_id].name)) if w not in {"the"}]
+        if any(_mentions(text, w) for w in words):
+            return loc_id
+    return None
+
+
+def _match_item(text: str, state: GameState, pack: EraPack) -> str | None:
+    items = pack.items
+    candidates = list(state.player.inventory) + list(pack.locations[state.location].shop) + list(items)
+    for item_id in candidates:
+        item = items.get(item_id)
+        if item and (_mentions(text, item.name) or _mentions(text, item_id)):
+            return item_id
+    for item_id in candidates:
+        item = items.get(item_id)
+        if item and any(_mentions(text, w) for w in re.findall(r"[a-z]{4,}", _norm(item.name))):
+            return item_id
+    return None
+
+
+def classify_tone(text: str, action_class: ActionClass) -> Tone:
+    """Tone of the player's action: words first, then the action class's default."""
+    if RENEGADE_WORDS.search(text):
+        return Tone.RENEGADE
+    if PARAGON_WORDS.search(text):
+        return Tone.PARAGON
+    if action_class in TONE_BY_CLASS:
+        return TONE_BY_CLASS[action_class]
+    if INVESTIGATE_WORDS.search(text):
+        return Tone.INVESTIGATE
+    return Tone.NEUTRAL
+
+
+def classify(raw: str, state: GameState, pack: EraPack) -> RouterOutput:
+    """Classify one (already validated) player input.
+
+    :returns: a :class:`RouterOutput`; META for ``/command`` or a bare command word, TALK only for
+        pure dialogue, ACTION for everything else. While the player is defeated every non-META input
+        becomes the RECOVER action.
+    """
+    stripped = raw.strip()
+    bare = stripped.lstrip("/").split(maxsplit=1)
+    if stripped.startswith("/") or (bare and bare[0].lower() in META_COMMANDS and len(bare) == 1):
+        command = bare[0].lower() if bare else "help"
+        return RouterOutput(
+            intent=Intent.META,
+            action_class=ActionClass.META,
+            tone=Tone.NEUTRAL,
+            text=stripped,
+            meta_command=command,
+            meta_args=bare[1] if len(bare) > 1 else "",
+        )
+    text = _norm(strip_markup(stripped))
+    if state.player.defeated:
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.RECOVER, tone=Tone.NEUTRAL, text=text)
+    action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
+    people = everyone_at(state, pack, state.location)
+    target_npc = _match_npc(text, people)
+    absent_npc = None
+    if target_npc is None:
+        elsewhere = [PresentNpc(id=n.id, name=n.name, role=n.role, description="")
+                     for n in list(pack.npcs.values()) + list(pack.companions.values())]
+        absent_npc = _match_npc(text, [p for p in elsewhere if p.id not in {q.id for q in people}], roles=False)
+    if action is None:
+        action = ActionClass.DIALOGUE_ONLY if target_npc or absent_npc else ActionClass.INTERACT
+    target_location = _match_location(text, state, pack) if action == ActionClass.TRAVEL else None
+    if action == ActionClass.TRAVEL and target_location is None and state.combat is None:
+        action = ActionClass.INTERACT if not re.search(r"\bgo\b", text) else ActionClass.TRAVEL
+    target_item = _match_item(text, state, pack) if action in (ActionClass.BUY, ActionClass.USE_ITEM,
+                                                                ActionClass.INTERACT) else None
+    if action == ActionClass.USE_ITEM and target_item is None:
+        action = ActionClass.INTERACT
+    intent = Intent.TALK if action == ActionClass.DIALOGUE_ONLY else Intent.ACTION
+    return RouterOutput(
+        intent=intent,
+        action_class=action,
+        tone=classify_tone(text, action),
+        text=text,
+        target_npc=target_npc,
+        absent_npc=absent_npc,
+        target_location=target_location,
+        target_item=target_item,
+    )

@@ -1,0 +1,100 @@
+"""Companion rules: recruitment, affinity and loyalty, banter, inter-party tension. Skald's own numbers.
+
+Affinity runs -100..100; loyalty 0..10 rises by one each time affinity passes a multiple of 20.
+Tension 0..10 rises when two party members react in opposite directions to the same turn.
+"""
+
+from __future__ import annotations
+
+from skald.packs.models import EraPack
+from skald.state import Event, GameState, MechanicResult, RouterOutput
+
+LIKE_DELTA = 3
+DISLIKE_DELTA = -4
+BANTER_EVERY_TURNS = 4
+
+
+def party_bonus(state: GameState, pack: EraPack, action_class: str) -> list[tuple[str, int]]:
+    """Check bonuses from party members for this action class, as (label, value) pairs."""
+    out = []
+    for cid in state.party:
+        bonus = pack.companions[cid].bonus.get(action_class, 0)
+        if bonus:
+            out.append((f"{pack.companions[cid].name} helps", bonus))
+    return out
+
+
+def recruitment_blockers(state: GameState, pack: EraPack, companion_id: str) -> list[str]:
+    """Why a companion will not join yet; an empty list means they will (on a successful check)."""
+    comp = pack.companions[companion_id]
+    need = comp.recruit
+    out = []
+    cstate = state.companions.get(companion_id)
+    affinity = cstate.affinity if cstate else 0
+    if affinity < need.min_affinity:
+        out.append(f"they need to trust you more (affinity {affinity} of {need.min_affinity})")
+    for faction, minimum in need.min_reputation.items():
+        have = state.reputation.get(faction, 0)
+        if have < minimum:
+            out.append(f"they want you in good standing with {pack.factions[faction].name} ({have} of {minimum})")
+    if state.player.credits < need.cost_credits:
+        out.append(f"their fee is {need.cost_credits} credits and you have {state.player.credits}")
+    if need.requires_quest:
+        quest = state.quests.get(need.requires_quest)
+        if quest is None or quest.status != "completed":
+            out.append(f"they want to see '{pack.quests[need.requires_quest].title}' done first")
+    return out
+
+
+def reactions(state: GameState, pack: EraPack, router: RouterOutput, result: MechanicResult | None) -> list[Event]:
+    """AFFINITY_CHANGE (and LOYALTY_CHANGE, TENSION_CHANGE, COMPANION_LEAVE) for party members.
+
+    A companion reacts to the turn's tone and action class through their pack ``likes``/``dislikes``.
+    """
+    events: list[Event] = []
+    signs = []
+    keys = {router.tone.value, router.action_class.value}
+    for cid in state.party:
+        comp = pack.companions[cid]
+        delta = LIKE_DELTA * len(keys & set(comp.likes)) + DISLIKE_DELTA * len(keys & set(comp.dislikes))
+        if result is not None and result.outcome.value == "CRITICAL_FAILURE" and delta > 0:
+            delta -= 1
+        if not delta:
+            continue
+        signs.append(1 if delta > 0 else -1)
+        before = state.companions[cid].affinity
+        after = max(-100, min(100, before + delta))
+        events.append(Event(type="AFFINITY_CHANGE", data={"companion": cid, "delta": after - before}))
+        if after // 20 > before // 20 and after > 0:
+            events.append(Event(type="LOYALTY_CHANGE", data={"companion": cid, "delta": 1}))
+        if after < comp.leave_below <= before:
+            events.append(Event(type="COMPANION_LEAVE", data={"companion": cid, "reason": "affinity"}))
+    if 1 in signs and -1 in signs and state.world.tension < 10:
+        events.append(Event(type="TENSION_CHANGE", data={"delta": 1}))
+    elif signs and state.world.tension > 0 and all(s > 0 for s in signs):
+        events.append(Event(type="TENSION_CHANGE", data={"delta": -1}))
+    return events
+
+
+def banter(state: GameState, pack: EraPack, turn: int) -> list[Event]:
+    """Queue one banter line every few turns, cycling through each party member's pack lines."""
+    party = state.party
+    if not party or turn - state.world.last_banter_turn < BANTER_EVERY_TURNS:
+        return []
+    cid = party[turn % len(party)]
+    lines = pack.companions[cid].banter
+    line = lines[(turn // BANTER_EVERY_TURNS) % len(lines)]
+    return [Event(type="BANTER_QUEUED", data={"companion": cid, "line": line})]
+
+
+def companion_initiative(state: GameState, pack: EraPack) -> list[Event]:
+    """Companion-initiated events: a loyal companion steps in when the player is badly hurt (once per turn)."""
+    if state.player.hp * 3 > state.player.max_hp or state.player.defeated:
+        return []
+    for cid in state.party:
+        cstate = state.companions[cid]
+        if cstate.loyalty >= 1:
+            heal = max(2, state.player.max_hp // 6)
+            return [Event(type="HEAL", data={"amount": heal, "source": cid}),
+                    Event(type="COMPANION_ACTS", data={"companion": cid, "act": "patches you up"})]
+    return []

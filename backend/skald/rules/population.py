@@ -1,0 +1,92 @@
+"""Who is on stage this turn: known NPCs at the location, throttled introductions, procedural fallback.
+
+- NPCs the player already knows who are at the location are on stage, up to the pack's cap for the
+  location type (``rules.encounter_caps``; party companions do not count against it).
+- An NPC the player addresses is introduced at once (NPC_MET).
+- Otherwise at most one new NPC is introduced per ``rules.intro_every_turns`` turns; a would-be
+  introduction inside that window stages INTRO_THROTTLED instead.
+- A location with nobody from the pack gets one deterministic procedural NPC (NPC_SPAWN), built from the
+  pack's name bank with an RNG keyed by (campaign seed, location, day), subject to the same throttle.
+"""
+
+from __future__ import annotations
+
+from skald.packs.models import EraPack
+from skald.rules import clock, dice
+from skald.rules.scene import companions_at, current_location, pack_npcs_at, procedural_npcs_at
+from skald.state import Event, GameState, PresentNpc
+
+QUIET_TYPES = {"wilds", "ruin", "mine"}  # no procedural passers-by out here
+
+
+def procedural_npc(state: GameState, pack: EraPack, location: str) -> PresentNpc:
+    """The deterministic stranger for this location and day."""
+    day = clock.day_of(state.world.time_minutes)
+    rng = dice.rng_for(state.campaign.seed, "npc", location, day)
+    bank = pack.namebank
+    name = f"{rng.choice(bank.given)} {rng.choice(bank.family)}"
+    role = rng.choice(bank.roles)
+    return PresentNpc(id=f"proc_{location}_{day}", name=name, role=role, description=rng.choice(bank.looks),
+                      procedural=True)
+
+
+def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]]:
+    """The NPCs on stage and the NPC_MET / NPC_SPAWN / NPC_INTRODUCED / INTRO_THROTTLED events to stage."""
+    turn = state.campaign.turn_number + 1
+    location = current_location(state)
+    loc = pack.locations[location]
+    caps = pack.era.rules.encounter_caps
+    cap = caps.get(loc.type, caps.get("default", 3))
+    may_introduce = turn - state.world.last_intro_turn >= pack.era.rules.intro_every_turns
+    target = state.router_output.target_npc if state.router_output else None
+    known = state.known_npcs
+    events: list[Event] = []
+    on_stage: list[PresentNpc] = []
+    strangers: list[PresentNpc] = []
+    for npc in pack_npcs_at(state, pack, location) + procedural_npcs_at(state, location):
+        (on_stage if npc.id in known else strangers).append(npc)
+    addressed = next((n for n in strangers if n.id == target), None)
+    if addressed is not None:
+        on_stage.insert(0, addressed)
+        strangers.remove(addressed)
+        events.append(Event(type="NPC_MET", data={"npc": addressed.id, "name": addressed.name}))
+    if strangers and addressed is None:
+        newcomer = strangers[0]
+        if may_introduce:
+            on_stage.append(newcomer)
+            events.append(Event(type="NPC_MET", data={"npc": newcomer.id, "name": newcomer.name}))
+            events.append(Event(type="NPC_INTRODUCED", data={"npc": newcomer.id}))
+        else:
+            events.append(Event(type="INTRO_THROTTLED", data={"npc": newcomer.id}))
+    if not on_stage and not strangers and loc.type not in QUIET_TYPES:
+        stranger = procedural_npc(state, pack, location)
+        if stranger.id not in known and may_introduce:
+            on_stage.append(stranger)
+            events.append(Event(type="NPC_SPAWN", data={"npc": stranger.id, "name": stranger.name,
+                                                        "location": location, "role": stranger.role,
+                                                        "description": stranger.description}))
+        elif stranger.id not in known:
+            events.append(Event(type="INTRO_THROTTLED", data={"npc": stranger.id}))
+    if target and all(n.id != target for n in on_stage):  # addressed a companion or a capped NPC
+        person = next((n for n in companions_at(state, pack, location) if n.id == target), None)
+        if person is None:
+            person = next((n for n in pack_npcs_at(state, pack, location) if n.id == target), None)
+        if person is not None and not person.companion:
+            on_stage.insert(0, person)
+    npcs = [n for n in on_stage if not n.companion][:cap]
+    companions = [c for c in companions_at(state, pack, location)]
+    return npcs + companions, events
+
+
+def hazard_events(state: GameState, pack: EraPack) -> list[Event]:
+    """On arrival at a location with hazards, a seeded roll may start a fight (COMBAT_START)."""
+    if not any(e.type == "MOVE" for e in state.staged_events) or state.combat is not None:
+        return []
+    location = current_location(state)
+    rng = dice.rng_for(state.campaign.seed, "hazard", state.campaign.turn_number + 1)
+    for hazard in pack.locations[location].hazards:
+        if rng.random() < hazard.chance:
+            return [Event(type="COMBAT_START", data={
+                "enemy_id": hazard.id, "enemy_name": hazard.name, "enemy_hp": hazard.hp,
+                "enemy_damage": hazard.damage, "reward_credits": hazard.reward_credits})]
+    return []

@@ -1,0 +1,89 @@
+"""Narration rules: post-processing of narrator prose and the validator's consistency checks.
+
+Targets: 5-8 sentences, at most 250 words, second person. Post-processing strips option lists and
+meta-game sections, then cuts overlong prose at a sentence boundary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skald.packs.models import EraPack
+from skald.state import MechanicResult, Outcome, PresentNpc
+
+MAX_WORDS = 250
+MAX_SENTENCES = 8
+MIN_SENTENCES = 5
+
+_OPTION_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|\(?[a-d]\))\s+")
+_META_HEAD = re.compile(r"^\s*(?:#+\s*|\*\*)?(?:options|choices|suggested actions|what do you do|"
+                        r"ooc|out of character|note|as an ai|stats|status|game state|\[)", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d)]))\s+(?=[\"'\u201c(]?[A-Z])")
+_CAPWORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+
+SUCCESS_WORDS = re.compile(r"\byou (?:succeed|manage|pull it off|win)\b", re.IGNORECASE)
+FAILURE_WORDS = re.compile(r"\byou (?:fail|failed|cannot|can't|miss|missed|are spotted|fall short)\b",
+                           re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+def clean_narration(text: str) -> tuple[str, list[str]]:
+    """Strip option lists and meta-game sections, cap length at a sentence boundary.
+
+    :returns: (clean prose, warnings describing what was removed or cut).
+    """
+    warnings: list[str] = []
+    kept: list[str] = []
+    for line in text.replace("\r", "").split("\n"):
+        if _META_HEAD.match(line):
+            warnings.append("narrator: removed a meta-game section")
+            break  # everything after a meta heading is the section's body
+        if _OPTION_LINE.match(line):
+            warnings.append("narrator: removed an option list")
+            continue
+        kept.append(line.strip())
+    prose = re.sub(r"\s+", " ", " ".join(k for k in kept if k)).strip()
+    parts = sentences(prose)
+    out: list[str] = []
+    words = 0
+    for sentence in parts:
+        n = len(sentence.split())
+        if out and (words + n > MAX_WORDS or len(out) >= MAX_SENTENCES):
+            warnings.append(f"narrator: cut prose to {len(out)} sentences / {words} words")
+            break
+        out.append(sentence)
+        words += n
+    return " ".join(out), sorted(set(warnings), key=warnings.index)
+
+
+def unknown_names(text: str, pack: EraPack, present: list[PresentNpc], extra_known: set[str]) -> list[str]:
+    """Pack NPC or companion names mentioned in ``text`` who are not on stage."""
+    on_stage = {p.name for p in present} | extra_known
+    out = []
+    for person in list(pack.npcs.values()) + list(pack.companions.values()):
+        if person.name not in on_stage and re.search(r"\b" + re.escape(person.name) + r"\b", text):
+            out.append(person.name)
+    return out
+
+
+def invented_names(text: str, known: set[str]) -> list[str]:
+    """Capitalised multi-word names in ``text`` that match no known entity name (a hint, not proof)."""
+    found = []
+    for match in _CAPWORDS.findall(text):
+        if not any(match in name or name in match for name in known):
+            found.append(match)
+    return sorted(set(found))
+
+
+def outcome_conflicts(text: str, result: MechanicResult) -> list[str]:
+    """Contradictions between the prose and the check: success told as failure or the reverse."""
+    if result.outcome == Outcome.NO_ROLL:
+        return []
+    if result.outcome.succeeded and FAILURE_WORDS.search(text) and not SUCCESS_WORDS.search(text):
+        return [f"prose reads as a failure but the check succeeded ({result.total} vs DC {result.dc})"]
+    if not result.outcome.succeeded and SUCCESS_WORDS.search(text) and not FAILURE_WORDS.search(text):
+        return [f"prose reads as a success but the check failed ({result.total} vs DC {result.dc})"]
+    return []

@@ -1,0 +1,124 @@
+"""Who and what is at a location: pure lookups over the pack and the persistent state.
+
+Used by the Router (to resolve targets), the Encounter node (to stage introductions) and the Director
+(to lint suggestions), so all three agree on one scene.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from skald.packs.models import EraPack, Link, Risk
+from skald.state import Event, GameState, PersistentState, PresentNpc
+
+
+def current_location(state: GameState) -> str:
+    """The player's location after this turn's staged MOVE events (or the stored one)."""
+    location = state.location
+    for event in state.staged_events:
+        if event.type == "MOVE":
+            location = event.data["to"]
+    return location
+
+
+def npc_location(state: PersistentState, pack: EraPack, npc_id: str) -> str:
+    return state.world.npc_locations.get(npc_id) or pack.npcs[npc_id].location
+
+
+def pack_npcs_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:
+    """Pack NPCs whose current location is ``location``, in pack order, excluding defeated ones."""
+    defeated = set(state.world.defeated_npcs)
+    out = []
+    for npc in pack.npcs.values():
+        if npc.id in defeated or npc_location(state, pack, npc.id) != location:
+            continue
+        out.append(
+            PresentNpc(
+                id=npc.id,
+                name=npc.name,
+                role=npc.role,
+                description=npc.description,
+                disposition=npc.disposition,
+                faction=npc.faction,
+            )
+        )
+    return out
+
+
+def procedural_npcs_at(state: PersistentState, location: str) -> list[PresentNpc]:
+    return [
+        PresentNpc(id=k.id, name=k.name, role=k.role, description=k.description, procedural=True)
+        for k in state.known_npcs.values()
+        if k.procedural and k.location == location and k.id not in state.world.defeated_npcs
+    ]
+
+
+def companions_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:
+    """Party members (always with the player) and unrecruited companions waiting at ``location``."""
+    out = []
+    for comp in pack.companions.values():
+        cstate = state.companions.get(comp.id)
+        in_party = bool(cstate and cstate.in_party)
+        if in_party or comp.location == location:
+            out.append(
+                PresentNpc(
+                    id=comp.id,
+                    name=comp.name,
+                    role=comp.role,
+                    description=comp.description,
+                    disposition="friendly" if in_party else "neutral",
+                    faction=comp.faction,
+                    companion=True,
+                )
+            )
+    return out
+
+
+def everyone_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:
+    """Every character who could be addressed at ``location`` (not throttled, not capped)."""
+    return pack_npcs_at(state, pack, location) + procedural_npcs_at(state, location) + companions_at(
+        state, pack, location
+    )
+
+
+def links_from(pack: EraPack, location: str) -> list[Link]:
+    return pack.locations[location].links
+
+
+def link_to(pack: EraPack, origin: str, destination: str) -> Link | None:
+    return next((link for link in pack.locations[origin].links if link.to == destination), None)
+
+
+RISK_ORDER = {Risk.SAFE: 0, Risk.RISKY: 1, Risk.DANGEROUS: 2}
+
+
+def route(pack: EraPack, origin: str, destination: str) -> list[Link] | None:
+    """The quickest chain of links from ``origin`` to ``destination`` (Dijkstra on minutes), or None."""
+    best = {origin: 0}
+    back: dict[str, tuple[str, Link]] = {}
+    frontier = [(0, origin)]
+    while frontier:
+        cost, here = heapq.heappop(frontier)
+        if here == destination:
+            path = []
+            while here != origin:
+                here, link = back[here]
+                path.append(link)
+            return path[::-1]
+        if cost > best.get(here, cost):
+            continue
+        for link in pack.locations[here].links:
+            total = cost + link.minutes
+            if total < best.get(link.to, total + 1):
+                best[link.to] = total
+                back[link.to] = (here, link)
+                heapq.heappush(frontier, (total, link.to))
+    return None
+
+
+def held(state: PersistentState, item_id: str) -> bool:
+    return state.player.inventory.get(item_id, 0) > 0
+
+
+def events_of(events: list[Event], kind: str) -> list[Event]:
+    return [e for e in events if e.type == kind]

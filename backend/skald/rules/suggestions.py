@@ -1,0 +1,177 @@
+"""The four suggested actions: one per tone (PARAGON, INVESTIGATE, RENEGADE, NEUTRAL), each with a risk tier.
+
+Candidates come from the scene (people on stage, exits, shop, inventory, quests, combat). Every candidate
+is linted against the scene, and its label is run back through the router, so a suggestion the player
+picks plays as the action it promises. Missing tones are padded with safe generic actions.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from skald.packs.models import EraPack, Risk, Tone
+from skald.rules import dice, intent
+from skald.rules.scene import current_location, link_to
+from skald.state import ActionClass, GameState, PresentNpc, Suggestion
+
+TONES = (Tone.PARAGON, Tone.INVESTIGATE, Tone.RENEGADE, Tone.NEUTRAL)
+
+PADDING = {
+    Tone.PARAGON: Suggestion(label="Offer a hand to whoever needs one", tone=Tone.PARAGON, risk=Risk.SAFE,
+                             action_class="INTERACT"),
+    Tone.INVESTIGATE: Suggestion(label="Look around carefully", tone=Tone.INVESTIGATE, risk=Risk.SAFE,
+                                 action_class="INVESTIGATE"),
+    Tone.RENEGADE: Suggestion(label="Sneak a look at what others are hiding", tone=Tone.RENEGADE, risk=Risk.RISKY,
+                              action_class="SNEAK"),
+    Tone.NEUTRAL: Suggestion(label="Wait and watch for a while", tone=Tone.NEUTRAL, risk=Risk.SAFE,
+                             action_class="REST"),
+}
+
+
+@dataclass
+class Scene:
+    """What a suggestion may refer to."""
+
+    location: str
+    present: list[PresentNpc]
+    in_combat: bool
+    held_items: set[str]
+    defeated: bool
+
+
+def scene_of(state: GameState, pack: EraPack, present: list[PresentNpc]) -> Scene:
+    return Scene(
+        location=current_location(state),
+        present=present,
+        in_combat=state.combat is not None or any(e.type == "COMBAT_START" for e in state.staged_events),
+        held_items={i for i, q in state.player.inventory.items() if q > 0},
+        defeated=state.player.defeated or any(e.type == "DEFEATED" for e in state.staged_events),
+    )
+
+
+def lint(suggestion: Suggestion, scene: Scene, pack: EraPack) -> str | None:
+    """Why ``suggestion`` does not fit the scene, or None when it does.
+
+    Rules: no naming an NPC or companion who is not on stage; no travel during combat; no using or
+    giving an item the player does not hold; no empty or overlong labels (max 80 characters).
+    """
+    label = suggestion.label.strip()
+    if not label or len(label) > 80:
+        return "label must be 1-80 characters"
+    low = label.lower()
+    present = {p.id for p in scene.present}
+    for person in list(pack.npcs.values()) + list(pack.companions.values()):
+        if person.id not in present and re.search(r"\b" + re.escape(person.name.lower()) + r"\b", low):
+            return f"names {person.name}, who is not here"
+    if scene.in_combat and suggestion.action_class == ActionClass.TRAVEL.value:
+        return "travel in the middle of combat"
+    if suggestion.action_class in (ActionClass.USE_ITEM.value, ActionClass.INTERACT.value):
+        for item in pack.era.items:
+            if item.id not in scene.held_items and re.search(r"\b(use|give|drink|apply|hand over)\b.*\b"
+                                                             + re.escape(item.name.lower()) + r"\b", low):
+                return f"uses {item.name}, which the player does not have"
+    return None
+
+
+def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Random) -> dict[Tone, list[Suggestion]]:
+    def s(label: str, tone: Tone, risk: Risk, action: ActionClass) -> Suggestion:
+        return Suggestion(label=label, tone=tone, risk=risk, action_class=action.value)
+
+    out: dict[Tone, list[Suggestion]] = {tone: [] for tone in TONES}
+    if scene.defeated:
+        for tone, label in zip(TONES, ("Let someone help you up", "Try to remember what happened",
+                                       "Get up, jaw set, and swear to get even", "Get back on your feet"),
+                               strict=True):
+            out[tone].append(s(label, tone, Risk.SAFE, ActionClass.RECOVER))
+        return out
+    here = pack.locations[scene.location]
+    people = [p for p in scene.present if not p.companion]
+    strangers = [p for p in scene.present if p.companion and p.id not in state.party]
+    healing = [pack.items[i] for i in sorted(scene.held_items) if i in pack.items and pack.items[i].heal]
+    if scene.in_combat:
+        enemy = state.combat.enemy_name if state.combat else next(
+            e.data["enemy_name"] for e in state.staged_events if e.type == "COMBAT_START")
+        out[Tone.PARAGON].append(s(f"Persuade {enemy} to back off", Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE))
+        out[Tone.INVESTIGATE].append(s(f"Study how {enemy} moves", Tone.INVESTIGATE, Risk.RISKY,
+                                       ActionClass.INVESTIGATE))
+        out[Tone.RENEGADE].append(s(f"Attack {enemy}", Tone.RENEGADE, Risk.DANGEROUS, ActionClass.ATTACK))
+        if healing:
+            out[Tone.NEUTRAL].append(s(f"Use the {healing[0].name.lower()}", Tone.NEUTRAL, Risk.SAFE,
+                                       ActionClass.USE_ITEM))
+        out[Tone.NEUTRAL].append(s(f"Slip away from {enemy}", Tone.NEUTRAL, Risk.DANGEROUS, ActionClass.SNEAK))
+        return out
+    for comp in strangers:
+        out[Tone.PARAGON].append(s(f"Ask {comp.name} to join you", Tone.PARAGON, Risk.SAFE, ActionClass.RECRUIT))
+    for person in people:
+        first = person.name.split()[0]
+        out[Tone.PARAGON].append(s(f"Persuade {first} to trust you", Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE))
+        out[Tone.INVESTIGATE].append(s(f"Ask {first} what the talk around here is", Tone.INVESTIGATE, Risk.SAFE,
+                                       ActionClass.DIALOGUE_ONLY))
+        out[Tone.RENEGADE].append(s(f"Threaten {first} until they talk", Tone.RENEGADE, Risk.RISKY,
+                                    ActionClass.INTIMIDATE))
+        out[Tone.NEUTRAL].append(s(f"Talk to {person.name}", Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY))
+    for qid, qstate in state.quests.items():
+        if qstate.status == "active":
+            stage = pack.quests[qid].stages[min(qstate.stage, len(pack.quests[qid].stages) - 1)]
+            dest = stage.when.location
+            if dest and dest != scene.location and link_to(pack, scene.location, dest):
+                name = pack.locations[dest].name
+                out[Tone.PARAGON].insert(0, s(f"Head to {name} to keep your word", Tone.PARAGON,
+                                              link_to(pack, scene.location, dest).risk, ActionClass.TRAVEL))
+    rough = here.type in ("wilds", "ruin", "mine")
+    out[Tone.INVESTIGATE].append(s(f"Search {here.name} for anything useful", Tone.INVESTIGATE,
+                                   Risk.RISKY if rough else Risk.SAFE, ActionClass.INVESTIGATE))
+    out[Tone.RENEGADE].append(s("Sneak around where you should not be", Tone.RENEGADE,
+                                Risk.DANGEROUS if "lawless" in here.tags else Risk.RISKY, ActionClass.SNEAK))
+    links = list(here.links)
+    rng.shuffle(links)
+    for link in links[:2]:
+        out[Tone.NEUTRAL].append(s(f"Travel to {pack.locations[link.to].name} ({link.minutes} min)", Tone.NEUTRAL,
+                                   link.risk, ActionClass.TRAVEL))
+    for item_id in here.shop:
+        item = pack.items[item_id]
+        if item.value <= state.player.credits:
+            out[Tone.NEUTRAL].append(s(f"Buy {item.name.lower()} ({item.value} credits)", Tone.NEUTRAL, Risk.SAFE,
+                                       ActionClass.BUY))
+    if state.player.hp < state.player.max_hp:
+        out[Tone.NEUTRAL].insert(0, s("Rest a few hours", Tone.NEUTRAL, Risk.SAFE, ActionClass.REST))
+    for tone in TONES:
+        head, tail = out[tone][:1], out[tone][1:]
+        rng.shuffle(tail)
+        out[tone] = head + tail
+    return out
+
+
+def suggest(state: GameState, pack: EraPack, present: list[PresentNpc]) -> tuple[list[Suggestion], list[str]]:
+    """Exactly four suggestions (PARAGON, INVESTIGATE, RENEGADE, NEUTRAL in that order) and lint notes."""
+    scene = scene_of(state, pack, present)
+    rng = dice.rng_for(state.campaign.seed, "suggest", state.campaign.turn_number + 1)
+    chosen: list[Suggestion] = []
+    notes: list[str] = []
+    for tone, options in _candidates(state, pack, scene, rng).items():
+        pick = None
+        for option in options:
+            problem = lint(option, scene, pack) or _misroutes(option, state, pack)
+            if problem is None:
+                pick = option
+                break
+            notes.append(f"dropped suggestion {option.label!r}: {problem}")
+        chosen.append(pick or PADDING[tone])
+    return chosen, notes
+
+
+def _misroutes(option: Suggestion, state: GameState, pack: EraPack) -> str | None:
+    """The label, if the player picks it, must classify as the action it promises."""
+    if option.action_class == ActionClass.RECOVER.value:
+        return None
+    probe = state.model_copy(update={"location": current_location(state)})
+    got = intent.classify(option.label, probe, pack).action_class.value
+    return None if got == option.action_class else f"would play as {got}, not {option.action_class}"
+
+
+def pad(suggestions: list[Suggestion]) -> list[Suggestion]:
+    """Fill missing tones with the generic padding and return exactly four, in tone order."""
+    by_tone = {s.tone: s for s in suggestions}
+    return [by_tone.get(tone, PADDING[tone]) for tone in TONES]

@@ -1,0 +1,108 @@
+"""Reading a campaign back from SQLite into a :class:`GameState` (persistent fields only)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from skald.errors import CampaignNotFoundError
+from skald.rules.prose import sentences
+from skald.state import (
+    RECENT_TURNS,
+    ArcStage,
+    Campaign,
+    Combat,
+    CompanionState,
+    GameState,
+    KnownNpc,
+    Player,
+    QuestState,
+    TurnSummary,
+    World,
+)
+
+
+def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
+    """The campaign's committed state. :raises CampaignNotFoundError: no such campaign."""
+    row = conn.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise CampaignNotFoundError(campaign_id)
+    ws = conn.execute("SELECT * FROM world_state WHERE campaign_id = ?", (campaign_id,)).fetchone()
+    pc = conn.execute("SELECT * FROM characters WHERE campaign_id = ? AND char_id = 'player'",
+                      (campaign_id,)).fetchone()
+
+    def rows(sql: str) -> list[sqlite3.Row]:
+        return conn.execute(sql, (campaign_id,)).fetchall()
+
+    inventory = {r["item_id"]: r["qty"] for r in rows("SELECT item_id, qty FROM inventory WHERE campaign_id = ? "
+                                                      "ORDER BY item_id")}
+    recent = [
+        TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
+                    location=r["location"], sentences=sentences(r["text"]))
+        for r in reversed(conn.execute(
+            "SELECT turn_number, input, action_class, outcome, location, text FROM turns WHERE campaign_id = ? "
+            "AND intent != 'META' ORDER BY turn_number DESC LIMIT ?", (campaign_id, RECENT_TURNS)).fetchall())
+    ]
+    return GameState(
+        campaign=Campaign(id=row["id"], pack_id=row["pack_id"], seed=row["seed"], turn_number=row["turn_number"],
+                          story_turns=row["story_turns"]),
+        player=Player(name=pc["name"], background=pc["background"], stats=json.loads(pc["stats"]), hp=pc["hp"],
+                      max_hp=pc["max_hp"], credits=pc["credits"], stress=pc["stress"], inventory=inventory,
+                      defeated=bool(pc["defeated"])),
+        location=ws["location"],
+        world=World.model_validate_json(ws["world"]) if ws["world"] else World(time_minutes=ws["time_minutes"]),
+        reputation={r["faction_id"]: r["value"] for r in rows(
+            "SELECT faction_id, value FROM reputation WHERE campaign_id = ? ORDER BY faction_id")},
+        companions={r["companion_id"]: CompanionState(id=r["companion_id"], affinity=r["affinity"],
+                                                      loyalty=r["loyalty"], in_party=bool(r["in_party"]),
+                                                      joined_turn=r["joined_turn"])
+                    for r in rows("SELECT * FROM party WHERE campaign_id = ? ORDER BY rowid")},
+        known_npcs={r["npc_id"]: KnownNpc(id=r["npc_id"], name=r["name"], first_met_turn=r["first_met_turn"],
+                                          procedural=bool(r["procedural"]), location=r["location"],
+                                          role=r["role"] or "", description=r["description"] or "")
+                    for r in rows("SELECT * FROM known_npcs WHERE campaign_id = ? ORDER BY rowid")},
+        quests={r["quest_id"]: QuestState(id=r["quest_id"], status=r["status"], stage=r["stage"])
+                for r in rows("SELECT * FROM quests WHERE campaign_id = ? ORDER BY rowid")},
+        arc_stage=ArcStage(ws["arc_stage"]),
+        arc_stage_turn=ws["arc_stage_turn"],
+        combat=Combat.model_validate_json(ws["combat"]) if ws["combat"] else None,
+        recent=recent,
+    )
+
+
+def list_campaigns(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(campaign id, turn number), most recently played first."""
+    return [(r["id"], r["turn_number"]) for r in conn.execute(
+        "SELECT id, turn_number FROM campaigns ORDER BY updated_at DESC, id")]
+
+
+def turn_number(conn: sqlite3.Connection, campaign_id: str) -> int:
+    row = conn.execute("SELECT turn_number FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise CampaignNotFoundError(campaign_id)
+    return row[0]
+
+
+def rendered_turns(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, Any]]:
+    """Every rendered turn, oldest first, with JSON columns decoded."""
+    out = []
+    for r in conn.execute("SELECT * FROM turns WHERE campaign_id = ? ORDER BY turn_number", (campaign_id,)):
+        row = dict(r)
+        for key in ("suggestions", "warnings", "mechanic", "llm_calls"):
+            row[key] = json.loads(row[key]) if row[key] else None
+        out.append(row)
+    return out
+
+
+def turn_events(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, Any]]:
+    return [{"turn_number": r["turn_number"], "seq": r["seq"], "type": r["type"], "data": json.loads(r["data"])}
+            for r in conn.execute("SELECT * FROM turn_events WHERE campaign_id = ? ORDER BY turn_number, seq",
+                                  (campaign_id,))]
+
+
+def initial_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
+    row = conn.execute("SELECT initial_state FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise CampaignNotFoundError(campaign_id)
+    return GameState.model_validate_json(row[0])

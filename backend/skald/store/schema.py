@@ -1,0 +1,79 @@
+"""The SQLite schema, created and migrated with ``sqlite_utils.Migrations``.
+
+Applied migrations are recorded in ``_sqlite_migrations``; ``PRAGMA user_version`` mirrors the count,
+so ``schema_version(conn)`` is one cheap read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+migrations = Migrations("skald")
+
+
+@migrations()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db["campaigns"].create(
+        {"id": str, "pack_id": str, "pack_hash": str, "seed": int, "turn_number": int, "story_turns": int,
+         "initial_state": str, "created_at": str, "updated_at": str},
+        pk="id",
+    )
+    db["world_state"].create(
+        {"campaign_id": str, "location": str, "time_minutes": int, "arc_stage": str, "arc_stage_turn": int,
+         "combat": str, "world": str},
+        pk="campaign_id", foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["characters"].create(
+        {"campaign_id": str, "char_id": str, "name": str, "background": str, "hp": int, "max_hp": int,
+         "credits": int, "stress": int, "stats": str, "defeated": int},
+        pk=("campaign_id", "char_id"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["inventory"].create(
+        {"campaign_id": str, "item_id": str, "qty": int},
+        pk=("campaign_id", "item_id"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["party"].create(
+        {"campaign_id": str, "companion_id": str, "affinity": int, "loyalty": int, "in_party": int,
+         "joined_turn": int},
+        pk=("campaign_id", "companion_id"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["reputation"].create(
+        {"campaign_id": str, "faction_id": str, "value": int},
+        pk=("campaign_id", "faction_id"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["known_npcs"].create(
+        {"campaign_id": str, "npc_id": str, "name": str, "first_met_turn": int, "procedural": int,
+         "location": str, "role": str, "description": str},
+        pk=("campaign_id", "npc_id"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["quests"].create(
+        {"campaign_id": str, "quest_id": str, "status": str, "stage": int},
+        pk=("campaign_id", "quest_id"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["turns"].create(
+        {"campaign_id": str, "turn_number": int, "input": str, "intent": str, "action_class": str,
+         "outcome": str, "text": str, "suggestions": str, "warnings": str, "mechanic": str, "llm_calls": str,
+         "location": str, "world_time_minutes": int, "created_at": str},
+        pk=("campaign_id", "turn_number"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["turn_events"].create(
+        {"id": int, "campaign_id": str, "turn_number": int, "seq": int, "type": str, "data": str},
+        pk="id", foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["turn_events"].create_index(["campaign_id", "turn_number", "seq"], unique=True)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations; return the schema version (number of applied migrations)."""
+    db = sqlite_utils.Database(conn)
+    migrations.apply(db)
+    version = len(migrations.applied(db))
+    conn.execute(f"PRAGMA user_version = {version}")
+    return version
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
