@@ -11,6 +11,7 @@ run-time context (``TurnContext``), never as state. Only ``commit`` writes.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from functools import lru_cache
 
 from langgraph.graph import END, START, StateGraph
@@ -47,9 +48,10 @@ NODES = {
 }
 
 
-def build_graph() -> StateGraph:
+def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
+    """The uncompiled graph. ``overrides`` swaps node functions by name (tests inject faults this way)."""
     graph = StateGraph(GameState, context_schema=TurnContext)
-    for name, fn in NODES.items():
+    for name, fn in (NODES | (overrides or {})).items():
         graph.add_node(name, fn)
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ["meta", "encounter", "mechanic"])
@@ -74,7 +76,7 @@ def default_llm() -> LLMClient:
 
 
 def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
-             llm: LLMClient | None = None) -> GameState:
+             llm: LLMClient | None = None, graph: CompiledStateGraph | None = None) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
@@ -92,5 +94,5 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
     )
     conn.execute("PRAGMA query_only = ON")
-    out = compiled_graph().invoke(state, context=context)
+    out = (graph or compiled_graph()).invoke(state, context=context)
     return GameState.model_validate(out)

@@ -77,12 +77,14 @@ class LLMClient:
     def _call(self, role: str, fn: Any) -> tuple[Any, LLMCall]:
         if not self.online:
             raise LLMUnavailable(f"{role}: offline fallback ({self.detail})")
-        started = time.perf_counter()
         model_name = self.settings.model_for(role)
         try:
-            value = fn(self.model(role))
+            model = self.model(role)  # built before the clock starts: construction is not call latency
+            started = time.perf_counter()
+            value = fn(model)
         except Exception as exc:  # any client, HTTP or parsing failure becomes a fallback, never a lost turn
-            raise LLMUnavailable(f"{role}: fallback after {type(exc).__name__}: {str(exc)[:120]}") from exc
+            detail = " ".join(str(exc).split())[:120]  # one line: parser errors span several
+            raise LLMUnavailable(f"{role}: fallback after {type(exc).__name__}: {detail}") from exc
         call = LLMCall(role=role, model=model_name, ok=True, latency_ms=(time.perf_counter() - started) * 1000)
         return value, call
 

@@ -32,6 +32,8 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
                                                                                   state.campaign.turn_number + 1)))
     enemies = {e.data["enemy_name"] for e in state.staged_events if e.type == "COMBAT_START"}
+    if state.combat is not None:  # the enemy you fight or flee is part of the scene
+        enemies.add(state.combat.enemy_name)
     for name in prose.unknown_names(text, pack, state.present_npcs, enemies):
         warnings.append(f"narrator: names {name}, who is not in the scene")
     return {"final_text": text, "warnings": warnings, "llm_calls": calls}

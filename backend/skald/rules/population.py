@@ -67,6 +67,13 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]
                                                         "description": stranger.description}))
         elif stranger.id not in known:
             events.append(Event(type="INTRO_THROTTLED", data={"npc": stranger.id}))
+    enemy = state.combat.enemy_id if state.combat else None
+    if enemy in pack.npcs and all(n.id != enemy for n in on_stage):  # whoever you are fighting is on stage
+        fighting = next((n for n in pack_npcs_at(state, pack, location) if n.id == enemy), None)
+        if fighting is not None:
+            on_stage.insert(0, fighting)
+            if enemy not in known:
+                events.append(Event(type="NPC_MET", data={"npc": enemy, "name": fighting.name}))
     if target and all(n.id != target for n in on_stage):  # addressed a companion or a capped NPC
         person = next((n for n in companions_at(state, pack, location) if n.id == target), None)
         if person is None:

@@ -1,0 +1,117 @@
+"""The terminal client: an interactive Rich loop on a TTY, or plain turns from a script or a pipe."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from skald.cli.session import Session, turn_json
+from skald.errors import SkaldError
+from skald.rules.meta_commands import status_line
+from skald.state import GameState, Intent
+
+FALLBACK_MARK = "fallback"  # fallback warnings are summarised by the start-up mode line instead
+
+
+def pick(text: str, state: GameState) -> str:
+    """A bare number 1-4 plays that suggestion; anything else is played as typed."""
+    stripped = text.strip()
+    if stripped in {"1", "2", "3", "4"} and len(state.suggested_actions) == 4:
+        return state.suggested_actions[int(stripped) - 1].label
+    return text
+
+
+def intro(session: Session) -> str:
+    pack, state = session.pack, session.state
+    here = pack.locations[state.location]
+    return (f"{pack.era.name}: {pack.era.era}\n{state.player.name}, {pack.backgrounds[state.player.background].name}."
+            f"\n\n{here.name}. {here.description}")
+
+
+def _plain_turn(state: GameState, session: Session) -> str:
+    lines = [f"[turn {state.campaign.turn_number}] > {state.player_input}", state.final_text, ""]
+    lines += [f"  {i}. {s.label}  ({s.tone.value.lower()}, {s.risk.value.lower()})"
+              for i, s in enumerate(state.suggested_actions, 1)]
+    lines.append(f"  [{status_line(state, session.pack)}]")
+    lines += [f"  ! {w}" for w in state.warnings if FALLBACK_MARK not in w]
+    return "\n".join(lines) + "\n"
+
+
+def play_lines(session: Session, lines: Iterable[str], as_json: bool) -> int:
+    """Play each non-blank line as a turn and print it. Returns the number of turns played."""
+    played = 0
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if not line.strip():
+            continue
+        try:
+            state = session.play(pick(line, session.state))
+        except SkaldError as exc:
+            if as_json:
+                print(json.dumps({"input": line, "error": str(exc)}), flush=True)
+            else:
+                print(f"! {exc}\n", flush=True)
+            session.reload()
+            continue
+        played += 1
+        print(json.dumps(turn_json(state, session.pack)) if as_json else _plain_turn(state, session), flush=True)
+        if state.quit_requested:
+            break
+    return played
+
+
+def interactive(session: Session) -> None:
+    console = Console()
+    console.print(Panel(intro(session), title="Skald", border_style="cyan"))
+    console.print(Text(session.llm.mode, style="dim"))
+    console.print("Type what you do, a number to play a suggestion, or /help.\n", style="dim")
+    while True:
+        try:
+            line = console.input("[bold cyan]> [/]")
+        except (EOFError, KeyboardInterrupt):
+            console.print(f"\nCampaign {session.state.campaign.id} is saved. Resume with: "
+                          f"skald play --campaign {session.state.campaign.id}")
+            return
+        try:
+            with console.status("The narrator is writing...", spinner="dots"):
+                state = session.play(pick(line, session.state))
+        except SkaldError as exc:
+            console.print(f"[yellow]{exc}[/]")
+            session.reload()
+            continue
+        render(console, state, session)
+        if state.quit_requested:
+            return
+
+
+def render(console: Console, state: GameState, session: Session) -> None:
+    if state.intent == Intent.META:
+        console.print(Panel(state.final_text, border_style="dim"))
+    else:
+        console.print(Panel(state.final_text, title=f"turn {state.campaign.turn_number}", border_style="white"))
+    for i, s in enumerate(state.suggested_actions, 1):
+        console.print(f"  [bold]{i}[/]. {s.label} [dim]({s.tone.value.lower()}, {s.risk.value.lower()})[/]")
+    console.print(f"[dim]{status_line(state, session.pack)}[/]")
+    for warning in state.warnings:
+        if FALLBACK_MARK not in warning:
+            console.print(f"[dim yellow]! {warning}[/]")
+
+
+def run(session: Session, script: str | None, as_json: bool) -> None:
+    """Interactive on a TTY without a script; otherwise play the script file or stdin line by line."""
+    if script is None and sys.stdin.isatty() and not as_json:
+        interactive(session)
+        return
+    print(session.llm.mode, file=sys.stderr if as_json else sys.stdout, flush=True)
+    if not as_json:
+        print(intro(session) + "\n", flush=True)
+    if script:
+        with open(script, encoding="utf-8") as handle:
+            play_lines(session, handle, as_json)
+    else:
+        play_lines(session, sys.stdin, as_json)

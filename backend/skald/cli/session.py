@@ -1,0 +1,105 @@
+"""A play session: one campaign, one connection, one pack, one LLM client. Shared by the terminal client
+(and later the API), so both play turns the same way."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skald.graph import run_turn
+from skald.llm.client import LLMClient
+from skald.packs.loader import get_pack
+from skald.packs.models import EraPack
+from skald.rules import clock
+from skald.state import GameState
+from skald.store import reads
+from skald.store.db import connect
+from skald.store.writer import create_campaign
+
+
+def next_campaign_id(conn: sqlite3.Connection, pack_id: str, seed: int) -> str:
+    """``<pack>-<seed>-<n>``: deterministic for a given save file, so a replay into a new file matches."""
+    taken = {cid for cid, _ in reads.list_campaigns(conn)}
+    n = 1
+    while f"{pack_id}-{seed}-{n}" in taken:
+        n += 1
+    return f"{pack_id}-{seed}-{n}"
+
+
+@dataclass
+class Session:
+    conn: sqlite3.Connection
+    pack: EraPack
+    llm: LLMClient
+    state: GameState
+
+    @classmethod
+    def open(cls, db: Path, llm: LLMClient, *, pack_id: str | None = None, campaign: str | None = None,
+             seed: int = 0, background: str | None = None, name: str = "Wren") -> Session:
+        """Resume ``campaign`` or start a new one on ``pack_id``.
+
+        :raises CampaignNotFoundError: unknown campaign id. :raises PackError: unknown or invalid pack.
+        :raises ValueError: unknown background, or a pack that does not match the resumed campaign.
+        """
+        conn = connect(db)
+        if campaign:
+            state = reads.load_state(conn, campaign)
+            if pack_id and pack_id != state.campaign.pack_id:
+                raise ValueError(f"campaign {campaign} was played on pack {state.campaign.pack_id!r}, not {pack_id!r}")
+            pack = get_pack(state.campaign.pack_id)
+        else:
+            pack = get_pack(pack_id) if pack_id else get_pack(_default_pack())
+            cid = next_campaign_id(conn, pack.id, seed)
+            state = create_campaign(conn, pack, seed=seed, background=background, name=name, campaign_id=cid)
+        return cls(conn=conn, pack=pack, llm=llm, state=state)
+
+    def play(self, text: str) -> GameState:
+        """Play one turn. Errors (PlayerInputError, TurnConflictError) leave ``self.state`` as it was."""
+        self.state = run_turn(self.conn, self.state.model_copy(update={"player_input": text}), pack=self.pack,
+                              llm=self.llm)
+        return self.state
+
+    def reload(self) -> None:
+        self.state = reads.load_state(self.conn, self.state.campaign.id)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _default_pack() -> str:
+    from skald.settings import get_settings
+
+    return get_settings().default_pack
+
+
+def turn_json(state: GameState, pack: EraPack) -> dict[str, Any]:
+    """The ``--json`` shape of a played turn (one object per turn)."""
+    result = state.mechanic_result
+    return {
+        "campaign_id": state.campaign.id,
+        "turn_number": state.campaign.turn_number,
+        "input": state.player_input,
+        "intent": state.intent.value if state.intent else None,
+        "action_class": state.router_output.action_class.value if state.router_output else None,
+        "text": state.final_text,
+        "suggestions": [{"label": s.label, "tone": s.tone.value, "risk": s.risk.value}
+                        for s in state.suggested_actions],
+        "mechanic": None if result is None else {
+            "outcome": result.outcome.value, "roll": result.roll, "total": result.total, "dc": result.dc,
+            "minutes": result.minutes},
+        "warnings": state.warnings,
+        "state": {
+            "location": state.location,
+            "location_name": pack.locations[state.location].name,
+            "world_time_minutes": state.world.time_minutes,
+            "time_of_day": clock.time_of_day(state.world.time_minutes),
+            "hp": state.player.hp,
+            "max_hp": state.player.max_hp,
+            "credits": state.player.credits,
+            "stress": state.player.stress,
+            "defeated": state.player.defeated,
+            "party": state.party,
+        },
+    }

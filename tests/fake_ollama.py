@@ -1,0 +1,266 @@
+"""A small stand-in for an Ollama server, for tests that drive the real ``ChatOllama`` client.
+
+It speaks the two endpoints Skald uses, the way Ollama does:
+
+* ``GET /api/tags``: ``{"models": [{"name": ..., "model": ...}, ...]}``.
+* ``POST /api/chat``: with ``"stream": true`` (what ``ChatOllama`` sends, even for ``invoke``), an
+  ``application/x-ndjson`` body sent with chunked transfer encoding: one ``ChatResponse`` line per piece of the
+  content (``done: false``), then a final line with empty content, ``done: true``, ``done_reason`` and the eval
+  counts. With ``"stream": false``, one JSON ``ChatResponse``. Errors are ``{"error": "..."}`` with a status code.
+
+Replies are scripted per model (or for any model) as a queue and/or a standing reply; a reply may also be a
+function of the request body. Every request is recorded in :attr:`FakeOllama.requests`.
+
+    with FakeOllama(models=["nar"]) as server:
+        server.always("nar", text("You look around."))
+        server.queue("nar", http_error(500))          # the next call fails, later calls get the standing reply
+        ...  Settings(ollama_base_url=server.url, ...)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ANY = "*"  # script key matching every model
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer to ``/api/chat``.
+
+    :param content: the assistant message content (split into ``chunk_chars`` pieces when streaming).
+    :param status: HTTP status; anything but 200 sends ``{"error": error}`` instead of a chat reply.
+    :param delay_s: wait before sending the headers (a model that is slow to answer, or a hang).
+    :param chunk_delay_s: wait between streamed lines (a model that answers slowly but steadily).
+    :param stream_error: sent as an ``{"error": ...}`` line after the content, as Ollama does mid-stream.
+    """
+
+    content: str = ""
+    status: int = 200
+    error: str = "internal server error"
+    delay_s: float = 0.0
+    chunk_delay_s: float = 0.0
+    chunk_chars: int = 16
+    stream_error: str | None = None
+
+
+Responder = Reply | Callable[[dict[str, Any]], Reply]
+
+
+def text(content: str, **kw: Any) -> Reply:
+    """Answer with this content."""
+    return Reply(content=content, **kw)
+
+
+def json_reply(value: Any, **kw: Any) -> Reply:
+    """Answer with ``value`` serialised as the message content (what a ``format``-constrained model returns)."""
+    return Reply(content=json.dumps(value), **kw)
+
+
+def slow(content: str, chunk_delay_s: float, chunk_chars: int = 16) -> Reply:
+    """Stream ``content`` with a pause before every line."""
+    return Reply(content=content, chunk_delay_s=chunk_delay_s, chunk_chars=chunk_chars)
+
+
+def hang(seconds: float, content: str = "too late") -> Reply:
+    """Say nothing for ``seconds`` (past the client's timeout), then answer."""
+    return Reply(content=content, delay_s=seconds)
+
+
+def http_error(status: int = 500, error: str = "internal server error") -> Reply:
+    return Reply(status=status, error=error)
+
+
+def empty() -> Reply:
+    """A reply with no content at all: just the final ``done`` line."""
+    return Reply(content="")
+
+
+class FakeOllama:
+    """A threaded Ollama-like HTTP server on 127.0.0.1, on an ephemeral port.
+
+    Use as a context manager, or call :meth:`start` and :meth:`stop`. ``stop`` wakes any scripted waits,
+    shuts the server down and joins every request thread.
+
+    :param models: names listed by ``/api/tags`` (models that are scripted are listed too).
+    """
+
+    def __init__(self, models: list[str] | tuple[str, ...] = ()):
+        self.models = list(models)
+        self.requests: list[dict[str, Any]] = []  # {"method", "path", "body"}, in arrival order
+        self._queues: dict[str, deque[Responder]] = {}
+        self._standing: dict[str, Responder] = {}
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting ------------------------------------------------------------------------------------------
+
+    def queue(self, model: str, *replies: Responder) -> FakeOllama:
+        """Answer the next calls for ``model`` (or :data:`ANY`) with these replies, in order."""
+        with self._lock:
+            self._queues.setdefault(model, deque()).extend(replies)
+        return self
+
+    def always(self, model: str, reply: Responder) -> FakeOllama:
+        """Answer every call for ``model`` (or :data:`ANY`) with ``reply`` once its queue is empty."""
+        with self._lock:
+            self._standing[model] = reply
+        return self
+
+    def _next_reply(self, model: str, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            for key in (model, ANY):
+                if self._queues.get(key):
+                    responder: Responder | None = self._queues[key].popleft()
+                    break
+            else:
+                responder = self._standing.get(model, self._standing.get(ANY))
+        if responder is None:
+            return http_error(404, f'model "{model}" not found, try pulling it first')
+        return responder(body) if callable(responder) else responder
+
+    # -- inspection -----------------------------------------------------------------------------------------
+
+    def chat_requests(self, model: str | None = None) -> list[dict[str, Any]]:
+        """Bodies of the ``/api/chat`` requests received (for ``model`` only, when given)."""
+        with self._lock:
+            return [r["body"] for r in self.requests
+                    if r["path"] == "/api/chat" and (model is None or r["body"].get("model") == model)]
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeOllama:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = False  # request threads are joined by server_close: no leaks
+        server.block_on_close = True
+        server.fake = self  # type: ignore[attr-defined]
+        self._server = server
+        self._stopping.clear()
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-ollama", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._stopping.set()  # wakes every scripted delay
+        self._server.shutdown()
+        self._server.server_close()
+        assert self._thread is not None
+        self._thread.join(timeout=5)
+        self._server = None
+
+    def __enter__(self) -> FakeOllama:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; False if the server is stopping."""
+        return not (seconds > 0 and self._stopping.wait(seconds))
+
+
+def _chat_line(model: str, content: str, done: bool) -> dict[str, Any]:
+    line: dict[str, Any] = {"model": model, "created_at": "2025-01-01T00:00:00.000000Z",
+                            "message": {"role": "assistant", "content": content}, "done": done}
+    if done:
+        line |= {"done_reason": "stop", "total_duration": 1_000_000, "load_duration": 1000, "prompt_eval_count": 10,
+                 "prompt_eval_duration": 1000, "eval_count": max(1, len(content.split())), "eval_duration": 1000}
+    return line
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # chunked streaming, like Ollama; every response closes its connection
+    timeout = 5  # bound on reading a request
+
+    @property
+    def fake(self) -> FakeOllama:
+        return self.server.fake  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence per-request logging
+        pass
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path == "/api/tags":
+            names = list(dict.fromkeys(self.fake.models + [m for m in self.fake._standing if m != ANY]))
+            self._send_json(200, {"models": [{"name": n, "model": n, "size": 1, "digest": "0" * 12} for n in names]})
+        else:
+            self._send_json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._record({"_raw": raw.decode(errors="replace")})
+            self._send_json(400, {"error": "invalid JSON body"})
+            return
+        self._record(body)
+        if self.path != "/api/chat":
+            self._send_json(404, {"error": "not found"})
+            return
+        model = body.get("model", "")
+        reply = self.fake._next_reply(model, body)
+        if not self.fake._wait(reply.delay_s):
+            return
+        try:
+            if reply.status != 200:
+                self._send_json(reply.status, {"error": reply.error})
+            elif body.get("stream", True):
+                self._stream(model, reply)
+            else:
+                self._send_json(200, _chat_line(model, reply.content, done=True))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout): nothing left to do
+
+    def _record(self, body: dict[str, Any] | None) -> None:
+        with self.fake._lock:
+            self.fake.requests.append({"method": self.command, "path": self.path, "body": body})
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.close_connection = True
+
+    def _stream(self, model: str, reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        size = max(1, reply.chunk_chars)
+        lines = [_chat_line(model, reply.content[i:i + size], done=False) for i in range(0, len(reply.content), size)]
+        if reply.stream_error is not None:
+            lines.append({"error": reply.stream_error})
+        else:
+            lines.append(_chat_line(model, "", done=True))
+        for line in lines:
+            if not self.fake._wait(reply.chunk_delay_s):
+                return
+            data = json.dumps(line).encode() + b"\n"
+            self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
+        self.wfile.write(b"0\r\n\r\n")

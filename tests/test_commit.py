@@ -1,0 +1,154 @@
+"""Commit is the only writer; failures anywhere write nothing; racing turns commit one and reject the other."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from skald import graph as graph_module
+from skald.errors import PlayerInputError, TurnConflictError
+from skald.graph import NODES, build_graph, run_turn
+from skald.store import writer
+from skald.store.db import connect
+from skald.store.reads import load_state
+
+TABLES = ("campaigns", "world_state", "characters", "inventory", "party", "reputation", "known_npcs", "quests",
+          "turns", "turn_events")
+
+
+def dump(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
+    return {t: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {t}")) for t in TABLES}
+
+
+def play(conn, state, text, pack, llm, **kw):
+    return run_turn(conn, state.model_copy(update={"player_input": text}), pack=pack, llm=llm, **kw)
+
+
+def test_a_node_that_writes_fails_and_nothing_is_written(conn, campaign, pack, offline_llm):
+    def sneaky_encounter(state, runtime):
+        runtime.context.conn.execute("UPDATE characters SET credits = 9999")
+        return {}
+
+    before = dump(conn)
+    rogue = build_graph({"encounter": sneaky_encounter}).compile()
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        play(conn, campaign, "look around", pack, offline_llm, graph=rogue)
+    assert dump(conn) == before
+
+
+@pytest.mark.parametrize("node", [n for n in NODES if n != "commit"])
+def test_failure_in_any_node_leaves_the_db_unchanged(conn, campaign, pack, offline_llm, node):
+    def broken(state, runtime):
+        raise RuntimeError(f"injected failure in {node}")
+
+    # route every input through the node under test: META for meta, ACTION for mechanic, TALK otherwise
+    text = {"meta": "/status", "mechanic": "look around"}.get(node, "look around")
+    before = dump(conn)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        play(conn, campaign, text, pack, offline_llm, graph=build_graph({node: broken}).compile())
+    assert dump(conn) == before
+
+
+def test_failure_inside_the_commit_transaction_rolls_back(conn, campaign, pack, offline_llm, monkeypatch):
+    real = writer._write_projections
+
+    def half_then_fail(conn_, cid, old, new):
+        real(conn_, cid, old, new)  # projections written inside the transaction...
+        raise sqlite3.OperationalError("disk I/O error (injected)")  # ...then the disk fails
+
+    before = dump(conn)
+    monkeypatch.setattr(writer, "_write_projections", half_then_fail)
+    with pytest.raises(sqlite3.OperationalError, match="injected"):
+        play(conn, campaign, "look around", pack, offline_llm)
+    assert dump(conn) == before
+    monkeypatch.undo()
+    after = play(conn, campaign, "look around", pack, offline_llm)  # the campaign plays on
+    assert after.campaign.turn_number == 1
+
+
+def test_connection_stays_read_only_outside_commit(conn, campaign, pack, offline_llm):
+    play(conn, campaign, "look around", pack, offline_llm)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        conn.execute("DELETE FROM turns")
+
+
+def test_two_racing_turns_commit_one_and_reject_the_other(db_path, pack, offline_llm):
+    setup = connect(db_path)
+    base = writer.create_campaign(setup, pack, seed=4, campaign_id="race")
+    barrier = threading.Barrier(2, timeout=20)
+
+    def commit_after_both_ready(state, runtime):
+        barrier.wait()  # both turns have run every node on the same turn number
+        return graph_module.commit(state, runtime)
+
+    racing = build_graph({"commit": commit_after_both_ready}).compile()
+    results: dict[str, object] = {}
+
+    def worker(name: str, text: str) -> None:
+        conn = connect(db_path)
+        try:
+            results[name] = play(conn, base, text, pack, offline_llm, graph=racing)
+        except Exception as exc:  # noqa: BLE001 - the test inspects what each thread got
+            results[name] = exc
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(n, t)) for n, t in (("a", "look around"), ("b", "rest"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    errors = [r for r in results.values() if isinstance(r, Exception)]
+    wins = [r for r in results.values() if not isinstance(r, Exception)]
+    assert len(wins) == 1 and len(errors) == 1
+    assert isinstance(errors[0], TurnConflictError)
+    assert "moved on to turn 1" in str(errors[0]) and "nothing was saved" in str(errors[0])
+    assert errors[0].current_turn == 1
+    assert setup.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 1
+    assert setup.execute("SELECT COUNT(DISTINCT turn_number) FROM turn_events").fetchone()[0] == 1
+    assert load_state(setup, "race").campaign.turn_number == 1
+    setup.close()
+
+
+def test_a_stale_state_is_rejected(conn, campaign, pack, offline_llm):
+    play(conn, campaign, "look around", pack, offline_llm)
+    before = dump(conn)
+    with pytest.raises(TurnConflictError):
+        play(conn, campaign, "rest", pack, offline_llm)  # still based on turn 0
+    assert dump(conn) == before
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "nothing to play"),
+        ("   \n\t ", "nothing to play"),
+        ("x" * 10_000, "the limit is 2,000"),
+        ("look\x07 around", "control characters (U+0007)"),
+        ("\x1b[31mred\x1b[0m", "control characters (U+001B)"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_no_write(conn, campaign, pack, offline_llm, text, message):
+    before = dump(conn)
+    with pytest.raises(PlayerInputError) as caught:
+        play(conn, campaign, text, pack, offline_llm)
+    assert message in str(caught.value)
+    assert dump(conn) == before
+
+
+def test_schema_pragmas_and_version(conn):
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
+    assert names == ["m001_initial"]
+
+
+def test_reopening_a_database_does_not_migrate_twice(db_path):
+    connect(db_path).close()
+    again = connect(db_path)
+    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 1
+    again.close()
