@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import ollama
 import pytest
 from fake_ollama import ANY, FakeOllama, Reply, empty, hang, http_error, json_reply, slow, text
-
 from skald.llm.client import LLMClient, LLMUnavailable, probe_ollama
 from skald.nodes.refiner import RefinedSuggestions
 from skald.settings import Settings
@@ -195,4 +195,15 @@ def test_fake_server_answers_non_streaming_chat(server: FakeOllama) -> None:
 def test_fake_server_queue_then_standing_reply(server: FakeOllama) -> None:
     server.queue(ANY, text("any model")).queue("nar", text("nar first")).always("nar", text("standing"))
     client = client_for(server.url)
-    assert [client.text("narrator", "s", "u")[0] for _ in range(4)] == ["nar first", "any model", "standing", "standing"]
+    replies = [client.text("narrator", "s", "u")[0] for _ in range(4)]
+    assert replies == ["nar first", "any model", "standing", "standing"]
+
+
+def test_fake_server_stops_cleanly_with_a_request_in_flight() -> None:
+    before = {t.ident for t in threading.enumerate()}
+    fake = FakeOllama().start()
+    fake.always("nar", hang(30))  # stop() must wake this, not wait it out
+    with pytest.raises(LLMUnavailable, match="Timeout"):
+        client_for(fake.url, timeout_s=0.2).text("narrator", "s", "u")
+    fake.stop()
+    assert {t.ident for t in threading.enumerate()} <= before

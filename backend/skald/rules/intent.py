@@ -120,8 +120,11 @@ def _match_item(text: str, state: GameState, pack: EraPack) -> str | None:
 
 
 def classify_tone(text: str, action_class: ActionClass) -> Tone:
-    """Tone of the player's action: words first, then the action class's default."""
-    if RENEGADE_WORDS.search(text):
+    """Tone of the player's action: words first, then the action class's default.
+
+    Violence (ATTACK, INTIMIDATE) is always RENEGADE: "please" or "kindly" cannot make a stab PARAGON.
+    """
+    if action_class in (ActionClass.ATTACK, ActionClass.INTIMIDATE) or RENEGADE_WORDS.search(text):
         return Tone.RENEGADE
     if PARAGON_WORDS.search(text):
         return Tone.PARAGON

@@ -32,17 +32,19 @@ def respond(command: str, args: str, state: GameState, pack: EraPack,
             campaigns: list[tuple[str, int]] | None = None) -> tuple[str, bool]:
     """(text to show, whether the player asked to quit) for a meta command."""
     p = state.player
+    turn = state.campaign.turn_number + 1  # this command is itself a committed turn
     if command in ("quit", "exit"):
-        return (f"Campaign {state.campaign.id} is saved at turn {state.campaign.turn_number}. "
+        return (f"Campaign {state.campaign.id} is saved at turn {turn}. "
                 f"Resume with: skald play --campaign {state.campaign.id}"), True
     if command == "help":
         return "Commands:\n" + "\n".join(f"  /{name:<10} {what}" for name, what in HELP.items()) + (
             "\nOtherwise type what you do, or a number 1-4 to play a suggestion."), False
     if command == "status":
         rep = ", ".join(f"{pack.factions[f].name} {v:+d}" for f, v in sorted(state.reputation.items())) or "none"
-        combat = f"\nIn a fight with {state.combat.enemy_name} ({state.combat.enemy_hp} HP left)." if state.combat else ""
+        combat = (f"\nIn a fight with {state.combat.enemy_name} ({state.combat.enemy_hp} HP left)."
+                  if state.combat else "")
         return (f"{status_line(state, pack)}\n{p.name}, {pack.backgrounds[p.background].name}; "
-                f"arc: {state.arc_stage.value}; turn {state.campaign.turn_number}\nReputation: {rep}{combat}"), False
+                f"arc: {state.arc_stage.value}; turn {turn}\nReputation: {rep}{combat}"), False
     if command == "inventory":
         items = [f"  {pack.items[i].name} x{q}" for i, q in sorted(p.inventory.items())]
         return "You carry:\n" + ("\n".join(items) or "  nothing") + f"\n  {p.credits} credits", False
@@ -66,9 +68,9 @@ def respond(command: str, args: str, state: GameState, pack: EraPack,
         return "News:\n" + ("\n".join(f"  - {n}" for n in state.world.news) or "  quiet so far"), False
     if command == "save":
         return (f"Saved: every turn is committed as you play. Campaign {state.campaign.id}, turn "
-                f"{state.campaign.turn_number}. Resume with: skald play --campaign {state.campaign.id}"), False
+                f"{turn}. Resume with: skald play --campaign {state.campaign.id}"), False
     if command == "load":
-        rows = [f"  {cid}  (turn {turn})" for cid, turn in (campaigns or [])]
+        rows = [f"  {cid}  (turn {n})" for cid, n in (campaigns or [])]
         return ("Campaigns in this save file:\n" + ("\n".join(rows) or "  none") +
                 "\nResume one with: skald play --campaign ID"), False
     return f"Unknown command /{command}. Type /help for the list.", False

@@ -1,0 +1,1 @@
+"""Benchmarks, run with ``make bench`` (``python -m bench``). Figures are printed, never asserted in tests."""
