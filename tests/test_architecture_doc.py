@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-
 from skald.graph import compiled_graph
 
 EDGE = re.compile(r"^\s*(\w+)(?:\(\[\w+\]\))?\s*(-->|-\.->)(?:\|\w+\|)?\s*(\w+)")

@@ -36,7 +36,8 @@ def test_json_output_has_the_documented_shape(tmp_path):
     turns = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(turns) == 30
     for turn in turns:
-        assert {"campaign_id", "turn_number", "input", "intent", "text", "suggestions", "warnings", "state"} <= set(turn)
+        keys = {"campaign_id", "turn_number", "input", "intent", "text", "suggestions", "warnings", "state"}
+        assert keys <= set(turn)
         assert len(turn["suggestions"]) == 4
         assert all(set(s) == {"label", "tone", "risk"} for s in turn["suggestions"])
         assert {"location", "world_time_minutes", "hp", "credits", "stress", "party"} <= set(turn["state"])

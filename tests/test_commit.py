@@ -6,7 +6,6 @@ import sqlite3
 import threading
 
 import pytest
-
 from skald import graph as graph_module
 from skald.errors import PlayerInputError, TurnConflictError
 from skald.graph import NODES, build_graph, run_turn

@@ -23,7 +23,8 @@ def _words(*words: str) -> re.Pattern[str]:
 
 # Checked in this order; the first match wins.
 PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
-    (ActionClass.RECRUIT, _words(r"join (?:me|us|you|your crew|my crew|the crew|my party)", "recruit", "hire", "sign on", "come with me")),
+    (ActionClass.RECRUIT, _words(r"join (?:me|us|you|your crew|my crew|the crew|my party)", "recruit", "hire",
+                                 "sign on", "come with me")),
     (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
                                 "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
