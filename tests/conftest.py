@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-
 import pytest
 
 os.environ.setdefault("SKALD_LLM", "off")  # no Ollama here; tests that need one start their own server
@@ -14,10 +12,6 @@ from skald.packs.loader import load_pack  # noqa: E402
 from skald.settings import Settings  # noqa: E402
 from skald.store.db import connect  # noqa: E402
 from skald.store.writer import create_campaign  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT_30 = ROOT / "data" / "scripts" / "cinder_reach_30.txt"
-
 
 @pytest.fixture(scope="session")
 def pack():
@@ -44,7 +38,3 @@ def conn(db_path):
 @pytest.fixture
 def campaign(conn, pack):
     return create_campaign(conn, pack, seed=1, campaign_id="test-1")
-
-
-def script_lines(path: Path = SCRIPT_30) -> list[str]:
-    return [line.rstrip("\n") for line in path.read_text().splitlines() if line.strip()]

@@ -8,8 +8,10 @@ It speaks the two endpoints Skald uses, the way Ollama does:
   content (``done: false``), then a final line with empty content, ``done: true``, ``done_reason`` and the eval
   counts. With ``"stream": false``, one JSON ``ChatResponse``. Errors are ``{"error": "..."}`` with a status code.
 
-Replies are scripted per model (or for any model) as a queue and/or a standing reply; a reply may also be a
-function of the request body. Every request is recorded in :attr:`FakeOllama.requests`.
+Replies are scripted per model (or for :data:`ANY` model) as a queue and/or a standing reply; a reply may also
+be a function of the request body. Lookup order: the model's queue, the ANY queue, the model's standing reply,
+the ANY standing reply, else 404 "model not found" (as Ollama answers). Every request is recorded in
+:attr:`FakeOllama.requests`.
 
     with FakeOllama(models=["nar"]) as server:
         server.always("nar", text("You look around."))
@@ -69,7 +71,7 @@ def slow(content: str, chunk_delay_s: float, chunk_chars: int = 16) -> Reply:
 
 
 def hang(seconds: float, content: str = "too late") -> Reply:
-    """Say nothing for ``seconds`` (past the client's timeout), then answer."""
+    """Say nothing for ``seconds`` (past the client's timeout), then answer. ``stop()`` cuts the wait short."""
     return Reply(content=content, delay_s=seconds)
 
 
@@ -125,7 +127,12 @@ class FakeOllama:
                 responder = self._standing.get(model, self._standing.get(ANY))
         if responder is None:
             return http_error(404, f'model "{model}" not found, try pulling it first')
-        return responder(body) if callable(responder) else responder
+        if not callable(responder):
+            return responder
+        try:
+            return responder(body)
+        except Exception as exc:  # a broken test responder shows up in the client's error, not as a hang
+            return http_error(500, f"fake responder failed: {exc!r}")
 
     # -- inspection -----------------------------------------------------------------------------------------
 

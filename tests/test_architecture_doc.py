@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import ROOT
+from support import ROOT
 from skald.graph import compiled_graph
 
 EDGE = re.compile(r"^\s*(\w+)(?:\(\[\w+\]\))?\s*(-->|-\.->)(?:\|\w+\|)?\s*(\w+)")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import SCRIPT_30
+from support import SCRIPT_30
 
 SKALD = [sys.executable, "-m", "skald.cli.main"]
 ENV = {**os.environ, "SKALD_LLM": "off"}

@@ -108,7 +108,7 @@ def test_structured_reply_is_parsed_into_the_schema(server: FakeOllama) -> None:
 
 
 def test_client_recovers_after_a_timeout(server: FakeOllama) -> None:
-    server.queue("nar", hang(0.8)).always("nar", text("Back again."))
+    server.queue("nar", hang(30)).always("nar", text("Back again."))
     client = client_for(server.url, timeout_s=0.5)
     with pytest.raises(LLMUnavailable, match="Timeout"):
         client.text("narrator", "s", "u")
@@ -118,7 +118,7 @@ def test_client_recovers_after_a_timeout(server: FakeOllama) -> None:
 # -- failures -------------------------------------------------------------------------------------------------
 
 FAILURES = {
-    "timeout": (hang(0.8), "ReadTimeout"),
+    "timeout": (hang(30), "ReadTimeout"),
     "http_500": (http_error(500), "status code: 500"),
     "unknown_model": (None, "status code: 404"),
     "error_mid_stream": (Reply(content="You look", stream_error="model runner crashed"), "model runner crashed"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import script_lines
+from support import script_lines
 from skald.cli.session import turn_json
 from skald.graph import NODES, compiled_graph, run_turn
 from skald.rules.dice import turn_rng

@@ -21,7 +21,18 @@ SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
 
 class LLMUnavailable(Exception):
-    """The role could not produce a usable reply (offline, timeout, HTTP error, invalid reply)."""
+    """The role could not produce a usable reply (offline, timeout, HTTP error, invalid reply).
+
+    ``call`` holds the failed call's metrics (``ok=False``) when a request was made; None when offline.
+    """
+
+    def __init__(self, message: str, call: LLMCall | None = None):
+        super().__init__(message)
+        self.call = call
+
+
+def _failed(call: LLMCall, reason: str) -> LLMUnavailable:
+    return LLMUnavailable(reason, call.model_copy(update={"ok": False, "fallback_reason": reason}))
 
 
 def probe_ollama(base_url: str, timeout_s: float) -> tuple[bool, str]:
@@ -78,13 +89,16 @@ class LLMClient:
         if not self.online:
             raise LLMUnavailable(f"{role}: offline fallback ({self.detail})")
         model_name = self.settings.model_for(role)
+        model = self.model(role)  # built before the clock starts: construction is not call latency
+        started = time.perf_counter()
         try:
-            model = self.model(role)  # built before the clock starts: construction is not call latency
-            started = time.perf_counter()
             value = fn(model)
         except Exception as exc:  # any client, HTTP or parsing failure becomes a fallback, never a lost turn
             detail = " ".join(str(exc).split())[:120]  # one line: parser errors span several
-            raise LLMUnavailable(f"{role}: fallback after {type(exc).__name__}: {detail}") from exc
+            reason = f"{role}: fallback after {type(exc).__name__}: {detail}"
+            call = LLMCall(role=role, model=model_name, ok=False, fallback_reason=reason,
+                           latency_ms=(time.perf_counter() - started) * 1000)
+            raise LLMUnavailable(reason, call) from exc
         call = LLMCall(role=role, model=model_name, ok=True, latency_ms=(time.perf_counter() - started) * 1000)
         return value, call
 
@@ -94,7 +108,7 @@ class LLMClient:
         reply, call = self._call(role, lambda m: m.invoke(messages))
         content = reply.content if isinstance(reply.content, str) else str(reply.content)
         if not content.strip():
-            raise LLMUnavailable(f"{role}: fallback after an empty reply")
+            raise _failed(call, f"{role}: fallback after an empty reply")
         return content, call
 
     def structured(self, role: str, schema: type[SchemaT], system: str, user: str) -> tuple[SchemaT, LLMCall]:
@@ -105,5 +119,5 @@ class LLMClient:
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
         value, call = self._call(role, lambda m: m.with_structured_output(schema).invoke(messages))
         if not isinstance(value, schema):
-            raise LLMUnavailable(f"{role}: fallback after a reply that is not {schema.__name__}")
+            raise _failed(call, f"{role}: fallback after a reply that is not {schema.__name__}")
         return value, call

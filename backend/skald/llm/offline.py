@@ -16,10 +16,12 @@ from skald.rules.scene import current_location
 from skald.state import GameState, Outcome, PresentNpc, SceneInstructions
 
 OPENERS = {
+    # Every opener says "you": the opener is always used, so the prose stays second person even when the
+    # other "you" lines were skipped as repeats of the previous turn.
     "arrive": ["You reach {place}.", "{place} opens up around you.", "You come into {place} at last.",
-               "The way ends at {place}."],
-    "stay": ["{place} goes on around you.", "You are still in {place}.", "{place} keeps its own rhythm.",
-             "Here in {place}, little stands still for long."],
+               "The way ends for you at {place}."],
+    "stay": ["{place} goes on around you.", "You are still in {place}.", "{place} keeps its own rhythm around you.",
+             "Here in {place}, nothing stands still for long, and neither do you."],
 }
 TIME_LINES = {
     "night": ["It is deep night, {clock}.", "Night presses on everything; it is {clock}."],

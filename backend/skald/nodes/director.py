@@ -71,5 +71,6 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     except LLMUnavailable as exc:
         instructions.notes = offline.director_note(state, pack, beat, mood)
         update["warnings"] = [str(exc)]
+        update["llm_calls"] = [exc.call] if exc.call else []
     picks, _ = suggestions.suggest(projected(state, pack), pack, state.present_npcs)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

@@ -24,6 +24,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         calls.append(call)
     except LLMUnavailable as exc:
         warnings.append(str(exc))
+        calls += [exc.call] if exc.call else []
         raw = offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1))
     text, cleaning = prose.clean_narration(raw)
     warnings += cleaning

@@ -35,7 +35,7 @@ def refiner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         reply, call = ctx.llm.structured("suggestion_refiner", RefinedSuggestions, prompts.REFINER_RULES,
                                          prompts.refiner_user(state, ctx.pack, original))
     except LLMUnavailable as exc:
-        return {"warnings": [str(exc)]}
+        return {"warnings": [str(exc)], "llm_calls": [exc.call] if exc.call else []}
     scene = suggestions.scene_of(state, ctx.pack, state.present_npcs)
     refined = []
     for old, new in zip(original, reply.suggestions, strict=True):

@@ -26,6 +26,8 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     warnings = []
     if state.mechanic_result is not None:
         warnings += [f"validator: {w}" for w in prose.outcome_conflicts(state.final_text, state.mechanic_result)]
+    if state.final_text and not prose.second_person(state.final_text):
+        warnings.append("validator: prose is not in the second person")
     for name in prose.invented_names(state.final_text, known_names(state, pack)):
         warnings.append(f"validator: prose names {name!r}, which is not in the pack or the scene")
     return {"warnings": warnings} if warnings else {}

@@ -80,6 +80,7 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]
             person = next((n for n in pack_npcs_at(state, pack, location) if n.id == target), None)
         if person is not None and not person.companion:
             on_stage.insert(0, person)
+    on_stage.sort(key=lambda n: n.id != target)  # the addressed NPC is never the one the cap cuts
     npcs = [n for n in on_stage if not n.companion][:cap]
     companions = [c for c in companions_at(state, pack, location)]
     return npcs + companions, events

@@ -16,8 +16,9 @@ MAX_SENTENCES = 8
 MIN_SENTENCES = 5
 
 _OPTION_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|\(?[a-d]\))\s+")
-_META_HEAD = re.compile(r"^\s*(?:#+\s*|\*\*)?(?:options|choices|suggested actions|what do you do|"
-                        r"ooc|out of character|note|as an ai|stats|status|game state|\[)", re.IGNORECASE)
+_META_HEAD = re.compile(r"^\s*(?:#+\s*|\*\*)?(?:(?:options|choices|suggested actions|what do you do|"
+                        r"ooc|out of character|note|as an ai|stats|status|game state)\b|\[)", re.IGNORECASE)
+_PROMPT = re.compile(r"^what (?:do|will|would) you do(?: now| next)?\?$", re.IGNORECASE)  # inline "What do you do?"
 _SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d)]))\s+(?=[\"'\u201c(]?[A-Z])")
 _CAPWORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 
@@ -50,6 +51,9 @@ def clean_narration(text: str) -> tuple[str, list[str]]:
     out: list[str] = []
     words = 0
     for sentence in parts:
+        if _PROMPT.match(sentence):
+            warnings.append("narrator: removed a meta-game section")
+            continue
         n = len(sentence.split())
         if out and (words + n > MAX_WORDS or len(out) >= MAX_SENTENCES):
             warnings.append(f"narrator: cut prose to {len(out)} sentences / {words} words")
@@ -57,6 +61,14 @@ def clean_narration(text: str) -> tuple[str, list[str]]:
         out.append(sentence)
         words += n
     return " ".join(out), sorted(set(warnings), key=warnings.index)
+
+
+_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
+
+
+def second_person(text: str) -> bool:
+    """True when the prose addresses the player as "you"."""
+    return _YOU.search(text) is not None
 
 
 def unknown_names(text: str, pack: EraPack, present: list[PresentNpc], extra_known: set[str]) -> list[str]:
