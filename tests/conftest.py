@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+
 import pytest
 
 os.environ.setdefault("SKALD_LLM", "off")  # no Ollama here; tests that need one start their own server
@@ -12,6 +13,7 @@ from skald.packs.loader import load_pack  # noqa: E402
 from skald.settings import Settings  # noqa: E402
 from skald.store.db import connect  # noqa: E402
 from skald.store.writer import create_campaign  # noqa: E402
+
 
 @pytest.fixture(scope="session")
 def pack():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from support import ROOT
 from skald.graph import compiled_graph
+from support import ROOT
 
 EDGE = re.compile(r"^\s*(\w+)(?:\(\[\w+\]\))?\s*(-->|-\.->)(?:\|\w+\|)?\s*(\w+)")
 

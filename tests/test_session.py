@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from support import script_lines
 from skald.cli.session import turn_json
 from skald.graph import NODES, compiled_graph, run_turn
 from skald.rules.dice import turn_rng
@@ -15,6 +14,7 @@ from skald.state import PERSISTENT_FIELDS, Event, GameState
 from skald.store import reads
 from skald.store.db import connect
 from skald.store.writer import create_campaign
+from support import script_lines
 
 SEED = 1  # a seed whose dice give a fight on the ash flats (asserted below)
 
