@@ -6,6 +6,7 @@ STAMP  := $(VENV)/.installed
 DB     ?= data/saves/skald.db
 PACK   ?=
 SEED   ?=
+CAMPAIGN ?=
 
 .PHONY: play test bench lint clean install
 
@@ -20,7 +21,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 play: $(STAMP)
-	@$(BIN)/skald play --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
+	@$(BIN)/skald play --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED)) $(if $(CAMPAIGN),--campaign $(CAMPAIGN))
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -35,6 +35,8 @@ def intro(session: Session) -> str:
 
 def _plain_turn(state: GameState, session: Session) -> str:
     lines = [f"[turn {state.campaign.turn_number}] > {state.player_input}", state.final_text, ""]
+    if state.quit_requested:
+        return "\n".join(lines)
     lines += [f"  {i}. {s.label}  ({s.tone.value.lower()}, {s.risk.value.lower()})"
               for i, s in enumerate(state.suggested_actions, 1)]
     lines.append(f"  [{status_line(state, session.pack)}]")
@@ -92,8 +94,11 @@ def interactive(session: Session) -> None:
 def render(console: Console, state: GameState, session: Session) -> None:
     if state.intent == Intent.META:
         console.print(Panel(state.final_text, border_style="dim"))
+        if state.quit_requested:
+            return
     else:
-        console.print(Panel(state.final_text, title=f"turn {state.campaign.turn_number}", border_style="white"))
+        title = f"turn {state.campaign.turn_number}: {state.player_input[:60]}"
+        console.print(Panel(state.final_text, title=title, title_align="left", border_style="white"))
     for i, s in enumerate(state.suggested_actions, 1):
         console.print(f"  [bold]{i}[/]. {s.label} [dim]({s.tone.value.lower()}, {s.risk.value.lower()})[/]")
     console.print(f"[dim]{status_line(state, session.pack)}[/]")
