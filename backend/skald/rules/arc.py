@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from skald.packs.models import EraPack
 from skald.rules.scene import current_location
-from skald.state import ArcStage, Event, GameState
+from skald.state import ActionClass, ArcStage, Event, GameState
 
 SETUP_TURNS, RISING_TURNS, CLIMAX_TURNS, RESOLUTION_TURNS = 6, 24, 10, 6
+NOT_ASKING = {ActionClass.ATTACK, ActionClass.SNEAK}  # nobody offers a job to someone hitting or robbing them
 
 
 def quest_events(state: GameState, pack: EraPack) -> list[Event]:
@@ -27,7 +28,7 @@ def quest_events(state: GameState, pack: EraPack) -> list[Event]:
     for quest in pack.quests.values():
         qstate = state.quests.get(quest.id)
         if qstate is None:
-            if router.target_npc == quest.giver:
+            if router.target_npc == quest.giver and router.action_class not in NOT_ASKING:
                 events.append(Event(type="QUEST_UPDATE", data={"quest": quest.id, "status": "active", "stage": 0}))
             continue
         if qstate.status != "active":

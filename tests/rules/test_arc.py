@@ -1,0 +1,200 @@
+"""Story pacing: quests offered by their givers, stages advanced by triggers, rewards, and the arc stages."""
+
+from __future__ import annotations
+
+import random
+
+from skald.packs.models import Risk
+from skald.rules import arc, checks, intent
+from skald.rules.events import apply_events
+from skald.state import ActionClass, ArcStage, Event, GameState, MechanicResult, Outcome, QuestState
+
+
+def _turn(state: GameState, pack, text: str, outcome: Outcome | None = None) -> GameState:
+    """Classify and resolve ``text``; optionally force the outcome; stage the events like the graph does."""
+    router = intent.classify(text, state, pack)
+    if router.action_class == ActionClass.DIALOGUE_ONLY:
+        res = checks.talk_result(router, state, pack)
+    else:
+        res = checks.resolve(router, state, pack, random.Random(1))
+    result = res.result if outcome is None else res.result.model_copy(update={"outcome": outcome})
+    state.router_output, state.mechanic_result, state.staged_events = router, result, list(res.events)
+    return state
+
+
+def _quest(events, quest_id: str) -> list[dict]:
+    return [e.data for e in events if e.type == "QUEST_UPDATE" and e.data["quest"] == quest_id]
+
+
+def test_nothing_happens_without_a_resolved_turn(state, pack):
+    assert arc.quest_events(state, pack) == []
+
+
+def test_talking_to_a_quest_giver_offers_the_quest(state, pack):
+    giver = pack.quests["short_pour"].giver
+    assert pack.npcs[giver].location == state.location
+    state = _turn(state, pack, "talk to the bartender")
+    assert state.router_output.target_npc == giver
+    assert _quest(arc.quest_events(state, pack), "short_pour") == [
+        {"quest": "short_pour", "status": "active", "stage": 0}]
+
+
+def test_talking_to_someone_else_offers_nothing(state, pack):
+    state = _turn(state, pack, "look around")
+    assert arc.quest_events(state, pack) == []
+
+
+def test_an_offered_quest_is_not_offered_again(state, pack):
+    state.quests["short_pour"] = QuestState(id="short_pour")
+    state = _turn(state, pack, "talk to the bartender")
+    assert _quest(arc.quest_events(state, pack), "short_pour") == []
+
+
+def test_stage_trigger_advances_the_quest(make_state, pack):
+    state = make_state(location="scrip_market")
+    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)  # ask Juno, PERSUADE, success
+    state = _turn(state, pack, "persuade Juno to explain the water cut", Outcome.SUCCESS)
+    assert _quest(arc.quest_events(state, pack), "short_pour") == [
+        {"quest": "short_pour", "status": "active", "stage": 1}]
+
+
+def test_stage_trigger_needs_success_when_asked(make_state, pack):
+    state = make_state(location="scrip_market")
+    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)
+    state = _turn(state, pack, "persuade Juno to explain the water cut", Outcome.FAILURE)
+    assert _quest(arc.quest_events(state, pack), "short_pour") == []
+
+
+def test_stage_trigger_needs_the_right_action_class_and_place(make_state, pack):
+    state = make_state(location="scrip_market")
+    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)
+    state = _turn(state, pack, "talk to Juno")  # talking is not persuading
+    assert _quest(arc.quest_events(state, pack), "short_pour") == []
+    state = make_state(location="kettle_row")
+    state.quests["short_pour"] = QuestState(id="short_pour", stage=1)  # search the Cistern Yard
+    state = _turn(state, pack, "look around", Outcome.SUCCESS)
+    assert _quest(arc.quest_events(state, pack), "short_pour") == []
+
+
+def test_location_trigger_uses_where_the_player_ends_up(state, pack):
+    state.quests["dead_drill"] = QuestState(id="dead_drill", stage=0)  # reach the Drill Graveyard
+    state.location = "ash_flats"
+    state.router_output = intent.classify("go to the Drill Graveyard", state, pack)
+    state.mechanic_result = MechanicResult(action_class=ActionClass.TRAVEL, risk=Risk.DANGEROUS,
+                                           outcome=Outcome.SUCCESS, minutes=90, summary="x")
+    state.staged_events = [Event(type="MOVE", data={"origin": "ash_flats", "to": "drill_graveyard"})]
+    assert _quest(arc.quest_events(state, pack), "dead_drill") == [
+        {"quest": "dead_drill", "status": "active", "stage": 1}]
+
+
+def test_item_trigger_counts_an_item_gained_this_turn(make_state, pack):
+    state = make_state(location="union_hall")
+    state.player.inventory.pop("data_slate", None)
+    state.quests["crooked_scales"] = QuestState(id="crooked_scales", stage=1)  # Bette + data slate
+    state = _turn(state, pack, "talk to Bette")
+    assert _quest(arc.quest_events(state, pack), "crooked_scales") == []
+    state.staged_events.append(Event(type="ITEM_GET", data={"item": "data_slate", "qty": 1}))
+    assert _quest(arc.quest_events(state, pack), "crooked_scales")[0]["status"] == "completed"
+
+
+def test_completion_pays_the_reward(state, pack):
+    state.quests["short_pour"] = QuestState(id="short_pour", stage=2)  # tell Hesper
+    state = _turn(state, pack, "talk to Hesper")
+    events = arc.quest_events(state, pack)
+    assert _quest(events, "short_pour") == [{"quest": "short_pour", "status": "completed", "stage": 3}]
+    reward = pack.quests["short_pour"].reward
+    after = apply_events(state.persistent(), state.staged_events + events, pack, 1)
+    assert after.quests["short_pour"].status == "completed"
+    assert after.player.credits == state.player.credits + reward.credits
+    assert after.player.inventory.get("water_ration", 0) == state.player.inventory.get("water_ration", 0) + \
+        reward.items.count("water_ration")
+    assert after.reputation["union"] == state.reputation["union"] + reward.reputation["union"]
+
+
+def test_completed_quests_stay_completed(state, pack):
+    state.quests["short_pour"] = QuestState(id="short_pour", status="completed", stage=3)
+    state = _turn(state, pack, "talk to Hesper")
+    assert arc.quest_events(state, pack) == []
+
+
+def test_a_whole_quest_played_through(make_state, pack):
+    """Short Pour from offer to reward, folding events turn by turn."""
+    state = make_state()
+    script = [("slag_and_lantern", "talk to the bartender", None),
+              ("scrip_market", "persuade Juno to explain the water cut", Outcome.SUCCESS),
+              ("cistern_yard", "look around", Outcome.SUCCESS),
+              ("slag_and_lantern", "talk to Hesper", None)]
+    for turn, (where, text, outcome) in enumerate(script, start=1):
+        state.location = where
+        state = _turn(state, pack, text, outcome)
+        events = state.staged_events + arc.quest_events(state, pack)
+        state = GameState(**dict(apply_events(state.persistent(), events, pack, turn)))
+    assert state.quests["short_pour"].status == "completed"
+
+
+# ------------------------------------------------------------------ arc stages
+
+
+def _at(state: GameState, stage: ArcStage, turns_in_stage: int) -> GameState:
+    state.arc_stage = stage
+    state.arc_stage_turn = 10
+    state.campaign.story_turns = 10 + turns_in_stage - 1  # next turn is the turns_in_stage-th in the stage
+    return state
+
+
+def test_setup_to_rising_after_enough_turns_or_a_quest(state):
+    assert arc.next_stage(_at(state, ArcStage.SETUP, arc.SETUP_TURNS - 1), []) is None
+    assert arc.next_stage(_at(state, ArcStage.SETUP, arc.SETUP_TURNS), []) == ArcStage.RISING
+    offer = Event(type="QUEST_UPDATE", data={"quest": "short_pour", "status": "active", "stage": 0})
+    assert arc.next_stage(_at(state, ArcStage.SETUP, 1), [offer]) == ArcStage.RISING
+
+
+def test_rising_to_climax(state):
+    assert arc.next_stage(_at(state, ArcStage.RISING, 5), []) is None
+    assert arc.next_stage(_at(state, ArcStage.RISING, arc.RISING_TURNS), []) == ArcStage.CLIMAX
+    state = _at(state, ArcStage.RISING, 2)
+    state.world.tension = 6
+    assert arc.next_stage(state, []) == ArcStage.CLIMAX
+    state.world.tension = 0
+    state.quests = {"a": QuestState(id="a", status="completed"), "b": QuestState(id="b", status="completed")}
+    assert arc.next_stage(state, []) == ArcStage.CLIMAX
+
+
+def test_climax_to_resolution_on_a_completed_quest(state):
+    assert arc.next_stage(_at(state, ArcStage.CLIMAX, 2), []) is None
+    done = Event(type="QUEST_UPDATE", data={"quest": "short_pour", "status": "completed", "stage": 3})
+    assert arc.next_stage(_at(state, ArcStage.CLIMAX, 2), [done]) == ArcStage.RESOLUTION
+    assert arc.next_stage(_at(state, ArcStage.CLIMAX, arc.CLIMAX_TURNS), []) == ArcStage.RESOLUTION
+
+
+def test_resolution_back_to_setup(state):
+    assert arc.next_stage(_at(state, ArcStage.RESOLUTION, arc.RESOLUTION_TURNS - 1), []) is None
+    assert arc.next_stage(_at(state, ArcStage.RESOLUTION, arc.RESOLUTION_TURNS), []) == ArcStage.SETUP
+
+
+def test_a_quiet_campaign_cycles_through_every_stage(state, pack):
+    """No quests, no tension: the stages follow SETUP -> RISING -> CLIMAX -> RESOLUTION -> SETUP by time."""
+    seen, when = [state.arc_stage], []
+    for story_turn in range(1, 60):
+        stage = arc.next_stage(state, [])
+        events = [Event(type="ARC_STAGE", data={"stage": stage.value, "story_turn": story_turn})] if stage else []
+        state = GameState(**dict(apply_events(state.persistent(), events, pack, story_turn)))
+        state.campaign.story_turns = story_turn
+        if stage:
+            seen.append(stage)
+            when.append(story_turn)
+    s, r, c, z = arc.SETUP_TURNS, arc.RISING_TURNS, arc.CLIMAX_TURNS, arc.RESOLUTION_TURNS
+    assert when[:4] == [s, s + r, s + r + c, s + r + c + z]
+    assert seen[:5] == [ArcStage.SETUP, ArcStage.RISING, ArcStage.CLIMAX, ArcStage.RESOLUTION, ArcStage.SETUP]
+
+
+def test_attacking_or_robbing_a_quest_giver_offers_nothing(state, pack):
+    for text in ("attack the bartender", "steal from Hesper"):
+        s = _turn(state.model_copy(deep=True), pack, text, Outcome.SUCCESS)
+        assert s.router_output.target_npc == "hesper_quill"
+        assert _quest(arc.quest_events(s, pack), "short_pour") == [], text
+
+
+def test_persuading_a_quest_giver_offers_the_quest(state, pack):
+    state = _turn(state, pack, "persuade Hesper to tell me what is wrong", Outcome.FAILURE)
+    assert _quest(arc.quest_events(state, pack), "short_pour")[0]["status"] == "active"

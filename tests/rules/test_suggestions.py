@@ -1,0 +1,185 @@
+"""The four suggested actions: one per tone, in order, each fitting the scene and playing as promised."""
+
+from __future__ import annotations
+
+import pytest
+from skald.packs.models import Risk, Tone
+from skald.rules import intent
+from skald.rules.events import apply_events
+from skald.rules.population import cast, hazard_events
+from skald.rules.suggestions import PADDING, TONES, Scene, lint, pad, scene_of, suggest
+from skald.state import ActionClass, Combat, CompanionState, Event, GameState, QuestState, Suggestion
+
+ORDER = [Tone.PARAGON, Tone.INVESTIGATE, Tone.RENEGADE, Tone.NEUTRAL]
+SEEDS = range(6)
+
+
+def _scene(state: GameState, pack):
+    present, events = cast(state, pack)
+    state.staged_events = list(state.staged_events) + events
+    return present
+
+
+def _variants(make_state, pack, location: str, seed: int):
+    """A few situations at ``location``: fresh, hurt and rich with a quest and a companion, in a fight."""
+    fresh = make_state(seed=seed, location=location)
+    yield fresh
+    hurt = make_state(seed=seed, location=location, hp=4, credits=500)
+    hurt.campaign.turn_number = seed * 7 + 3
+    hurt.companions["rhea_calloway"] = CompanionState(id="rhea_calloway", in_party=True)
+    hurt.quests["short_pour"] = QuestState(id="short_pour", stage=1)
+    hurt.quests["dead_drill"] = QuestState(id="dead_drill", stage=0)
+    hurt.player.inventory["patch_kit"] = 1
+    yield hurt
+    fighting = make_state(seed=seed, location=location)
+    fighting.combat = Combat(enemy_id="scrap_hounds", enemy_name="Scrap Hounds", enemy_hp=6, enemy_damage=3)
+    yield fighting
+    arriving = make_state(seed=seed, location=location)
+    arriving.campaign.turn_number = seed
+    arriving.staged_events = [Event(type="MOVE", data={"origin": "kettle_row", "to": location})]
+    arriving.location = "kettle_row" if location != "kettle_row" else "slag_and_lantern"
+    arriving.staged_events += hazard_events(arriving, pack)
+    yield arriving
+
+
+def _all_cases(make_state, pack):
+    for location in pack.locations:
+        for seed in SEEDS:
+            for state in _variants(make_state, pack, location, seed):
+                present = _scene(state, pack)
+                yield state, present, suggest(state, pack, present)[0]
+
+
+def test_always_four_in_tone_order(make_state, pack):
+    count = 0
+    for _state, _present, chosen in _all_cases(make_state, pack):
+        assert len(chosen) == 4
+        assert [s.tone for s in chosen] == ORDER
+        assert all(1 <= len(s.label) <= 80 for s in chosen)
+        count += 1
+    assert count == len(pack.locations) * len(SEEDS) * 4
+
+
+def test_chosen_suggestions_fit_the_scene(make_state, pack):
+    for state, present, chosen in _all_cases(make_state, pack):
+        scene = scene_of(state, pack, present)
+        for s in chosen:
+            assert lint(s, scene, pack) is None, (state.location, s.label)
+
+
+def test_every_suggestion_plays_as_promised(make_state, pack):
+    """Pick each suggestion next turn: the router must give the action class it was offered as."""
+    checked = 0
+    for state, _present, chosen in _all_cases(make_state, pack):
+        after = apply_events(state.persistent(), state.staged_events, pack, state.campaign.turn_number + 1)
+        after.campaign.turn_number += 1
+        next_turn = GameState(**dict(after))
+        for s in chosen:
+            if s in PADDING.values() or s.action_class == ActionClass.RECOVER.value:
+                continue
+            got = intent.classify(s.label, next_turn, pack)
+            assert got.action_class.value == s.action_class, (state.location, s.label, got.action_class)
+            checked += 1
+    assert checked > 500
+
+
+def test_travel_suggestions_name_a_reachable_place(make_state, pack):
+    for state, _present, chosen in _all_cases(make_state, pack):
+        for s in chosen:
+            if s.action_class == ActionClass.TRAVEL.value:
+                assert state.combat is None
+                here = next((e.data["to"] for e in state.staged_events if e.type == "MOVE"), state.location)
+                got = intent.classify(s.label, state.model_copy(update={"location": here}), pack)
+                assert got.target_location in {link.to for link in pack.locations[here].links}, s.label
+
+
+def test_defeated_player_is_offered_only_recovery(make_state, pack):
+    state = make_state(hp=0, defeated=True)
+    chosen, _ = suggest(state, pack, _scene(state, pack))
+    assert {s.action_class for s in chosen} == {ActionClass.RECOVER.value}
+    for s in chosen:
+        assert intent.classify(s.label, state, pack).action_class == ActionClass.RECOVER
+
+
+def test_combat_offers_no_travel(make_state, pack):
+    state = make_state(location="ash_flats")
+    state.combat = Combat(enemy_id="ash_storm", enemy_name="Ash Storm", enemy_hp=10, enemy_damage=4)
+    chosen, _ = suggest(state, pack, _scene(state, pack))
+    assert ActionClass.TRAVEL.value not in {s.action_class for s in chosen}
+    assert chosen[2].action_class == ActionClass.ATTACK.value and "Ash Storm" in chosen[2].label
+
+
+def test_suggestions_are_deterministic(make_state, pack):
+    a, b = make_state(seed=4), make_state(seed=4)
+    assert suggest(a, pack, _scene(a, pack)) == suggest(b, pack, _scene(b, pack))
+
+
+# ------------------------------------------------------------------ lint
+
+
+@pytest.fixture
+def bar_scene(state, pack) -> Scene:
+    present = _scene(state, pack)
+    return scene_of(state, pack, present)
+
+
+def _s(label: str, action: ActionClass, tone: Tone = Tone.NEUTRAL) -> Suggestion:
+    return Suggestion(label=label, tone=tone, risk=Risk.SAFE, action_class=action.value)
+
+
+def test_lint_rejects_naming_an_absent_npc(bar_scene, pack):
+    problem = lint(_s("Talk to Silas Mourne", ActionClass.DIALOGUE_ONLY), bar_scene, pack)
+    assert problem is not None and "Silas Mourne" in problem
+    assert lint(_s("Talk to Hesper Quill", ActionClass.DIALOGUE_ONLY), bar_scene, pack) is None
+
+
+def test_lint_rejects_travel_during_combat(bar_scene, pack):
+    fight = Scene(**{**bar_scene.__dict__, "in_combat": True})
+    travel = _s("Travel to Kettle Row (5 min)", ActionClass.TRAVEL)
+    assert lint(travel, bar_scene, pack) is None
+    assert "combat" in lint(travel, fight, pack)
+
+
+def test_lint_rejects_using_an_item_the_player_lacks(bar_scene, pack):
+    assert "patch_kit" not in bar_scene.held_items
+    problem = lint(_s("Use the patch kit", ActionClass.USE_ITEM), bar_scene, pack)
+    assert problem is not None and "Patch Kit" in problem
+    assert lint(_s("Drink the water ration", ActionClass.USE_ITEM), bar_scene, pack) is None  # held
+    assert lint(_s("Give the rivet pistol to Hesper Quill", ActionClass.INTERACT), bar_scene, pack) is not None
+
+
+def test_lint_rejects_empty_and_overlong_labels(bar_scene, pack):
+    assert lint(_s("   ", ActionClass.INTERACT), bar_scene, pack) is not None
+    assert lint(_s("x" * 81, ActionClass.INTERACT), bar_scene, pack) is not None
+
+
+def test_lint_notes_explain_dropped_candidates(make_state, pack):
+    state = make_state(hp=3)
+    state.combat = Combat(enemy_id="ash_storm", enemy_name="Ash Storm", enemy_hp=10, enemy_damage=4)
+    chosen, notes = suggest(state, pack, _scene(state, pack))
+    assert len(chosen) == 4
+    assert all(n.startswith("dropped suggestion") for n in notes)
+
+
+# ------------------------------------------------------------------ padding
+
+
+def test_pad_fills_missing_tones_in_order():
+    mine = Suggestion(label="Search the bar", tone=Tone.INVESTIGATE, risk=Risk.SAFE, action_class="INVESTIGATE")
+    out = pad([mine])
+    assert [s.tone for s in out] == list(TONES) == ORDER
+    assert out[1] is mine
+    assert out[0] == PADDING[Tone.PARAGON] and out[2] == PADDING[Tone.RENEGADE] and out[3] == PADDING[Tone.NEUTRAL]
+    assert pad([]) == [PADDING[t] for t in ORDER]
+
+
+def test_pad_keeps_order_whatever_the_input_order():
+    given = [Suggestion(label=t.value, tone=t, risk=Risk.SAFE) for t in reversed(ORDER)]
+    assert [s.label for s in pad(given)] == [t.value for t in ORDER]
+
+
+def test_padding_labels_play_as_their_action_class(make_state, pack):
+    for location in pack.locations:
+        state = make_state(location=location)
+        for tone, s in PADDING.items():
+            assert intent.classify(s.label, state, pack).action_class.value == s.action_class, (location, tone)
