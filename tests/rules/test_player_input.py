@@ -44,6 +44,15 @@ def test_tabs_and_newlines_are_allowed_and_the_ends_trimmed():
     assert check_player_input("  look\taround\nslowly  \n", LIMIT) == "look\taround\nslowly"
 
 
+def test_windows_line_endings_are_accepted():
+    assert check_player_input("look around\r\n", LIMIT) == "look around"
+
+
+def test_a_lone_carriage_return_is_still_refused():
+    with pytest.raises(PlayerInputError, match="U\\+000D"):
+        check_player_input("look\raround", LIMIT)
+
+
 def test_ordinary_unicode_is_allowed():
     assert check_player_input("say \u201chello\u201d to Zo\u00eb \u2014 caf\u00e9", LIMIT).startswith("say")
 

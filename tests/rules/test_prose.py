@@ -95,6 +95,12 @@ def test_prose_at_the_limits_is_not_cut():
     assert clean_narration(text) == (text, [])
 
 
+def test_one_sentence_longer_than_the_budget_is_cut_at_a_word():
+    text, warnings = clean_narration("You walk " + "and walk " * 200 + "until dawn.")
+    assert len(text.split()) <= MAX_WORDS + 1 and text.endswith("...")
+    assert any("overlong sentence" in w for w in warnings)
+
+
 def test_sentences_split_after_quotes():
     assert sentences('Hesper says, "Sit down." You sit. "Good," she adds.') == [
         'Hesper says, "Sit down."', "You sit.", '"Good," she adds.']

@@ -79,6 +79,7 @@ def test_every_suggestion_plays_as_promised(make_state, pack):
                 continue
             got = intent.classify(s.label, next_turn, pack)
             assert got.action_class.value == s.action_class, (state.location, s.label, got.action_class)
+            assert got.tone == s.tone, (state.location, s.label, got.tone)  # companions react to this tone
             checked += 1
     assert checked > 500
 
@@ -182,4 +183,6 @@ def test_padding_labels_play_as_their_action_class(make_state, pack):
     for location in pack.locations:
         state = make_state(location=location)
         for tone, s in PADDING.items():
-            assert intent.classify(s.label, state, pack).action_class.value == s.action_class, (location, tone)
+            routed = intent.classify(s.label, state, pack)
+            assert routed.action_class.value == s.action_class, (location, tone)
+            assert routed.tone == tone, (location, s.label, routed.tone)

@@ -54,7 +54,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
 RENEGADE_WORDS = _words("insult", "mock", "sneer", "spit", "curse", "jeer", "taunt", "shove", "rude", "laugh at",
                         "steal", "lie", "threaten", "kill", "rob", "cheat", "betray", "bully", "extort")
 PARAGON_WORDS = _words("help", "kindly", "thank", "comfort", "share", "protect", "apologi[sz]e", "give", "heal",
-                       "reassure", "gently", "console", "offer", "honest", "promise", "defend", "please", "sorry")
+                       "reassure", "gently", "console", "offer", "honest", "promise", "defend", "please", "sorry",
+                       "keep (?:my|your) word")
 INVESTIGATE_WORDS = _words("why", "how", "what", "who", "where", "ask about", "question", "rumou?rs?", "learn",
                            "find out", "wonder")
 
@@ -62,8 +63,9 @@ TONE_BY_CLASS = {
     ActionClass.ATTACK: Tone.RENEGADE,
     ActionClass.INTIMIDATE: Tone.RENEGADE,
     ActionClass.DECEIVE: Tone.RENEGADE,
-    ActionClass.SNEAK: Tone.INVESTIGATE,
     ActionClass.INVESTIGATE: Tone.INVESTIGATE,
+    ActionClass.PERSUADE: Tone.PARAGON,
+    ActionClass.RECRUIT: Tone.PARAGON,
 }
 
 

@@ -21,6 +21,7 @@ def check_player_input(text: str, max_chars: int) -> str:
         raise PlayerInputError(
             f"that input is {len(text):,} characters long; the limit is {max_chars:,}. Say it in fewer words."
         )
+    text = text.replace("\r\n", "\n")  # Windows line endings are not control input
     bad = sorted({f"U+{ord(ch):04X}" for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n"})
     if bad:
         raise PlayerInputError(

@@ -60,6 +60,9 @@ def clean_narration(text: str) -> tuple[str, list[str]]:
             break
         out.append(sentence)
         words += n
+    if words > MAX_WORDS:  # a single sentence longer than the whole budget: cut it at a word
+        out = [" ".join(out[0].split()[:MAX_WORDS]).rstrip(",;:") + "..."]
+        warnings.append(f"narrator: cut one overlong sentence to {MAX_WORDS} words")
     return " ".join(out), sorted(set(warnings), key=warnings.index)
 
 

@@ -23,8 +23,8 @@ PADDING = {
                              action_class="INTERACT"),
     Tone.INVESTIGATE: Suggestion(label="Look around carefully", tone=Tone.INVESTIGATE, risk=Risk.SAFE,
                                  action_class="INVESTIGATE"),
-    Tone.RENEGADE: Suggestion(label="Sneak a look at what others are hiding", tone=Tone.RENEGADE, risk=Risk.RISKY,
-                              action_class="SNEAK"),
+    Tone.RENEGADE: Suggestion(label="Steal something small while no one is looking", tone=Tone.RENEGADE,
+                              risk=Risk.RISKY, action_class="SNEAK"),
     Tone.NEUTRAL: Suggestion(label="Wait and watch for a while", tone=Tone.NEUTRAL, risk=Risk.SAFE,
                              action_class="REST"),
 }
@@ -123,7 +123,7 @@ def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Rando
     rough = here.type in ("wilds", "ruin", "mine")
     out[Tone.INVESTIGATE].append(s(f"Search {here.name} for anything useful", Tone.INVESTIGATE,
                                    Risk.RISKY if rough else Risk.SAFE, ActionClass.INVESTIGATE))
-    out[Tone.RENEGADE].append(s("Sneak around where you should not be", Tone.RENEGADE,
+    out[Tone.RENEGADE].append(s("Steal what you can while no one is looking", Tone.RENEGADE,
                                 Risk.DANGEROUS if "lawless" in here.tags else Risk.RISKY, ActionClass.SNEAK))
     links = list(here.links)
     rng.shuffle(links)
@@ -163,12 +163,16 @@ def suggest(state: GameState, pack: EraPack, present: list[PresentNpc]) -> tuple
 
 
 def _misroutes(option: Suggestion, state: GameState, pack: EraPack) -> str | None:
-    """The label, if the player picks it, must classify as the action it promises."""
+    """The label, if the player picks it, must classify as the action and the tone it promises."""
     if option.action_class == ActionClass.RECOVER.value:
         return None
     probe = state.model_copy(update={"location": current_location(state)})
-    got = intent.classify(option.label, probe, pack).action_class.value
-    return None if got == option.action_class else f"would play as {got}, not {option.action_class}"
+    routed = intent.classify(option.label, probe, pack)
+    if routed.action_class.value != option.action_class:
+        return f"would play as {routed.action_class.value}, not {option.action_class}"
+    if routed.tone != option.tone:
+        return f"would play as {routed.tone.value}, not {option.tone.value}"
+    return None
 
 
 def pad(suggestions: list[Suggestion]) -> list[Suggestion]:
