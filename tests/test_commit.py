@@ -151,3 +151,17 @@ def test_reopening_a_database_does_not_migrate_twice(db_path):
     again = connect(db_path)
     assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 1
     again.close()
+
+
+def test_a_commit_that_fails_at_commit_time_rolls_back_and_restores_the_guard(conn, campaign):
+    from skald.store.db import writing
+
+    before = dump(conn)
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+        with writing(conn):
+            conn.execute("PRAGMA defer_foreign_keys = ON")  # the violation surfaces only at COMMIT
+            conn.execute("INSERT INTO inventory (campaign_id, item_id, qty) VALUES ('ghost', 'x', 1)")
+    assert not conn.in_transaction
+    assert dump(conn) == before
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        conn.execute("DELETE FROM turns")

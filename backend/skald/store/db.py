@@ -45,9 +45,10 @@ def writing(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
+            conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # the body or the COMMIT itself failed
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
     finally:
         conn.execute("PRAGMA query_only = ON")
