@@ -84,13 +84,26 @@ def test_each_role_uses_its_own_model(server: FakeOllama) -> None:
     assert [b["model"] for b in server.chat_requests()] == ["dir", "nar", "ref"]
 
 
-def test_slow_stream_is_not_a_timeout(server: FakeOllama) -> None:
-    """httpx's timeout bounds each read, not the whole call: a steady trickle of lines may outlast it."""
+def test_a_trickling_stream_is_cut_at_the_deadline(server: FakeOllama) -> None:
+    """The role's timeout bounds the whole call, not each read: a steady trickle cannot outlast it."""
     content = "You wait. " * 6
     server.queue("nar", slow(content, chunk_delay_s=0.12, chunk_chars=10))  # 7 lines, ~0.84 s in all
-    reply, call = client_for(server.url, timeout_s=0.5).text("narrator", "s", "u")
-    assert reply == content
-    assert call.ok
+    tokens: list[str] = []
+    with pytest.raises(LLMUnavailable, match="narrator: fallback after LLMTimeout") as caught:
+        client_for(server.url, timeout_s=0.5).text("narrator", "s", "u", on_token=tokens.append)
+    assert tokens and "".join(tokens) != content  # some tokens arrived before the deadline cut the call
+    call = caught.value.call
+    assert call is not None and not call.ok and call.ttft_ms is not None
+    assert 450 <= call.latency_ms < 800
+
+
+def test_a_stream_inside_the_deadline_arrives_token_by_token(server: FakeOllama) -> None:
+    content = "You wait. " * 6
+    server.queue("nar", slow(content, chunk_delay_s=0.02, chunk_chars=10))
+    tokens: list[str] = []
+    reply, call = client_for(server.url, timeout_s=5).text("narrator", "s", "u", on_token=tokens.append)
+    assert reply == content and "".join(tokens) == content and len(tokens) >= 6
+    assert call.ok and call.ttft_ms is not None and call.ttft_ms <= call.latency_ms
 
 
 def test_structured_reply_is_parsed_into_the_schema(server: FakeOllama) -> None:

@@ -11,8 +11,9 @@ run-time context (``TurnContext``), never as state. Only ``commit`` writes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -75,16 +76,8 @@ def default_llm() -> LLMClient:
     return LLMClient(get_settings())
 
 
-def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
-             llm: LLMClient | None = None, graph: CompiledStateGraph | None = None) -> GameState:
-    """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
-
-    :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
-    :param state: the campaign's current state with ``player_input`` set; per-turn fields are reset here.
-    :returns: the reloaded persistent state plus this turn's per-turn fields (text, suggestions, warnings...).
-    :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
-    :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
-    """
+def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
+             llm: LLMClient | None) -> tuple[GameState, TurnContext]:
     text = check_player_input(state.player_input, get_settings().max_input_chars)
     state = state.begin_turn(text)
     context = TurnContext(
@@ -94,5 +87,50 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
     )
     conn.execute("PRAGMA query_only = ON")
-    out = (graph or compiled_graph()).invoke(state, context=context)
-    return GameState.model_validate(out)
+    return state, context
+
+
+def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
+             llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
+             on_token: Callable[[str], None] | None = None) -> GameState:
+    """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
+
+    :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
+    :param state: the campaign's current state with ``player_input`` set; per-turn fields are reset here.
+    :param on_token: called with each narrator token as the model streams it (not called offline).
+    :returns: the reloaded persistent state plus this turn's per-turn fields (text, suggestions, warnings...).
+    :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
+    :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
+    """
+    if on_token is None:
+        state, context = _prepare(conn, state, pack, llm)
+        return GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
+    final = None
+    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph):
+        if kind == "token":
+            on_token(payload)
+        elif kind == "turn":
+            final = payload
+    return final
+
+
+def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
+                llm: LLMClient | None = None, graph: CompiledStateGraph | None = None
+                ) -> Iterator[tuple[str, Any]]:
+    """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
+
+    ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token, and last
+    ``("turn", GameState)``. Raises as :func:`run_turn` does.
+    """
+    state, context = _prepare(conn, state, pack, llm)
+    final = None
+    for mode, payload in (graph or compiled_graph()).stream(state, context=context,
+                                                            stream_mode=["updates", "custom", "values"]):
+        if mode == "custom" and payload.get("kind") == "token":
+            yield "token", payload["text"]
+        elif mode == "updates":
+            for node in payload:
+                yield "progress", node
+        elif mode == "values":
+            final = payload
+    yield "turn", GameState.model_validate(final)

@@ -1,40 +1,162 @@
 """Run-time settings, read from the environment (prefix ``SKALD_``) with pydantic-settings.
 
-``SKALD_OLLAMA_BASE_URL`` applies to every LLM role. ``SKALD_<ROLE>_MODEL`` picks the model per role
-(``SKALD_DIRECTOR_MODEL``, ``SKALD_NARRATOR_MODEL``, ``SKALD_SUGGESTION_REFINER_MODEL``).
-``SKALD_LLM=off`` skips Ollama entirely and uses the deterministic fallbacks (the offline narrator).
+Globals: ``SKALD_DB_PATH``, ``SKALD_DEFAULT_PACK``, ``SKALD_LLM`` (auto | on | off), ``SKALD_OLLAMA_BASE_URL``,
+``SKALD_LLM_TIMEOUT_S``, the circuit breaker (``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
+transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
+
+Per role (``director``, ``narrator``, ``suggestion_refiner``): ``SKALD_<ROLE>_<KEY>`` for each key in
+:data:`ROLE_KEYS`, e.g. ``SKALD_NARRATOR_MODEL`` or ``SKALD_SUGGESTION_REFINER_TIMEOUT_S``. A role key left
+unset takes the role's default (:data:`ROLE_DEFAULTS`), and ``base_url`` / ``timeout_s`` take the global value.
+
+:func:`load_settings` is the start-up entry point: it refuses unknown ``SKALD_*`` variables (a typo would
+otherwise be silently ignored) and invalid values, with one clear message naming every problem.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("director", "narrator", "suggestion_refiner")
+PREFIX = "SKALD_"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SKALD_", extra="ignore")
+class RoleConfig(BaseModel):
+    """One LLM role, fully resolved. Tokens are model tokens; times are seconds of wall-clock time."""
+
+    role: str
+    provider: Literal["ollama"] = "ollama"
+    model: str
+    base_url: str
+    temperature: float = Field(ge=0, le=2)
+    num_ctx: int = Field(ge=256, description="max context window in tokens (prompt + output)")
+    num_predict: int = Field(ge=16, description="tokens reserved for the output")
+    timeout_s: float = Field(gt=0, description="hard deadline for one call, retries included")
+    attempts: int = Field(ge=1, le=10, description="structured-output attempts with validation feedback")
+    enabled: bool = True
+
+
+ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "director": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 96, "attempts": 1},
+    "narrator": {"model": "llama3.1:8b", "temperature": 0.7, "num_ctx": 8192, "num_predict": 420, "attempts": 1},
+    "suggestion_refiner": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 320,
+                           "attempts": 3},
+}
+# key -> (type, description); every key is optional per role and falls back as the module docstring says
+ROLE_KEYS: dict[str, tuple[Any, str]] = {
+    "provider": (Literal["ollama"] | None, "LLM provider (only ollama)"),
+    "model": (str | None, "model name as Ollama knows it"),
+    "base_url": (str | None, "Ollama URL for this role (default SKALD_OLLAMA_BASE_URL)"),
+    "temperature": (float | None, "sampling temperature, 0-2"),
+    "num_ctx": (int | None, "context window, tokens"),
+    "num_predict": (int | None, "output tokens reserved"),
+    "timeout_s": (float | None, "seconds per call (default SKALD_LLM_TIMEOUT_S)"),
+    "attempts": (int | None, "structured-output attempts"),
+    "enabled": (bool | None, "false: always use the deterministic fallback"),
+}
+
+
+class SettingsError(ValueError):
+    """Unknown or invalid ``SKALD_*`` settings; the message lists every problem and the fix."""
+
+
+class _Base(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore")
 
     db_path: Path = Path("data/saves/skald.db")
     default_pack: str = "cinder_reach"
     llm: Literal["auto", "on", "off"] = Field("auto", description="auto: use Ollama when it answers at start")
     ollama_base_url: str = "http://127.0.0.1:11434"
-    director_model: str = "llama3.2:3b"
-    narrator_model: str = "llama3.1:8b"
-    suggestion_refiner_model: str = "llama3.2:3b"
-    llm_timeout_s: float = Field(60.0, gt=0, description="seconds per LLM call")
+    llm_timeout_s: float = Field(60.0, gt=0, description="default seconds per LLM call")
     probe_timeout_s: float = Field(1.0, gt=0, description="seconds to wait for Ollama's /api/tags at start")
     max_input_chars: int = Field(2000, ge=1)
+    retries: int = Field(2, ge=0, le=5, description="retries of a call after a transient error")
+    retry_backoff_s: float = Field(0.25, ge=0, description="first retry delay; doubles each retry")
+    breaker_failures: int = Field(3, ge=1, description="consecutive failures that open a role's circuit")
+    breaker_seconds: float = Field(60.0, ge=0, description="how long an open circuit keeps the role in fallback")
+
+    def role(self, name: str) -> RoleConfig:
+        """The resolved configuration of one role. :raises SettingsError: unknown role."""
+        if name not in ROLES:
+            raise SettingsError(f"unknown LLM role {name!r}; roles: {', '.join(ROLES)}")
+        values = dict(ROLE_DEFAULTS[name])
+        for key in ROLE_KEYS:
+            given = getattr(self, f"{name}_{key}")
+            if given is not None:
+                values[key] = given
+        values.setdefault("base_url", self.ollama_base_url)
+        values.setdefault("timeout_s", self.llm_timeout_s)
+        try:
+            return RoleConfig(role=name, **values)
+        except ValidationError as exc:
+            raise SettingsError(_explain(exc, f"{PREFIX}{name.upper()}_")) from None
+
+    def roles(self) -> dict[str, RoleConfig]:
+        return {name: self.role(name) for name in ROLES}
 
     def model_for(self, role: str) -> str:
-        return getattr(self, f"{role}_model")
+        return self.role(role).model
+
+
+Settings = create_model(
+    "Settings",
+    __base__=_Base,
+    __doc__="Skald's settings; see the module docstring for every variable.",
+    **{f"{role}_{key}": (kind, Field(None, description=desc)) for role in ROLES for key, (kind, desc) in
+       ROLE_KEYS.items()},
+)
+
+
+def _explain(exc: ValidationError, prefix: str) -> str:
+    lines = []
+    for err in exc.errors():
+        name = f"{prefix}{'_'.join(str(p) for p in err['loc']).upper()}"
+        lines.append(f"  {name}={err.get('input')!r}: {err['msg']}")
+    return "invalid settings:\n" + "\n".join(lines)
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """``SKALD_*`` variables that name no setting, each with a close match when there is one."""
+    known = {f"{PREFIX}{name}".upper() for name in Settings.model_fields}
+    out = []
+    for name in sorted(environ):
+        upper = name.upper()
+        if upper.startswith(PREFIX) and upper not in known:
+            close = difflib.get_close_matches(upper, known, n=1, cutoff=0.8)
+            out.append(f"  {name}: not a Skald setting" + (f"; did you mean {close[0]}?" if close else ""))
+    return out
+
+
+def load_settings() -> _Base:
+    """Settings from the process environment, checked completely.
+
+    :raises SettingsError: unknown ``SKALD_*`` variables, invalid values, or a role that does not resolve.
+    """
+    problems = unknown_variables(os.environ)
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        problems += _explain(exc, PREFIX).splitlines()[1:]
+        settings = None
+    if settings is not None:
+        for name in ROLES:
+            try:
+                settings.role(name)
+            except SettingsError as exc:
+                problems += str(exc).splitlines()[1:]
+    if problems:
+        raise SettingsError("invalid settings:\n" + "\n".join(problems) + "\nSee `skald models` and README.md.")
+    return settings
 
 
 @lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    return Settings()
+def get_settings() -> _Base:
+    """The process's settings, loaded once (see :func:`load_settings`)."""
+    return load_settings()

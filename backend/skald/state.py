@@ -240,10 +240,19 @@ class SceneInstructions(Model):
 
 
 class LLMCall(Model):
+    """Metrics of one LLM call (or of one skipped by an open circuit). Times in milliseconds of wall clock."""
+
     role: str
     model: str
     ok: bool
+    outcome: str = Field("ok", description="ok | fallback | circuit_open")
     latency_ms: float
+    ttft_ms: float | None = Field(None, description="time to the first streamed token")
+    prompt_tokens: int | None = Field(None, description="as counted by the model (Ollama's prompt_eval_count)")
+    completion_tokens: int | None = None
+    attempts: int = Field(1, description="structured-output attempts made (feedback sent between them)")
+    retries: int = Field(0, description="retries after transient errors")
+    feedback: list[dict[str, Any]] = Field(default_factory=list, description="validation feedback sent")
     fallback_reason: str | None = None
 
 
@@ -262,6 +271,8 @@ class TurnFields(Model):
     final_text: str = ""
     warnings: Annotated[list[str], operator.add] = Field(default_factory=list)
     llm_calls: Annotated[list[LLMCall], operator.add] = Field(default_factory=list)
+    context_stats: Annotated[list[dict[str, Any]], operator.add] = Field(
+        default_factory=list, description="llm.budget.ContextStats per role called this turn (for --debug)")
 
 
 class GameState(PersistentState, TurnFields):

@@ -1,38 +1,47 @@
-"""LLM access: one ``ChatOllama`` per role, an availability probe, and call metrics.
+"""LLM access: one ``ChatOllama`` per role, with deadlines, retries, a circuit breaker, streaming,
+validation feedback for structured output, and metrics for every call.
 
 Nodes never talk to Ollama themselves: they call :meth:`LLMClient.text` or :meth:`LLMClient.structured`,
 and on :class:`LLMUnavailable` use their deterministic fallback and add a warning to the turn.
+
+Every call runs its HTTP work on a daemon worker thread and waits for it in the calling thread against the
+role's deadline (``timeout_s``, retries and feedback attempts included), so a model that stalls or trickles
+cannot hold a turn longer than that. Fault rules are in ``llm.faults``; the feedback shape in ``llm.feedback``.
 """
 
 from __future__ import annotations
 
+import json
+import queue
+import threading
 import time
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import httpx
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_ollama import ChatOllama
 from pydantic import BaseModel
 
-from skald.settings import ROLES, Settings
+from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
+from skald.llm.faults import CircuitBreaker, LLMTimeout, backoff, is_transient
+from skald.llm.feedback import feedback
+from skald.settings import ROLES, RoleConfig, Settings, SettingsError
 from skald.state import LLMCall
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
+TokenSink = Callable[[str], None]
 
 
 class LLMUnavailable(Exception):
-    """The role could not produce a usable reply (offline, timeout, HTTP error, invalid reply).
+    """The role could not produce a usable reply (offline, circuit open, timeout, HTTP error, invalid reply).
 
-    ``call`` holds the failed call's metrics (``ok=False``) when a request was made; None when offline.
+    ``call`` holds the call's metrics (``ok=False``) when one was attempted or skipped by the breaker.
     """
 
     def __init__(self, message: str, call: LLMCall | None = None):
         super().__init__(message)
         self.call = call
-
-
-def _failed(call: LLMCall, reason: str) -> LLMUnavailable:
-    return LLMUnavailable(reason, call.model_copy(update={"ok": False, "fallback_reason": reason}))
 
 
 def probe_ollama(base_url: str, timeout_s: float) -> tuple[bool, str]:
@@ -46,16 +55,24 @@ def probe_ollama(base_url: str, timeout_s: float) -> tuple[bool, str]:
         return False, f"Ollama unreachable at {base_url} ({type(exc).__name__})"
 
 
-class LLMClient:
-    """Per-role chat models over one Ollama server.
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
 
-    :param settings: resolved settings (base URL, model per role, timeout).
+
+class LLMClient:
+    """Per-role chat models.
+
+    :param settings: resolved settings (roles, retries, breaker).
     :param online: True to call Ollama, False for deterministic fallbacks only. ``None`` probes Ollama
         once (``settings.llm == "auto"``), or follows ``settings.llm`` when it is ``on``/``off``.
+    :param clock: monotonic seconds, for the circuit breakers (tests pass a fake clock).
+    :param sleep: how to wait between retries (tests pass a recorder).
     """
 
-    def __init__(self, settings: Settings, online: bool | None = None):
+    def __init__(self, settings: Settings, online: bool | None = None, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
         self.settings = settings
+        self.configs: dict[str, RoleConfig] = settings.roles()
         if online is None:
             if settings.llm == "auto":
                 online, self.detail = probe_ollama(settings.ollama_base_url, settings.probe_timeout_s)
@@ -65,59 +82,201 @@ class LLMClient:
         else:
             self.detail = "online" if online else "offline by request"
         self.online = online
+        self.sleep = sleep
+        self.breakers = {role: CircuitBreaker(settings.breaker_failures, settings.breaker_seconds, clock)
+                         for role in ROLES}
+        self.counters = {role: TokenCounter() for role in ROLES}
         self._models: dict[str, ChatOllama] = {}
 
     @property
     def mode(self) -> str:
         if self.online:
-            return f"LLM mode: {self.detail}; narrator model {self.settings.narrator_model}"
+            return f"LLM mode: {self.detail}; narrator model {self.configs['narrator'].model}"
         return f"offline narrator: deterministic prose ({self.detail})"
 
+    def config(self, role: str) -> RoleConfig:
+        if role not in self.configs:
+            raise SettingsError(f"unknown LLM role {role!r}; roles: {', '.join(ROLES)}")
+        return self.configs[role]
+
     def model(self, role: str) -> ChatOllama:
-        if role not in ROLES:
-            raise ValueError(f"unknown LLM role {role!r}; roles: {', '.join(ROLES)}")
         if role not in self._models:
+            cfg = self.config(role)
             self._models[role] = ChatOllama(
-                model=self.settings.model_for(role),
-                base_url=self.settings.ollama_base_url,
-                temperature=0.7 if role == "narrator" else 0.2,
-                client_kwargs={"timeout": self.settings.llm_timeout_s},
+                model=cfg.model, base_url=cfg.base_url, temperature=cfg.temperature, num_ctx=cfg.num_ctx,
+                num_predict=cfg.num_predict, client_kwargs={"timeout": cfg.timeout_s},
             )
         return self._models[role]
 
-    def _call(self, role: str, fn: Any) -> tuple[Any, LLMCall]:
-        if not self.online:
-            raise LLMUnavailable(f"{role}: offline fallback ({self.detail})")
-        model_name = self.settings.model_for(role)
-        model = self.model(role)  # built before the clock starts: construction is not call latency
-        started = time.perf_counter()
-        try:
-            value = fn(model)
-        except Exception as exc:  # any client, HTTP or parsing failure becomes a fallback, never a lost turn
-            detail = " ".join(str(exc).split())[:120]  # one line: parser errors span several
-            reason = f"{role}: fallback after {type(exc).__name__}: {detail}"
-            call = LLMCall(role=role, model=model_name, ok=False, fallback_reason=reason,
-                           latency_ms=(time.perf_counter() - started) * 1000)
-            raise LLMUnavailable(reason, call) from exc
-        call = LLMCall(role=role, model=model_name, ok=True, latency_ms=(time.perf_counter() - started) * 1000)
-        return value, call
+    # ------------------------------------------------------------------ public calls
 
-    def text(self, role: str, system: str, user: str) -> tuple[str, LLMCall]:
-        """Plain text reply. :raises LLMUnavailable: offline, failed, or an empty reply."""
-        messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
-        reply, call = self._call(role, lambda m: m.invoke(messages))
-        content = reply.content if isinstance(reply.content, str) else str(reply.content)
-        if not content.strip():
-            raise _failed(call, f"{role}: fallback after an empty reply")
-        return content, call
+    def fit(self, role: str, prompt: Prompt) -> Fitted:
+        """Trim ``prompt`` to the role's context budget (``num_ctx`` minus ``num_predict`` reserved for output)."""
+        cfg = self.config(role)
+        return fit(prompt, role, cfg.num_ctx, cfg.num_predict, self.counters[role])
 
-    def structured(self, role: str, schema: type[SchemaT], system: str, user: str) -> tuple[SchemaT, LLMCall]:
-        """A reply validated against ``schema`` via ``with_structured_output``.
+    def calibrate(self, role: str, fitted: Fitted, call: LLMCall) -> None:
+        """Teach the role's token counter from the prompt size the model reported for ``fitted``."""
+        if call.ok and call.prompt_tokens and not fitted.warnings:
+            self.counters[role].observe(fitted.stats.total_tokens, call.prompt_tokens)
 
-        :raises LLMUnavailable: offline, failed, or the reply does not validate.
+    def text(self, role: str, system: str, user: str, on_token: TokenSink | None = None) -> tuple[str, LLMCall]:
+        """A streamed plain-text reply; each content chunk goes to ``on_token`` as it arrives.
+
+        :raises LLMUnavailable: offline, disabled, circuit open, deadline passed, HTTP error, empty reply.
         """
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
-        value, call = self._call(role, lambda m: m.with_structured_output(schema).invoke(messages))
-        if not isinstance(value, schema):
-            raise _failed(call, f"{role}: fallback after a reply that is not {schema.__name__}")
-        return value, call
+
+        def attempt(deadline: float, metrics: dict[str, Any]) -> str:
+            started = time.monotonic()
+            parts: list[str] = []
+            for chunk in self._pump(lambda stop: self._stream(role, messages, stop), deadline):
+                content = chunk.content if isinstance(chunk.content, str) else ""
+                if content:
+                    if not parts:
+                        metrics["ttft_ms"] = (time.monotonic() - started) * 1000
+                    parts.append(content)
+                    metrics["emitted"] = True
+                    if on_token is not None:
+                        on_token(content)
+                if getattr(chunk, "usage_metadata", None):
+                    metrics["usage"] = chunk.usage_metadata
+            text = "".join(parts)
+            if not text.strip():
+                raise _Rejected("an empty reply")
+            return text
+
+        return self._run(role, attempt)
+
+    def structured(self, role: str, schema: type[SchemaT], system: str, user: str) -> tuple[SchemaT, LLMCall]:
+        """A reply validated against ``schema`` through ``with_structured_output`` (Ollama's JSON schema format).
+
+        A reply that fails validation is answered with ``llm.feedback`` and tried again, up to the role's
+        ``attempts``. :raises LLMUnavailable: as :meth:`text`, or after the last attempt still fails.
+        """
+        messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
+
+        def attempt(deadline: float, metrics: dict[str, Any]) -> SchemaT:
+            runnable = self.model(role).with_structured_output(schema, include_raw=True)
+            tries = self.config(role).attempts
+            for number in range(1, tries + 1):
+                metrics["attempts"] = number
+                out = self._with_retries(
+                    role, deadline, metrics,
+                    lambda: next(self._pump(lambda stop: iter([runnable.invoke(messages)]), deadline)))
+                raw: AIMessage = out["raw"]
+                metrics["usage"] = raw.usage_metadata or metrics.get("usage")
+                content = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
+                parsed = out.get("parsed")
+                problems = None if isinstance(parsed, schema) else feedback(schema, content)
+                if problems is None and isinstance(parsed, schema):
+                    return parsed
+                if problems is None:  # the parser refused what pydantic accepts: report it as JSON trouble
+                    problems = feedback(schema, "")
+                metrics.setdefault("feedback", []).append(problems)
+                if number == tries:
+                    raise _Rejected(f"{problems['issue_count']} validation issue(s) after {tries} attempt(s)")
+                messages.extend([AIMessage(content), HumanMessage(json.dumps(problems))])
+            raise AssertionError("unreachable")
+
+        return self._run(role, attempt, retries_inside=True)
+
+    # ------------------------------------------------------------------ machinery
+
+    def _gate(self, role: str) -> None:
+        cfg = self.config(role)
+        if not self.online:
+            raise LLMUnavailable(f"{role}: offline fallback ({self.detail})")
+        if not cfg.enabled:
+            raise LLMUnavailable(f"{role}: offline fallback (disabled by SKALD_{role.upper()}_ENABLED)")
+        breaker = self.breakers[role]
+        if not breaker.allow():
+            reason = (f"{role}: fallback, circuit open after {breaker.consecutive} consecutive failures "
+                      f"({breaker.remaining():.0f} s left)")
+            raise LLMUnavailable(reason, LLMCall(role=role, model=cfg.model, ok=False, outcome="circuit_open",
+                                                 latency_ms=0.0, attempts=0, fallback_reason=reason))
+
+    def _run(self, role: str, attempt: Callable[[float, dict[str, Any]], Any],
+             retries_inside: bool = False) -> tuple[Any, LLMCall]:
+        self._gate(role)
+        cfg = self.config(role)
+        self.model(role)  # built before the clock starts: construction is not call latency
+        started = time.monotonic()
+        deadline = started + cfg.timeout_s
+        metrics: dict[str, Any] = {"attempts": 1}
+        try:
+            if retries_inside:
+                value = attempt(deadline, metrics)
+            else:
+                value = self._with_retries(role, deadline, metrics, lambda: attempt(deadline, metrics))
+        except Exception as exc:  # any failure becomes a fallback, never a lost turn
+            self.breakers[role].failure()
+            reason = f"{role}: fallback after {exc}" if isinstance(exc, _Rejected) else (
+                f"{role}: fallback after {_one_line(exc)}")
+            raise LLMUnavailable(reason, self._call(role, started, metrics, ok=False, reason=reason)) from exc
+        self.breakers[role].success()
+        return value, self._call(role, started, metrics, ok=True)
+
+    def _with_retries(self, role: str, deadline: float, metrics: dict[str, Any], fn: Callable[[], Any]) -> Any:
+        """Retry ``fn`` after transient errors with exponential backoff, never after tokens reached the player."""
+        for retry in range(self.settings.retries + 1):
+            try:
+                return fn()
+            except Exception as exc:
+                wait = backoff(retry + 1, self.settings.retry_backoff_s)
+                last = retry == self.settings.retries
+                if last or not is_transient(exc) or metrics.get("emitted") or time.monotonic() + wait >= deadline:
+                    raise
+                metrics["retries"] = metrics.get("retries", 0) + 1
+                self.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def _stream(self, role: str, messages: list[BaseMessage], stop: threading.Event) -> Iterator[Any]:
+        for chunk in self.model(role).stream(messages):
+            if stop.is_set():
+                return
+            yield chunk
+
+    @staticmethod
+    def _pump(produce: Callable[[threading.Event], Iterator[Any]], deadline: float) -> Iterator[Any]:
+        """Run ``produce`` on a daemon thread; yield its items here, raising LLMTimeout at the deadline."""
+        items: queue.Queue = queue.Queue()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                for item in produce(stop):
+                    items.put(("item", item))
+                items.put(("done", None))
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                items.put(("error", exc))
+
+        threading.Thread(target=work, daemon=True, name="skald-llm").start()
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                if remaining <= 0:
+                    raise queue.Empty
+                kind, value = items.get(timeout=remaining)
+            except queue.Empty:
+                stop.set()
+                raise LLMTimeout("the role's deadline passed") from None
+            if kind == "done":
+                return
+            if kind == "error":
+                raise value
+            yield value
+
+    def _call(self, role: str, started: float, metrics: dict[str, Any], ok: bool, reason: str | None = None) -> LLMCall:
+        usage = metrics.get("usage") or {}
+        return LLMCall(
+            role=role, model=self.config(role).model, ok=ok, outcome="ok" if ok else "fallback",
+            latency_ms=(time.monotonic() - started) * 1000, ttft_ms=metrics.get("ttft_ms"),
+            prompt_tokens=usage.get("input_tokens"), completion_tokens=usage.get("output_tokens"),
+            attempts=metrics.get("attempts", 1), retries=metrics.get("retries", 0),
+            feedback=metrics.get("feedback", []), fallback_reason=reason,
+        )
+
+
+class _Rejected(Exception):
+    """A reply arrived but cannot be used (empty, or invalid after every attempt)."""

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from skald.context import TurnContext
 from skald.llm import offline, prompts
-from skald.llm.client import LLMUnavailable
+from skald.llm.ask import ask
 from skald.packs.models import EraPack
 from skald.rules import clock, suggestions
 from skald.rules.events import apply_events
@@ -62,15 +62,9 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     must += [e.type for e in state.staged_events if e.type in ("DAMAGE", "COMBAT_START", "COMPANION_JOIN",
                                                               "QUEST_UPDATE", "DEFEATED", "RUMOR_HEARD")]
     instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line)
-    update: dict = {}
-    try:
-        note, call = ctx.llm.text("director", prompts.DIRECTOR_RULES, prompts.scene_block(
-            state.model_copy(update={"director_instructions": instructions}), pack))
-        instructions.notes = note.strip()[:400]
-        update["llm_calls"] = [call]
-    except LLMUnavailable as exc:
-        instructions.notes = offline.director_note(state, pack, beat, mood)
-        update["warnings"] = [str(exc)]
-        update["llm_calls"] = [exc.call] if exc.call else []
+    asked = ask(ctx.llm, "director", prompts.director_prompt(
+        state.model_copy(update={"director_instructions": instructions}), pack))
+    instructions.notes = asked.value.strip()[:400] if asked.value else offline.director_note(state, pack, beat, mood)
+    update = asked.update()
     picks, _ = suggestions.suggest(projected(state, pack), pack, state.present_npcs)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

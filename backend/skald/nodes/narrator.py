@@ -6,35 +6,35 @@ from langgraph.runtime import Runtime
 
 from skald.context import TurnContext
 from skald.llm import offline, prompts
-from skald.llm.client import LLMUnavailable
+from skald.llm.ask import ask
 from skald.rules import dice, prose
 from skald.state import GameState
 
 
 def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: director_instructions, mechanic_result, present_npcs, staged events, location, recent turns.
-    Writes: final_text (5-8 sentences, <= 250 words, second person), llm_calls, warnings (fallback used,
-    option lists or meta sections stripped, prose cut, NPCs named who are not in the scene)."""
+    Writes: final_text (5-8 sentences, <= 250 words, second person), llm_calls, context_stats, warnings
+    (fallback used, prompt trimmed, option lists or meta sections stripped, prose cut, NPCs named who are not
+    in the scene). Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``."""
     ctx = runtime.context
     pack = ctx.pack
-    warnings: list[str] = []
-    calls = []
-    try:
-        raw, call = ctx.llm.text("narrator", prompts.narrator_system(pack), prompts.scene_block(state, pack))
-        calls.append(call)
-    except LLMUnavailable as exc:
-        warnings.append(str(exc))
-        calls += [exc.call] if exc.call else []
-        raw = offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1))
+    writer = runtime.stream_writer
+
+    def offline_prose() -> str:
+        return offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1))
+
+    asked = ask(ctx.llm, "narrator", prompts.narrator_prompt(state, pack),
+                on_token=lambda token: writer({"kind": "token", "role": "narrator", "text": token}))
+    warnings = asked.warnings
+    raw = asked.value or offline_prose()
     text, cleaning = prose.clean_narration(raw)
     warnings += cleaning
     if not text:
         warnings.append("narrator: reply had no usable prose; used the offline narrator")
-        text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
-                                                                                  state.campaign.turn_number + 1)))
+        text, _ = prose.clean_narration(offline_prose())
     enemies = {e.data["enemy_name"] for e in state.staged_events if e.type == "COMBAT_START"}
     if state.combat is not None:  # the enemy you fight or flee is part of the scene
         enemies.add(state.combat.enemy_name)
     for name in prose.unknown_names(text, pack, state.present_npcs, enemies):
         warnings.append(f"narrator: names {name}, who is not in the scene")
-    return {"final_text": text, "warnings": warnings, "llm_calls": calls}
+    return asked.update() | {"final_text": text, "warnings": warnings}

@@ -1,0 +1,46 @@
+"""One LLM role call as a node makes it: fit the prompt to the role's budget, call, calibrate, and collect
+what the turn must record (the call's metrics, context stats, warnings) whether the call worked or not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from skald.llm.budget import Prompt
+from skald.llm.client import LLMClient, LLMUnavailable, TokenSink
+from skald.state import LLMCall
+
+
+@dataclass
+class Asked:
+    """``value`` is None when the role fell back; ``warnings`` then says why."""
+
+    value: Any = None
+    calls: list[LLMCall] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    stats: list[dict[str, Any]] = field(default_factory=list)
+
+    def update(self) -> dict[str, Any]:
+        """The state update for these records (``llm_calls``, ``warnings``, ``context_stats``)."""
+        return {"llm_calls": self.calls, "warnings": self.warnings, "context_stats": self.stats}
+
+
+def ask(llm: LLMClient, role: str, prompt: Prompt, *, schema: type[BaseModel] | None = None,
+        on_token: TokenSink | None = None) -> Asked:
+    """Text (streamed to ``on_token``) or, with ``schema``, a validated object. Never raises LLMUnavailable."""
+    fitted = llm.fit(role, prompt)
+    asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
+    try:
+        if schema is None:
+            asked.value, call = llm.text(role, fitted.system, fitted.user, on_token=on_token)
+        else:
+            asked.value, call = llm.structured(role, schema, fitted.system, fitted.user)
+    except LLMUnavailable as exc:
+        asked.warnings.append(str(exc))
+        asked.calls += [exc.call] if exc.call else []
+        return asked
+    llm.calibrate(role, fitted, call)
+    asked.calls.append(call)
+    return asked
