@@ -6,11 +6,13 @@ import json
 import sys
 from collections.abc import Iterable
 
-from rich.console import Console
+from rich.console import Console, Group
+from rich.live import Live
 from rich.panel import Panel
+from rich.spinner import Spinner
 from rich.text import Text
 
-from skald.cli.session import Session, turn_json
+from skald.cli.session import Session, debug_json, turn_json
 from skald.errors import SkaldError
 from skald.rules.meta_commands import status_line
 from skald.state import GameState, Intent
@@ -44,7 +46,23 @@ def _plain_turn(state: GameState, session: Session) -> str:
     return "\n".join(lines) + "\n"
 
 
-def play_lines(session: Session, lines: Iterable[str], as_json: bool) -> int:
+def debug_lines(state: GameState) -> list[str]:
+    info = debug_json(state)
+    out = []
+    for call in info["llm_calls"]:
+        ttft = f"{call['ttft_ms']:.0f}" if call["ttft_ms"] is not None else "-"
+        out.append(f"  llm {call['role']}: {call['model']} {call['outcome']} {call['latency_ms']:.0f} ms "
+                   f"(first token {ttft} ms), tokens in/out {call['prompt_tokens']}/{call['completion_tokens']}, "
+                   f"attempts {call['attempts']}, retries {call['retries']}")
+    for stats in info["context_stats"]:
+        out.append(f"  context {stats['role']}: {stats['total_tokens']} of {stats['budget']} tokens "
+                   f"(system {stats['system_tokens']}, scene {stats['scene_tokens']}, lore {stats['lore_tokens']}, "
+                   f"history {stats['history_tokens']}; dropped {stats['history_dropped']} history, "
+                   f"{stats['lore_dropped']} lore; {stats['counter']})")
+    return out
+
+
+def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False) -> int:
     """Play each non-blank line as a turn and print it. Returns the number of turns played."""
     played = 0
     for raw in lines:
@@ -61,13 +79,29 @@ def play_lines(session: Session, lines: Iterable[str], as_json: bool) -> int:
             session.reload()
             continue
         played += 1
-        print(json.dumps(turn_json(state, session.pack)) if as_json else _plain_turn(state, session), flush=True)
+        if as_json:
+            print(json.dumps(turn_json(state, session.pack, debug)), flush=True)
+        else:
+            print(_plain_turn(state, session) + ("\n".join(debug_lines(state)) + "\n" if debug else ""), flush=True)
         if state.quit_requested:
             break
     return played
 
 
-def interactive(session: Session) -> None:
+def play_streaming(console: Console, session: Session, text: str) -> GameState:
+    """Play a turn with a spinner until the first narrator token, then the prose as it streams; the live view
+    is replaced by the final, cleaned turn when it commits."""
+    streamed: list[str] = []
+    spinner = Spinner("dots", text="The narrator is writing...")
+    with Live(spinner, console=console, transient=True, refresh_per_second=12) as live:
+        def on_token(token: str) -> None:
+            streamed.append(token)
+            live.update(Group(Panel("".join(streamed), border_style="dim"), spinner))
+
+        return session.play(text, on_token=on_token)
+
+
+def interactive(session: Session, debug: bool = False) -> None:
     console = Console()
     console.print(Panel(intro(session), title="Skald", border_style="cyan"))
     console.print(Text(session.llm.mode, style="dim"))
@@ -80,13 +114,14 @@ def interactive(session: Session) -> None:
                           f"skald play --campaign {session.state.campaign.id}")
             return
         try:
-            with console.status("The narrator is writing...", spinner="dots"):
-                state = session.play(pick(line, session.state))
+            state = play_streaming(console, session, pick(line, session.state))
         except SkaldError as exc:
             console.print(f"[yellow]{exc}[/]")
             session.reload()
             continue
         render(console, state, session)
+        for text in debug_lines(state) if debug else []:
+            console.print(text, style="dim", markup=False)
         if state.quit_requested:
             return
 
@@ -107,16 +142,16 @@ def render(console: Console, state: GameState, session: Session) -> None:
             console.print(f"[dim yellow]! {warning}[/]")
 
 
-def run(session: Session, script: str | None, as_json: bool) -> None:
+def run(session: Session, script: str | None, as_json: bool, debug: bool = False) -> None:
     """Interactive on a TTY without a script; otherwise play the script file or stdin line by line."""
     if script is None and sys.stdin.isatty() and not as_json:
-        interactive(session)
+        interactive(session, debug)
         return
     print(session.llm.mode, file=sys.stderr if as_json else sys.stdout, flush=True)
     if not as_json:
         print(intro(session) + "\n", flush=True)
     if script:
         with open(script, encoding="utf-8") as handle:
-            play_lines(session, handle, as_json)
+            play_lines(session, handle, as_json, debug)
     else:
-        play_lines(session, sys.stdin, as_json)
+        play_lines(session, sys.stdin, as_json, debug)

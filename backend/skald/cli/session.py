@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,11 @@ class Session:
             state = create_campaign(conn, pack, seed=seed, background=background, name=name, campaign_id=cid)
         return cls(conn=conn, pack=pack, llm=llm, state=state)
 
-    def play(self, text: str) -> GameState:
-        """Play one turn. Errors (PlayerInputError, TurnConflictError) leave ``self.state`` as it was."""
+    def play(self, text: str, on_token: Callable[[str], None] | None = None) -> GameState:
+        """Play one turn; ``on_token`` gets narrator tokens as they stream. Errors (PlayerInputError,
+        TurnConflictError) leave ``self.state`` as it was."""
         self.state = run_turn(self.conn, self.state.model_copy(update={"player_input": text}), pack=self.pack,
-                              llm=self.llm)
+                              llm=self.llm, on_token=on_token)
         return self.state
 
     def reload(self) -> None:
@@ -74,10 +76,18 @@ def _default_pack() -> str:
     return get_settings().default_pack
 
 
-def turn_json(state: GameState, pack: EraPack) -> dict[str, Any]:
-    """The ``--json`` shape of a played turn (one object per turn)."""
+def debug_json(state: GameState) -> dict[str, Any]:
+    """LLM call metrics and per-role context stats of a turn (``--debug``)."""
+    return {"llm_calls": [c.model_dump(mode="json", exclude={"feedback"}) | {"feedback_sent": len(c.feedback)}
+                          for c in state.llm_calls],
+            "context_stats": state.context_stats}
+
+
+def turn_json(state: GameState, pack: EraPack, debug: bool = False) -> dict[str, Any]:
+    """The ``--json`` shape of a played turn (one object per turn); ``debug`` adds :func:`debug_json`."""
     result = state.mechanic_result
-    return {
+    extra = {"debug": debug_json(state)} if debug else {}
+    return extra | {
         "campaign_id": state.campaign.id,
         "turn_number": state.campaign.turn_number,
         "input": state.player_input,

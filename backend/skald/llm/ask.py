@@ -3,6 +3,7 @@ what the turn must record (the call's metrics, context stats, warnings) whether 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,10 +28,17 @@ class Asked:
         return {"llm_calls": self.calls, "warnings": self.warnings, "context_stats": self.stats}
 
 
-def ask(llm: LLMClient, role: str, prompt: Prompt, *, schema: type[BaseModel] | None = None,
+def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type[BaseModel] | None = None,
         on_token: TokenSink | None = None) -> Asked:
-    """Text (streamed to ``on_token``) or, with ``schema``, a validated object. Never raises LLMUnavailable."""
-    fitted = llm.fit(role, prompt)
+    """Text (streamed to ``on_token``) or, with ``schema``, a validated object. Never raises LLMUnavailable.
+
+    ``prompt`` is built only when the role can be called (not offline, disabled or with its circuit open).
+    """
+    try:
+        llm.check(role)
+    except LLMUnavailable as exc:
+        return Asked(warnings=[str(exc)], calls=[exc.call] if exc.call else [])
+    fitted = llm.fit(role, prompt())
     asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
     try:
         if schema is None:

@@ -183,7 +183,8 @@ class LLMClient:
 
     # ------------------------------------------------------------------ machinery
 
-    def _gate(self, role: str) -> None:
+    def check(self, role: str) -> None:
+        """Raise :class:`LLMUnavailable` when the role cannot be called now (offline, disabled, circuit open)."""
         cfg = self.config(role)
         if not self.online:
             raise LLMUnavailable(f"{role}: offline fallback ({self.detail})")
@@ -198,7 +199,7 @@ class LLMClient:
 
     def _run(self, role: str, attempt: Callable[[float, dict[str, Any]], Any],
              retries_inside: bool = False) -> tuple[Any, LLMCall]:
-        self._gate(role)
+        self.check(role)
         cfg = self.config(role)
         self.model(role)  # built before the clock starts: construction is not call latency
         started = time.monotonic()

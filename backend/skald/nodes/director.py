@@ -62,7 +62,7 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     must += [e.type for e in state.staged_events if e.type in ("DAMAGE", "COMBAT_START", "COMPANION_JOIN",
                                                               "QUEST_UPDATE", "DEFEATED", "RUMOR_HEARD")]
     instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line)
-    asked = ask(ctx.llm, "director", prompts.director_prompt(
+    asked = ask(ctx.llm, "director", lambda: prompts.director_prompt(
         state.model_copy(update={"director_instructions": instructions}), pack))
     instructions.notes = asked.value.strip()[:400] if asked.value else offline.director_note(state, pack, beat, mood)
     update = asked.update()

@@ -23,7 +23,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     def offline_prose() -> str:
         return offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1))
 
-    asked = ask(ctx.llm, "narrator", prompts.narrator_prompt(state, pack),
+    asked = ask(ctx.llm, "narrator", lambda: prompts.narrator_prompt(state, pack),
                 on_token=lambda token: writer({"kind": "token", "role": "narrator", "text": token}))
     warnings = asked.warnings
     raw = asked.value or offline_prose()

@@ -37,7 +37,7 @@ def refiner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     llm_calls, warnings. A refined label must keep its tone and risk and pass the Director's lint."""
     ctx = runtime.context
     original = state.suggested_actions
-    asked = ask(ctx.llm, "suggestion_refiner", prompts.refiner_prompt(state, ctx.pack, original),
+    asked = ask(ctx.llm, "suggestion_refiner", lambda: prompts.refiner_prompt(state, ctx.pack, original),
                 schema=RefinedSuggestions)
     if asked.value is None:
         return asked.update()

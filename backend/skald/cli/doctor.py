@@ -1,0 +1,78 @@
+"""``skald doctor``: is everything Skald needs in place? Each problem comes with the command that fixes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from skald.packs.loader import PackError, available_packs, load_pack
+from skald.settings import SettingsError, load_settings
+from skald.store.db import connect
+from skald.store.schema import schema_version
+
+
+@dataclass
+class Check:
+    ok: bool
+    what: str
+    fix: str = ""
+
+
+def _tags(base_url: str, timeout_s: float) -> tuple[list[str] | None, str]:
+    try:
+        reply = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=timeout_s)
+        reply.raise_for_status()
+        return [m.get("name", "") for m in reply.json().get("models", [])], ""
+    except (httpx.HTTPError, ValueError) as exc:
+        return None, type(exc).__name__
+
+
+def _pulled(model: str, names: list[str]) -> bool:
+    wanted = model if ":" in model else f"{model}:latest"
+    return model in names or wanted in names
+
+
+def run_checks(db_path: Path | None = None) -> list[Check]:
+    """Every check, in order: settings, Ollama per URL, each role's model, the database, each pack."""
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        return [Check(False, str(exc), "correct or unset the variables named above, then run skald doctor again")]
+    checks = [Check(True, "settings load")]
+    if settings.llm == "off":
+        checks.append(Check(True, "SKALD_LLM=off: the deterministic fallbacks are in use; Ollama not checked"))
+    else:
+        roles = settings.roles()
+        for url in sorted({cfg.base_url for cfg in roles.values()}):
+            names, error = _tags(url, max(settings.probe_timeout_s, 2.0))
+            host = "" if url == "http://127.0.0.1:11434" else f"OLLAMA_HOST={url} "
+            if names is None:
+                checks.append(Check(False, f"Ollama does not answer at {url} ({error})",
+                                    f"{host}ollama serve   (or set SKALD_OLLAMA_BASE_URL to where Ollama runs)"))
+                continue
+            checks.append(Check(True, f"Ollama answers at {url} ({len(names)} models pulled)"))
+            for cfg in (c for c in roles.values() if c.base_url == url):
+                if not cfg.enabled:
+                    checks.append(Check(True, f"{cfg.role}: disabled, uses its fallback"))
+                elif _pulled(cfg.model, names):
+                    checks.append(Check(True, f"{cfg.role}: model {cfg.model} is pulled"))
+                else:
+                    checks.append(Check(False, f"{cfg.role}: model {cfg.model} is not pulled at {url}",
+                                        f"{host}ollama pull {cfg.model}"))
+    path = db_path or settings.db_path
+    try:
+        conn = connect(path)
+        checks.append(Check(True, f"database {path} opens (schema version {schema_version(conn)})"))
+        conn.close()
+    except Exception as exc:  # noqa: BLE001 - reported to the person, with the fix
+        checks.append(Check(False, f"database {path} does not open: {exc}",
+                            "check the path and its permissions, or use another: SKALD_DB_PATH=... / --db"))
+    for pack in available_packs():
+        try:
+            load_pack(pack)
+            checks.append(Check(True, f"era pack {pack} loads"))
+        except PackError as exc:
+            checks.append(Check(False, str(exc), "edit the files and lines named above"))
+    return checks
