@@ -21,7 +21,8 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     writer = runtime.stream_writer
 
     def offline_prose() -> str:
-        return offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1))
+        rng = dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1)
+        return offline.narrate(state, pack, rng)
 
     asked = ask(ctx.llm, "narrator", lambda: prompts.narrator_prompt(state, pack),
                 on_token=lambda token: writer({"kind": "token", "role": "narrator", "text": token}))
