@@ -1,0 +1,55 @@
+"""Prompt layout: static first (identical across turns, for prefix caching), rules at both ends, per-turn
+sections budgeted with history trimmed oldest first."""
+
+from __future__ import annotations
+
+from skald.graph import run_turn
+from skald.llm import prompts
+from skald.llm.budget import SectionKind, fit
+from skald.rules.scene import current_location
+from support import script_lines
+
+
+def played(conn, campaign, pack, llm, turns):
+    state = campaign
+    states = []
+    for line in [ln for ln in script_lines() if not ln.startswith("/")][:turns]:
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm)
+        states.append(state)
+    return states
+
+
+def test_system_prompts_are_static_across_turns_and_repeat_the_rules(conn, campaign, pack, offline_llm):
+    states = played(conn, campaign, pack, offline_llm, 6)
+    for build, rules in ((prompts.narrator_prompt, prompts.NARRATOR_RULES),
+                         (prompts.director_prompt, prompts.DIRECTOR_RULES)):
+        systems = {build(s, pack).system for s in states}
+        assert len(systems) == 1  # byte-identical: Ollama can reuse the cached prefix every turn
+        system = systems.pop()
+        assert system.startswith(rules) and system.rstrip().endswith(rules)
+        assert pack.era.style in system
+    refiner = {prompts.refiner_prompt(s, pack, s.suggested_actions).system for s in states}
+    assert len(refiner) == 1
+
+
+def test_per_turn_content_is_only_in_the_user_sections(conn, campaign, pack, offline_llm):
+    [*_, state] = played(conn, campaign, pack, offline_llm, 5)
+    prompt = prompts.narrator_prompt(state, pack)
+    assert state.player_input not in prompt.system
+    assert pack.locations[current_location(state)].name not in prompt.system
+    kinds = [s.kind for s in prompt.sections]
+    assert kinds[0] == SectionKind.SCENE and SectionKind.HISTORY in kinds and SectionKind.LORE in kinds
+
+
+def test_a_small_budget_drops_the_oldest_history_first(conn, campaign, pack, offline_llm):
+    [*_, state] = played(conn, campaign, pack, offline_llm, 8)
+    prompt = prompts.narrator_prompt(state, pack)
+    roomy = fit(prompt, "narrator", 8192, 420)
+    assert roomy.stats.history_dropped == 0 and not roomy.warnings
+    history = [s for s in prompt.sections if s.kind == SectionKind.HISTORY]
+    tight = fit(prompt, "narrator", roomy.stats.total_tokens - 10 + 420, 420)
+    assert tight.stats.history_dropped == 1 and tight.stats.lore_dropped == 0
+    oldest = min(history, key=lambda s: s.rank)
+    assert oldest.title not in tight.user and max(history, key=lambda s: s.rank).title in tight.user
+    assert tight.warnings == [f"narrator: trimmed the prompt to fit {tight.stats.budget} tokens: dropped 1 history "
+                              "and 0 lore section(s)"]
