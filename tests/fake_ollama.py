@@ -13,23 +13,43 @@ be a function of the request body. Lookup order: the model's queue, the ANY queu
 the ANY standing reply, else 404 "model not found" (as Ollama answers). Every request is recorded in
 :attr:`FakeOllama.requests`.
 
+The final ``done`` line reports ``prompt_eval_count`` (by default one token per four characters of the request's
+messages) and ``eval_count`` (by default the words of the whole reply); a reply can set either. A :class:`Gate`
+holds a stream before a given line until the test releases it.
+
     with FakeOllama(models=["nar"]) as server:
         server.always("nar", text("You look around."))
         server.queue("nar", http_error(500))          # the next call fails, later calls get the standing reply
         ...  Settings(ollama_base_url=server.url, ...)
+
+        gate = Gate()
+        server.queue("nar", held("First. Second.", gate, after=1))  # one line, then wait for gate.release()
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 ANY = "*"  # script key matching every model
+
+
+@dataclass(eq=False)
+class Gate:
+    """Holds a streamed reply at one line: ``reached`` is set when the stream gets there, and the line (and the
+    rest) goes out once :meth:`release` is called (or the server stops)."""
+
+    reached: threading.Event = field(default_factory=threading.Event)
+    opened: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.opened.set()
 
 
 @dataclass(frozen=True)
@@ -41,6 +61,9 @@ class Reply:
     :param delay_s: wait before sending the headers (a model that is slow to answer, or a hang).
     :param chunk_delay_s: wait between streamed lines (a model that answers slowly but steadily).
     :param stream_error: sent as an ``{"error": ...}`` line after the content, as Ollama does mid-stream.
+    :param prompt_eval_count: prompt tokens reported in the final line (default: request characters / 4).
+    :param eval_count: output tokens reported in the final line (default: words in ``content``).
+    :param gate: hold the stream before line ``gate_after`` (0-based; the final line counts) until released.
     """
 
     content: str = ""
@@ -50,6 +73,10 @@ class Reply:
     chunk_delay_s: float = 0.0
     chunk_chars: int = 16
     stream_error: str | None = None
+    prompt_eval_count: int | None = None
+    eval_count: int | None = None
+    gate: Gate | None = None
+    gate_after: int = 1
 
 
 Responder = Reply | Callable[[dict[str, Any]], Reply]
@@ -82,6 +109,11 @@ def http_error(status: int = 500, error: str = "internal server error") -> Reply
 def empty() -> Reply:
     """A reply with no content at all: just the final ``done`` line."""
     return Reply(content="")
+
+
+def held(content: str, gate: Gate, after: int = 1, chunk_chars: int = 16) -> Reply:
+    """Stream ``after`` lines of ``content``, then wait for ``gate.release()`` before the rest."""
+    return Reply(content=content, gate=gate, gate_after=after, chunk_chars=chunk_chars)
 
 
 class FakeOllama:
@@ -182,13 +214,31 @@ class FakeOllama:
         """Sleep up to ``seconds``; False if the server is stopping."""
         return not (seconds > 0 and self._stopping.wait(seconds))
 
+    def _wait_for(self, gate: Gate) -> bool:
+        """Wait until ``gate`` is released; False if the server is stopping first."""
+        gate.reached.set()
+        while not gate.opened.wait(0.02):
+            if self._stopping.is_set():
+                return False
+        return True
 
-def _chat_line(model: str, content: str, done: bool) -> dict[str, Any]:
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """The default ``prompt_eval_count``: one token per four characters of the request's message contents."""
+    return max(1, math.ceil(sum(len(m.get("content") or "") for m in body.get("messages", [])) / 4))
+
+
+def _chat_line(model: str, content: str, done: bool, reply: Reply | None = None,
+               body: dict[str, Any] | None = None) -> dict[str, Any]:
     line: dict[str, Any] = {"model": model, "created_at": "2025-01-01T00:00:00.000000Z",
                             "message": {"role": "assistant", "content": content}, "done": done}
     if done:
-        line |= {"done_reason": "stop", "total_duration": 1_000_000, "load_duration": 1000, "prompt_eval_count": 10,
-                 "prompt_eval_duration": 1000, "eval_count": max(1, len(content.split())), "eval_duration": 1000}
+        reply = reply or Reply(content=content)
+        prompt = reply.prompt_eval_count if reply.prompt_eval_count is not None else prompt_tokens(body or {})
+        output = reply.eval_count if reply.eval_count is not None else len(reply.content.split())
+        line |= {"done_reason": "stop", "total_duration": 1_000_000, "load_duration": 1000,
+                 "prompt_eval_count": prompt, "prompt_eval_duration": 1000, "eval_count": output,
+                 "eval_duration": 1000}
     return line
 
 
@@ -232,9 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.status != 200:
                 self._send_json(reply.status, {"error": reply.error})
             elif body.get("stream", True):
-                self._stream(model, reply)
+                self._stream(model, reply, body)
             else:
-                self._send_json(200, _chat_line(model, reply.content, done=True))
+                self._send_json(200, _chat_line(model, reply.content, True, reply, body))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): nothing left to do
 
@@ -252,7 +302,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.close_connection = True
 
-    def _stream(self, model: str, reply: Reply) -> None:
+    def _stream(self, model: str, reply: Reply, body: dict[str, Any]) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
@@ -264,8 +314,10 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.stream_error is not None:
             lines.append({"error": reply.stream_error})
         else:
-            lines.append(_chat_line(model, "", done=True))
-        for line in lines:
+            lines.append(_chat_line(model, "", True, reply, body))
+        for index, line in enumerate(lines):
+            if reply.gate is not None and index == reply.gate_after and not self.fake._wait_for(reply.gate):
+                return
             if not self.fake._wait(reply.chunk_delay_s):
                 return
             data = json.dumps(line).encode() + b"\n"

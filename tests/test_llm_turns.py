@@ -5,14 +5,16 @@ Each role has its own model name (director "dir", narrator "nar", refiner "ref")
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_ollama import FakeOllama, Reply, hang, http_error, json_reply, text
-from skald.graph import run_turn
+from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_reply, prompt_tokens, text
+from skald.graph import PIPELINE, run_turn, stream_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.packs.models import EraPack
@@ -33,8 +35,8 @@ REFINED = {"PARAGON": "Offer to share the find with the bar", "INVESTIGATE": "Re
 
 
 def sent_suggestions(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The Director's suggestions, as the refiner prompt lists them."""
-    return json.loads(body["messages"][-1]["content"].rsplit("Suggestions:\n", 1)[1])
+    """The Director's suggestions, as the refiner prompt lists them (in the first user message)."""
+    return json.loads(body["messages"][1]["content"].rsplit("Suggestions to rewrite:\n", 1)[1])["suggestions"]
 
 
 def refine(body: dict[str, Any]) -> Reply:
@@ -70,7 +72,8 @@ def play(db: Path, cinder: EraPack, llm: LLMClient, *inputs: str) -> tuple[Any, 
 
 
 def online(server: FakeOllama, timeout_s: float = 2.0) -> LLMClient:
-    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=timeout_s, **MODELS))
+    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=timeout_s, retry_backoff_s=0.01,
+                              **MODELS))
 
 
 def test_every_role_answers(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
@@ -96,6 +99,15 @@ def test_every_role_answers(server: FakeOllama, cinder: EraPack, tmp_path: Path)
     assert [(c["role"], c["model"], c["ok"]) for c in row["llm_calls"]] == [
         ("director", "dir", True), ("narrator", "nar", True), ("suggestion_refiner", "ref", True)]
     assert all(isinstance(c["latency_ms"], float) and c["latency_ms"] >= 0 for c in row["llm_calls"])
+    assert [(c["outcome"], c["attempts"], c["retries"], c["feedback"]) for c in row["llm_calls"]] == [
+        ("ok", 1, 0, [])] * 3
+    # usage as the model reported it (the fake's prompt_eval_count and eval_count), and ttft for the stream
+    bodies = server.chat_requests()
+    assert [c["prompt_tokens"] for c in row["llm_calls"]] == [prompt_tokens(b) for b in bodies]
+    assert [c["completion_tokens"] for c in row["llm_calls"]] == [
+        len(DIRECTOR_NOTE.split()), len(PROSE.split()), len(refine(bodies[2]).content.split())]
+    narrated = row["llm_calls"][1]
+    assert narrated["ttft_ms"] is not None and 0 <= narrated["ttft_ms"] <= narrated["latency_ms"]
 
 
 def test_refined_suggestions_keep_the_directors_tones_risks_and_actions(server: FakeOllama, cinder: EraPack,
@@ -120,23 +132,42 @@ def test_narration_is_cleaned(server: FakeOllama, cinder: EraPack, tmp_path: Pat
     assert warning in state.warnings
 
 
-@pytest.mark.parametrize(("reply", "warning"), [
-    (json_reply({"suggestions": [{"label": "Wait", "tone": "PARAGON", "risk": "SAFE"}]}),
-     "suggestion_refiner: fallback after OutputParserException"),
-    (text("Here are four better options for you!"), "suggestion_refiner: fallback after OutputParserException"),
-    (swap_first_two_tones, "suggestion_refiner: reply changed a tone or risk"),
-    (http_error(500), "suggestion_refiner: fallback after ResponseError"),
+INVALID = "suggestion_refiner: fallback after 1 validation issue(s) after 3 attempt(s)"
+
+
+@pytest.mark.parametrize(("reply", "warning", "requests"), [
+    (json_reply({"suggestions": [{"label": "Wait", "tone": "PARAGON", "risk": "SAFE"}]}), INVALID, 3),
+    (text("Here are four better options for you!"), INVALID, 3),
+    (swap_first_two_tones, "suggestion_refiner: reply changed a tone or risk", 1),
+    (http_error(500), "suggestion_refiner: fallback after ResponseError: internal server error (status code: 500)",
+     3),
 ], ids=["schema_fails", "not_json", "tone_changed", "http_500"])
 def test_invalid_refiner_reply_keeps_the_directors_suggestions(server: FakeOllama, cinder: EraPack, tmp_path: Path,
-                                                               reply: Any, warning: str) -> None:
+                                                               reply: Any, warning: str, requests: int) -> None:
     server.always("ref", reply)
     conn, state = play(tmp_path / "t.db", cinder, online(server), "look around")
     sent = sent_suggestions(server.chat_requests("ref")[0])
+    assert len(server.chat_requests("ref")) == requests  # feedback attempts, or transient retries
     assert [s.model_dump(include={"label", "tone", "risk"}, mode="json") for s in state.suggested_actions] == sent
-    assert any(w.startswith(warning) for w in state.warnings)
+    assert [w for w in state.warnings if w.startswith("suggestion_refiner")] == [
+        w for w in state.warnings if w.startswith(warning)] != []
     assert state.final_text == PROSE
     [row] = rendered_turns(conn, state.campaign.id)
     assert [s["label"] for s in row["suggestions"]] == [s["label"] for s in sent]
+
+
+def test_refiner_feedback_in_a_turn(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
+    """A refiner reply that fails validation gets feedback, and its corrected reply is used."""
+    server.queue("ref", json_reply({"suggestions": []}))
+    conn, state = play(tmp_path / "t.db", cinder, online(server), "look around")
+    assert [s.label for s in state.suggested_actions] == [REFINED[t] for t in TONES]
+    assert not [w for w in state.warnings if w.startswith("suggestion_refiner")]
+    first, second = server.chat_requests("ref")
+    feedback = json.loads(second["messages"][-1]["content"])
+    assert feedback["issues"]["invalid"][0]["field"] == "suggestions" and feedback["issue_count"] == 1
+    [row] = rendered_turns(conn, state.campaign.id)
+    refined = row["llm_calls"][2]
+    assert (refined["ok"], refined["attempts"], refined["feedback"]) == (True, 2, [feedback])
 
 
 def test_every_call_failing_still_commits_with_offline_prose(server: FakeOllama, cinder: EraPack,
@@ -149,13 +180,15 @@ def test_every_call_failing_still_commits_with_offline_prose(server: FakeOllama,
     assert state.campaign.turn_number == 1
     assert state.final_text == offline_state.final_text  # the offline narrator, exactly
     assert [s.label for s in state.suggested_actions] == [s.label for s in offline_state.suggested_actions]
-    for role in ("director", "narrator", "suggestion_refiner"):
-        assert any(w.startswith(f"{role}: fallback after ResponseError") and "500" in w for w in state.warnings), role
-    assert [b["model"] for b in server.chat_requests()] == ["dir", "nar", "ref"]  # each role tried once
+    assert state.warnings == [f"{role}: fallback after ResponseError: internal server error (status code: 500)"
+                              for role in ("director", "narrator", "suggestion_refiner")]
+    # each role tried, and retried twice (transient), in graph order
+    assert [b["model"] for b in server.chat_requests()] == ["dir"] * 3 + ["nar"] * 3 + ["ref"] * 3
     [row] = rendered_turns(conn, state.campaign.id)
     assert row["turn_number"] == 1 and row["text"] == offline_state.final_text
-    assert [(c["role"], c["ok"]) for c in row["llm_calls"]] == [  # every failed call is on record
-        ("director", False), ("narrator", False), ("suggestion_refiner", False)]
+    assert [(c["role"], c["ok"], c["outcome"], c["retries"]) for c in row["llm_calls"]] == [  # all on record
+        ("director", False, "fallback", 2), ("narrator", False, "fallback", 2),
+        ("suggestion_refiner", False, "fallback", 2)]
     offline_conn.close()
     conn.close()
 
@@ -165,13 +198,104 @@ def test_narrator_timeout_falls_back_and_the_turn_goes_on(server: FakeOllama, ci
     server.queue("nar", hang(30))
     conn, state = play(tmp_path / "t.db", cinder, online(server, timeout_s=0.5), "look around", "look around")
     first, second = rendered_turns(conn, state.campaign.id)
-    assert any(w.startswith("narrator: fallback after ReadTimeout") for w in first["warnings"])
+    assert "narrator: fallback after LLMTimeout: the role's deadline passed" in first["warnings"]
     assert first["text"] and first["text"] != PROSE
     calls = [(c["role"], c["ok"]) for c in first["llm_calls"]]
     assert calls == [("director", True), ("narrator", False), ("suggestion_refiner", True)]
     failed = first["llm_calls"][1]
-    assert failed["fallback_reason"].startswith("narrator: fallback after ReadTimeout")
-    assert failed["latency_ms"] >= 400  # the time the turn waited before falling back
+    assert failed["fallback_reason"] == "narrator: fallback after LLMTimeout: the role's deadline passed"
+    assert 500 <= failed["latency_ms"] < 2000  # the turn waited out the deadline, and no longer
+    assert failed["retries"] == 0 and len(server.chat_requests("nar")) == 2  # one per turn: timeouts not retried
     assert second["text"] == PROSE  # the next turn uses the model again
     assert [c["role"] for c in second["llm_calls"]] == ["director", "narrator", "suggestion_refiner"]
     assert state.campaign.turn_number == 2
+
+
+def test_prompt_token_counts_calibrate_the_roles_budget(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
+    """The narrator's token counter learns from the prompt size the model reports (prompt_eval_count)."""
+    server.always("nar", lambda body: text(PROSE, prompt_eval_count=2 * prompt_tokens(body)))
+    llm = online(server)
+    _, state = play(tmp_path / "t.db", cinder, llm, "look around")
+    [stats] = [s for s in state.context_stats if s["role"] == "narrator"]
+    reported = 2 * prompt_tokens(server.chat_requests("nar")[0])
+    assert llm.counters["narrator"].factor == pytest.approx(0.7 + 0.3 * reported / stats["total_tokens"])
+    assert llm.counters["narrator"].factor > 1.2
+
+
+# -- streaming --------------------------------------------------------------------------------------------------
+
+def test_narrator_tokens_reach_the_caller_before_the_turn_ends(server: FakeOllama, cinder: EraPack,
+                                                              tmp_path: Path) -> None:
+    """The narrator's stream is held after its first line; only the caller's on_token can let it go on."""
+    gate = Gate()
+    server.queue("nar", held(PROSE, gate, after=1, chunk_chars=24))
+    tokens: list[str] = []
+    held_at_first_token: list[bool] = []
+
+    def on_token(token: str) -> None:
+        if not tokens:
+            held_at_first_token.append(gate.reached.wait(2) and not gate.opened.is_set())
+            gate.release()
+        tokens.append(token)
+
+    conn = connect(tmp_path / "t.db")
+    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
+    state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=online(server),
+                     on_token=on_token)
+    assert held_at_first_token == [True]  # the first token arrived while the stream was still held
+    assert tokens[0] == PROSE[:24] and len(tokens) == -(-len(PROSE) // 24)
+    assert "".join(tokens) == PROSE == state.final_text  # in order, nothing lost
+    [row] = rendered_turns(conn, state.campaign.id)
+    assert row["llm_calls"][1]["ok"] and not [w for w in row["warnings"] if w.startswith("narrator")]
+
+
+def test_a_held_stream_released_by_another_thread_after_the_first_token(server: FakeOllama, cinder: EraPack,
+                                                                      tmp_path: Path) -> None:
+    gate = Gate()
+    server.queue("nar", held(PROSE, gate, after=1, chunk_chars=24))
+    first_token = threading.Event()
+    seen: list[tuple[str, bool]] = []
+
+    def on_token(token: str) -> None:
+        seen.append((token, gate.opened.is_set()))
+        first_token.set()
+
+    releaser = threading.Thread(target=lambda: first_token.wait(5) and gate.release())
+    releaser.start()
+    conn = connect(tmp_path / "t.db")
+    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
+    state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=online(server),
+                     on_token=on_token)
+    releaser.join()
+    assert seen[0] == (PROSE[:24], False)  # delivered before the server was allowed to send the rest
+    assert all(opened for _, opened in seen[1:])
+    assert "".join(t for t, _ in seen) == PROSE == state.final_text
+    conn.close()
+
+
+def test_stream_turn_yields_progress_in_graph_order_then_tokens_then_the_turn(server: FakeOllama, cinder: EraPack,
+                                                                              tmp_path: Path) -> None:
+    server.always("nar", dataclasses.replace(text(PROSE), chunk_chars=40))
+    conn = connect(tmp_path / "t.db")
+    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
+    llm = online(server)
+    events = list(stream_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=llm))
+    kinds = [kind for kind, _ in events]
+    progress = [node for kind, node in events if kind == "progress"]
+    assert progress == ["router", "mechanic", *PIPELINE]  # "look around" is an ACTION
+    assert kinds[-1] == "turn" and kinds.count("turn") == 1
+    final = events[-1][1]
+    assert final.campaign.turn_number == 1 and final.final_text == PROSE
+    tokens = [payload for kind, payload in events if kind == "token"]
+    assert "".join(tokens) == PROSE and len(tokens) == -(-len(PROSE) // 40)
+    # the tokens stream while the narrator runs: after the director finished, before the narrator's update
+    positions = {name: events.index(("progress", name)) for name in ("director", "narrator")}
+    token_positions = [i for i, (kind, _) in enumerate(events) if kind == "token"]
+    assert positions["director"] < min(token_positions) and max(token_positions) < positions["narrator"]
+
+    meta = list(stream_turn(conn, final.model_copy(update={"player_input": "/status"}), pack=cinder, llm=llm))
+    assert [e for e in meta if e[0] != "turn"] == [("progress", "router"), ("progress", "meta"),
+                                                   ("progress", "commit")]
+    assert meta[-1][1].campaign.turn_number == 2
+    assert len(server.chat_requests()) == 3  # META made no request
+    conn.close()

@@ -128,13 +128,12 @@ class LLMClient:
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
 
         def attempt(deadline: float, metrics: dict[str, Any]) -> str:
-            started = time.monotonic()
             parts: list[str] = []
             for chunk in self._pump(lambda stop: self._stream(role, messages, stop), deadline):
                 content = chunk.content if isinstance(chunk.content, str) else ""
                 if content:
-                    if not parts:
-                        metrics["ttft_ms"] = (time.monotonic() - started) * 1000
+                    if not parts:  # from the start of the call, like latency_ms: retries and backoff included
+                        metrics["ttft_ms"] = (time.monotonic() - metrics["started"]) * 1000
                     parts.append(content)
                     metrics["emitted"] = True
                     if on_token is not None:
@@ -173,9 +172,9 @@ class LLMClient:
                     return parsed
                 if problems is None:  # the parser refused what pydantic accepts: report it as JSON trouble
                     problems = feedback(schema, "")
-                metrics.setdefault("feedback", []).append(problems)
                 if number == tries:
                     raise _Rejected(f"{problems['issue_count']} validation issue(s) after {tries} attempt(s)")
+                metrics.setdefault("feedback", []).append(problems)  # the feedback sent, as LLMCall.feedback says
                 messages.extend([AIMessage(content), HumanMessage(json.dumps(problems))])
             raise AssertionError("unreachable")
 
@@ -204,7 +203,7 @@ class LLMClient:
         self.model(role)  # built before the clock starts: construction is not call latency
         started = time.monotonic()
         deadline = started + cfg.timeout_s
-        metrics: dict[str, Any] = {"attempts": 1}
+        metrics: dict[str, Any] = {"attempts": 1, "started": started}
         try:
             if retries_inside:
                 value = attempt(deadline, metrics)

@@ -7,11 +7,10 @@ from langgraph.runtime import Runtime
 from skald.context import TurnContext
 from skald.llm import offline, prompts
 from skald.llm.ask import ask
-from skald.packs.models import EraPack
 from skald.rules import clock, suggestions
-from skald.rules.events import apply_events
+from skald.rules.events import projected
 from skald.rules.scene import current_location
-from skald.state import PERSISTENT_FIELDS, GameState, Outcome, SceneInstructions
+from skald.state import GameState, Outcome, SceneInstructions
 
 MOOD_BY_TAG = {"dark": "shadowed", "crowded": "busy", "lawless": "tense", "quiet": "hushed", "hot": "sweltering",
                "dusty": "gritty"}
@@ -33,13 +32,6 @@ def _beat(state: GameState) -> str:
     if result and result.outcome == Outcome.NO_ROLL:
         return "a quiet exchange"
     return "a small win" if result and result.outcome.succeeded else "a setback"
-
-
-def projected(state: GameState, pack: EraPack) -> GameState:
-    """The state as it will be after this turn's staged events (what the next turn's suggestions face)."""
-    after = apply_events(state.persistent(), state.staged_events, pack, state.campaign.turn_number + 1)
-    fields = {name: getattr(after, name) for name in PERSISTENT_FIELDS}
-    return GameState(**fields, present_npcs=state.present_npcs)
 
 
 def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:

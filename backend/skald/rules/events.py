@@ -14,11 +14,13 @@ from collections.abc import Callable, Iterable
 from skald.packs.models import EraPack
 from skald.state import (
     NEWS_KEPT,
+    PERSISTENT_FIELDS,
     PROCEDURAL_NPCS_KEPT,
     ArcStage,
     Combat,
     CompanionState,
     Event,
+    GameState,
     KnownNpc,
     PersistentState,
     QuestState,
@@ -197,3 +199,10 @@ def apply_events(state: PersistentState, events: Iterable[Event], pack: EraPack,
         elif event.type not in INFORMATIONAL:
             raise ValueError(f"unknown event type {event.type!r}")
     return folded
+
+
+def projected(state: GameState, pack: EraPack) -> GameState:
+    """The state as it will be after this turn's staged events, with the turn's cast on stage: what the
+    suggestions offered for the next turn must fit (the Director picks them and the Refiner checks them here)."""
+    after = apply_events(state.persistent(), state.staged_events, pack, state.campaign.turn_number + 1)
+    return GameState(**{name: getattr(after, name) for name in PERSISTENT_FIELDS}, present_npcs=state.present_npcs)

@@ -1,0 +1,222 @@
+"""A 20-turn scripted session through the real graph, on a real SQLite file, with the online LLM client talking
+to a fake Ollama that fails in one way per run.
+
+Whatever the fault, every turn commits with prose and four suggestions, and the LLM calls of each turn follow
+the route table in ``docs/architecture.md``: META makes none; TALK and ACTION call director, narrator and
+suggestion_refiner, in that order. A role that keeps failing opens its circuit after three calls (the breaker
+defaults), and from then on its calls are recorded as ``circuit_open`` without a request reaching the server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_ollama import ANY, FakeOllama, Reply, empty, hang, http_error, json_reply, text
+from skald.graph import run_turn
+from skald.llm.client import LLMClient
+from skald.packs.loader import load_pack
+from skald.packs.models import EraPack
+from skald.settings import Settings
+from skald.state import GameState
+from skald.store.db import connect
+from skald.store.reads import rendered_turns
+from skald.store.writer import create_campaign
+from support import script_lines
+
+ROLES = ("director", "narrator", "suggestion_refiner")
+MODEL = {"director": "dir", "narrator": "nar", "suggestion_refiner": "ref"}
+LINES = script_lines()[:20]
+DIRECTOR_NOTE = "Keep the room loud and the stakes close."
+PROSE = ("You take a breath and weigh the moment. The air is hot and thick with dust. Voices rise and fall around "
+         "you. Nothing here waits for long. You settle on your next move.")
+BREAKER_FAILURES = 3  # the default of Settings.breaker_failures
+RETRIES = 2  # the default of Settings.retries
+ATTEMPTS = 3  # the refiner's default structured-output attempts
+
+
+def echo_suggestions(body: dict[str, Any]) -> Reply:
+    """A refiner that returns the Director's suggestions as they were sent: always valid, and always passes the
+    refiner's lint (which checks against the same post-turn state the Director picked them for)."""
+    return json_reply(json.loads(body["messages"][1]["content"].rsplit("Suggestions to rewrite:\n", 1)[1]))
+
+
+SLOW_LINE_S = 0.01  # the slow stream's pause before every line
+SLOW_NARRATOR_LINES = math.ceil(len(PROSE) / 40) + 1  # content lines and the final line
+
+
+def slowly(reply: Reply | Callable[[dict[str, Any]], Reply], chunk_chars: int) -> Callable[[dict[str, Any]], Reply]:
+    """The same reply, streamed in ``chunk_chars`` lines with a pause before each (well inside the deadline)."""
+    def respond(body: dict[str, Any]) -> Reply:
+        base = reply(body) if callable(reply) else reply
+        return dataclasses.replace(base, chunk_chars=chunk_chars, chunk_delay_s=SLOW_LINE_S)
+    return respond
+
+
+def healthy(server: FakeOllama) -> None:
+    server.always("dir", text(DIRECTOR_NOTE)).always("nar", text(PROSE)).always("ref", echo_suggestions)
+
+
+def slow(server: FakeOllama) -> None:
+    server.always("dir", slowly(text(DIRECTOR_NOTE), 16)).always("nar", slowly(text(PROSE), 40))
+    server.always("ref", slowly(echo_suggestions, 120))
+
+
+def refiner_says(reply: Reply) -> Callable[[FakeOllama], None]:
+    def script(server: FakeOllama) -> None:
+        healthy(server)
+        server.always("ref", reply)
+    return script
+
+
+def every_model(reply: Reply) -> Callable[[FakeOllama], None]:
+    def script(server: FakeOllama) -> None:
+        server.always(ANY, reply)
+    return script
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One fault mode: how the fake answers, and what the failing roles look like.
+
+    :param failing: role -> how its fallback warning goes on after ``"<role>: fallback after "``.
+    :param requests: role -> requests one failed call makes (retries or feedback attempts); 1 when not listed.
+    """
+
+    script: Callable[[FakeOllama], None]
+    failing: dict[str, str] = field(default_factory=dict)
+    requests: dict[str, int] = field(default_factory=dict)
+    timeout_s: float = 2.0
+
+
+TIMEOUT = "LLMTimeout: the role's deadline passed"
+HTTP_500 = "ResponseError: internal server error (status code: 500)"
+INVALID = f"1 validation issue(s) after {ATTEMPTS} attempt(s)"
+MODES = {
+    "healthy": Mode(healthy),
+    "slow_stream": Mode(slow),
+    "timeout": Mode(every_model(hang(30)), dict.fromkeys(ROLES, TIMEOUT), timeout_s=0.3),
+    "http_500": Mode(every_model(http_error(500)), dict.fromkeys(ROLES, HTTP_500),
+                     dict.fromkeys(ROLES, RETRIES + 1)),
+    "refiner_not_json": Mode(refiner_says(text("Here are four better options for you!")),
+                             {"suggestion_refiner": INVALID}, {"suggestion_refiner": ATTEMPTS}),
+    "refiner_schema_fails": Mode(refiner_says(json_reply({"suggestions": [
+        {"label": "Wait", "tone": "PARAGON", "risk": "SAFE"}]})),
+        {"suggestion_refiner": INVALID}, {"suggestion_refiner": ATTEMPTS}),
+    "empty": Mode(every_model(empty()), {"director": "an empty reply", "narrator": "an empty reply",
+                                         "suggestion_refiner": INVALID}, {"suggestion_refiner": ATTEMPTS}),
+}
+
+
+@pytest.fixture(scope="module")
+def cinder() -> EraPack:
+    return load_pack("cinder_reach")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama(models=list(MODEL.values())) as fake:
+        yield fake
+
+
+def circuit_open(role: str) -> re.Pattern[str]:
+    return re.compile(rf"{role}: fallback, circuit open after {BREAKER_FAILURES} consecutive failures \(\d+ s left\)")
+
+
+def test_the_session_and_the_defaults_it_relies_on() -> None:
+    assert len(LINES) == 20
+    defaults = Settings()
+    assert (defaults.breaker_failures, defaults.breaker_seconds, defaults.retries) == (BREAKER_FAILURES, 60, RETRIES)
+    assert defaults.role("suggestion_refiner").attempts == ATTEMPTS
+    assert [line for line in LINES if line.startswith("/")] == ["/status", "/quests"]
+
+
+def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack,
+         tmp_path: Path) -> tuple[list[dict[str, Any]], list[list[str]], GameState]:
+    """Play the 20 lines; returns the stored turns, the models asked during each turn, and the final state."""
+    mode.script(server)
+    llm = LLMClient(Settings(llm="on", ollama_base_url=server.url, director_model="dir", narrator_model="nar",
+                             suggestion_refiner_model="ref", llm_timeout_s=mode.timeout_s, retry_backoff_s=0.01))
+    conn = connect(tmp_path / f"{name}.db")
+    state = create_campaign(conn, cinder, seed=1, campaign_id=f"faults-{name}")
+    sent: list[list[str]] = []
+    for line in LINES:
+        before = len(server.chat_requests())
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm)
+        sent.append([body["model"] for body in server.chat_requests()[before:]])
+    rows = rendered_turns(conn, state.campaign.id)
+    conn.close()
+    return rows, sent, state
+
+
+@pytest.mark.parametrize("name", MODES)
+def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeOllama, cinder: EraPack,
+                                                         tmp_path: Path) -> None:
+    mode = MODES[name]
+    rows, sent, state = play(mode, name, server, cinder, tmp_path)
+    assert [r["turn_number"] for r in rows] == list(range(1, 21))
+    assert [r["input"] for r in rows] == LINES
+    assert state.campaign.turn_number == 20
+    assert all(len(r["suggestions"]) == 4 and r["text"].strip() for r in rows)
+
+    story = 0  # TALK and ACTION turns seen so far
+    for row, models in zip(rows, sent, strict=True):
+        calls = row["llm_calls"]
+        if row["input"].startswith("/"):
+            assert row["intent"] == "META"
+            assert calls == [] and models == [] and row["warnings"] == [], row["input"]
+            continue
+        assert row["intent"] in ("TALK", "ACTION"), row["input"]
+        # the route table: director, narrator, suggestion_refiner, in that order, every time
+        assert [(c["role"], c["model"]) for c in calls] == [(role, MODEL[role]) for role in ROLES], row["input"]
+        expected_models: list[str] = []
+        expected_warnings: list[str | re.Pattern[str]] = []
+        for call in calls:
+            role = call["role"]
+            if role not in mode.failing:
+                assert (call["ok"], call["outcome"], call["fallback_reason"]) == (True, "ok", None), call
+                expected_models.append(MODEL[role])
+            elif story < BREAKER_FAILURES:  # the role is tried, fails, and the turn uses its fallback
+                reason = f"{role}: fallback after {mode.failing[role]}"
+                assert (call["ok"], call["outcome"], call["fallback_reason"]) == (False, "fallback", reason), call
+                expected_models += [MODEL[role]] * mode.requests.get(role, 1)
+                expected_warnings.append(reason)
+            else:  # the circuit is open: no request, no wait
+                assert (call["ok"], call["outcome"], call["attempts"]) == (False, "circuit_open", 0), call
+                assert call["latency_ms"] == 0.0
+                assert circuit_open(role).fullmatch(call["fallback_reason"]), call
+                expected_warnings.append(circuit_open(role))
+        assert models == expected_models, row["input"]
+        assert len(row["warnings"]) == len(expected_warnings), row["warnings"]
+        for warning, expected in zip(row["warnings"], expected_warnings, strict=True):
+            assert expected.fullmatch(warning) if isinstance(expected, re.Pattern) else warning == expected
+        story += 1
+    assert story == 18
+
+    for role in ROLES:  # a failing role was asked until its circuit opened, then never again
+        made = BREAKER_FAILURES * mode.requests.get(role, 1) if role in mode.failing else story
+        assert len(server.chat_requests(MODEL[role])) == made, role
+    if name == "healthy":
+        assert not any(r["warnings"] for r in rows)
+        assert state.final_text == PROSE
+    if name == "slow_stream":
+        narrated = [c for r in rows for c in r["llm_calls"] if c["role"] == "narrator"]
+        slowest = SLOW_NARRATOR_LINES * SLOW_LINE_S * 1000  # the pauses alone
+        assert all(c["ttft_ms"] >= SLOW_LINE_S * 1000 and c["latency_ms"] >= slowest for c in narrated)
+        assert all(r["text"] == PROSE for r in rows if not r["input"].startswith("/"))
+    if name == "timeout":
+        timed_out = [c for r in rows for c in r["llm_calls"] if c["outcome"] == "fallback"]
+        assert len(timed_out) == 3 * BREAKER_FAILURES
+        assert all(280 <= c["latency_ms"] < 2000 for c in timed_out)  # the 0.3 s deadline held each call
+
+
+def test_a_healthy_session_has_no_warnings(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
+    rows, _, _ = play(MODES["healthy"], "healthy", server, cinder, tmp_path)
+    assert {r["input"]: r["warnings"] for r in rows if r["warnings"]} == {}
