@@ -167,11 +167,11 @@ class LLMClient:
                 metrics["usage"] = raw.usage_metadata or metrics.get("usage")
                 content = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
                 parsed = out.get("parsed")
-                problems = None if isinstance(parsed, schema) else feedback(schema, content)
-                if problems is None and isinstance(parsed, schema):
+                if isinstance(parsed, schema):
                     return parsed
-                if problems is None:  # the parser refused what pydantic accepts: report it as JSON trouble
-                    problems = feedback(schema, "")
+                problems = feedback(schema, content)
+                if problems is None:  # langchain's parser refused a reply the schema itself accepts: use it
+                    return schema.model_validate_json(content)
                 if number == tries:
                     raise _Rejected(f"{problems['issue_count']} validation issue(s) after {tries} attempt(s)")
                 metrics.setdefault("feedback", []).append(problems)  # the feedback sent, as LLMCall.feedback says
