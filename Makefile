@@ -8,7 +8,7 @@ PACK   ?=
 SEED   ?=
 CAMPAIGN ?=
 
-.PHONY: play test bench lint clean install
+.PHONY: play test bench replay lint clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ play: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+replay: $(STAMP)
+	$(BIN)/skald replay data/recordings
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -29,23 +29,104 @@ def play(
     background: Annotated[str | None, typer.Option(help="background id for a new campaign")] = None,
     name: Annotated[str, typer.Option(help="your character's name")] = "Wren",
     debug: Annotated[bool, typer.Option(help="after each turn, show LLM call metrics and context stats")] = False,
+    record: Annotated[Path | None, typer.Option(help="record this session (inputs, LLM exchanges, outcomes) "
+                                                      "into this folder")] = None,
 ) -> None:
     """Play a campaign: interactive on a terminal, or turns from --script / piped stdin."""
     from skald.cli.play import run
-    from skald.cli.session import Session
+    from skald.replay.session import Recorder, recording_transport, source_of
 
     settings = _settings()
-    try:
-        session = Session.open(db or settings.db_path, LLMClient(settings), pack_id=pack, campaign=campaign,
-                               seed=random.randrange(1 << 31) if seed is None else seed,
-                               background=background, name=name)
-    except (SkaldError, PackError, ValueError) as exc:
-        typer.echo(f"skald play: {exc}", err=True)
-        raise typer.Exit(2) from None
+    transport = recording_transport() if record else None
+    llm = LLMClient(settings, transport=transport)
+    session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name)
+    if record:
+        session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False))
     try:
         run(session, str(script) if script else None, json_out, debug)
     finally:
         session.close()
+
+
+def _open_session(db: Path, llm: LLMClient, pack: str | None, campaign: str | None, seed: int | None,
+                  background: str | None, name: str):
+    from skald.cli.session import Session
+
+    try:
+        return Session.open(db, llm, pack_id=pack, campaign=campaign,
+                            seed=random.randrange(1 << 31) if seed is None else seed, background=background, name=name)
+    except (SkaldError, PackError, ValueError) as exc:
+        typer.echo(f"skald: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command("record")
+def record_cmd(
+    script: Annotated[Path, typer.Option(help="player inputs, one per line", exists=True, dir_okay=False)],
+    out: Annotated[Path, typer.Option(help="recording folder to write (session.jsonl)")],
+    pack: Annotated[str | None, typer.Option(help="era pack id")] = None,
+    seed: Annotated[int, typer.Option(help="campaign seed")] = 1,
+    llm_mode: Annotated[str, typer.Option("--llm", help="auto (Ollama if it answers), off, or scripted "
+                                                        "(Skald's scripted model, for shipped recordings)")] = "auto",
+    faults: Annotated[Path | None, typer.Option(help="with --llm scripted: YAML of faults per turn and role",
+                                                exists=True, dir_okay=False)] = None,
+    background: Annotated[str | None, typer.Option(help="background id")] = None,
+    name: Annotated[str, typer.Option(help="character name")] = "Wren",
+) -> None:
+    """Play a scripted session and write a recording that `skald replay` checks later."""
+    from skald.cli.play import play_lines
+    from skald.replay.session import REPLAY_URL, Recorder, recording_transport, source_of
+
+    settings = _settings()
+    if llm_mode not in ("auto", "off", "scripted"):
+        typer.echo("skald record: --llm must be auto, off or scripted", err=True)
+        raise typer.Exit(2)
+    if llm_mode == "scripted":
+        from skald.replay.scripted import ScriptedOllama, load_faults
+
+        transport = recording_transport(None)
+        transport.inner = ScriptedOllama(turn_of=lambda: transport.turn, faults=load_faults(faults))
+        settings = settings.model_copy(update={"llm": "on", "ollama_base_url": REPLAY_URL})
+        llm = LLMClient(settings, online=True, transport=transport, sleep=lambda seconds: None)
+    else:
+        transport = recording_transport() if llm_mode == "auto" else None
+        llm = LLMClient(settings, online=False if llm_mode == "off" else None, transport=transport)
+    session = _open_session(Path(":memory:"), llm, pack, None, seed, background, name)
+    session.recorder = Recorder(out, session.pack, session.state, llm, transport,
+                                source=source_of(llm, scripted=llm_mode == "scripted"))
+    typer.echo(llm.mode, err=True)
+    with open(script, encoding="utf-8") as handle:
+        played = play_lines(session, handle, as_json=False)
+    session.close()
+    typer.echo(f"recorded {played} turns into {out}", err=True)
+
+
+@app.command("replay")
+def replay_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="recording folders, or folders holding them")],
+    update: Annotated[bool, typer.Option(help="rewrite the expected outcomes from this replay (golden files)")] = False,
+) -> None:
+    """Replay recordings against this engine; exit 1 if any committed outcome or prompt differs."""
+    from skald.replay.recording import RecordingError
+    from skald.replay.session import find_recordings, replay
+
+    _settings()
+    found = find_recordings(paths)
+    if not found:
+        typer.echo(f"skald replay: no recordings under {', '.join(map(str, paths))}", err=True)
+        raise typer.Exit(2)
+    failed = 0
+    for folder in found:
+        try:
+            report = replay(folder, update=update)
+        except (RecordingError, PackError) as exc:
+            typer.echo(f"{folder}: cannot replay: {exc}")
+            failed += 1
+            continue
+        typer.echo(report.render())
+        failed += not report.ok
+    typer.echo(f"{len(found) - failed} of {len(found)} recording(s) replayed cleanly")
+    raise typer.Exit(1 if failed else 0)
 
 
 @app.command()

@@ -13,6 +13,7 @@ from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
+from skald.replay.session import Recorder
 from skald.rules import clock
 from skald.state import GameState
 from skald.store import reads
@@ -35,6 +36,7 @@ class Session:
     pack: EraPack
     llm: LLMClient
     state: GameState
+    recorder: Recorder | None = None
 
     @classmethod
     def open(cls, db: Path, llm: LLMClient, *, pack_id: str | None = None, campaign: str | None = None,
@@ -57,10 +59,14 @@ class Session:
         return cls(conn=conn, pack=pack, llm=llm, state=state)
 
     def play(self, text: str, on_token: Callable[[str], None] | None = None) -> GameState:
-        """Play one turn; ``on_token`` gets narrator tokens as they stream. Errors (PlayerInputError,
-        TurnConflictError) leave ``self.state`` as it was."""
-        self.state = run_turn(self.conn, self.state.model_copy(update={"player_input": text}), pack=self.pack,
-                              llm=self.llm, on_token=on_token)
+        """Play one turn; ``on_token`` gets narrator tokens as they stream; recorded when a recorder is set.
+        Errors (PlayerInputError, TurnConflictError) leave ``self.state`` as it was."""
+
+        def step(line: str) -> GameState:
+            return run_turn(self.conn, self.state.model_copy(update={"player_input": line}), pack=self.pack,
+                            llm=self.llm, on_token=on_token)
+
+        self.state = self.recorder.play(step, text, self.pack) if self.recorder else step(text)
         return self.state
 
     def reload(self) -> None:

@@ -30,6 +30,7 @@ from skald.settings import ROLES, RoleConfig, Settings, SettingsError
 from skald.state import LLMCall
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
+ROLE_HEADER = "X-Skald-Role"
 TokenSink = Callable[[str], None]
 
 
@@ -67,10 +68,12 @@ class LLMClient:
         once (``settings.llm == "auto"``), or follows ``settings.llm`` when it is ``on``/``off``.
     :param clock: monotonic seconds, for the circuit breakers (tests pass a fake clock).
     :param sleep: how to wait between retries (tests pass a recorder).
+    :param transport: an httpx transport for every role's requests (recording and replay, ``skald.replay``);
+        each request carries the role in the ``X-Skald-Role`` header.
     """
 
     def __init__(self, settings: Settings, online: bool | None = None, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, transport: httpx.BaseTransport | None = None):
         self.settings = settings
         self.configs: dict[str, RoleConfig] = settings.roles()
         if online is None:
@@ -83,6 +86,7 @@ class LLMClient:
             self.detail = "online" if online else "offline by request"
         self.online = online
         self.sleep = sleep
+        self.transport = transport
         self.breakers = {role: CircuitBreaker(settings.breaker_failures, settings.breaker_seconds, clock)
                          for role in ROLES}
         self.counters = {role: TokenCounter() for role in ROLES}
@@ -104,7 +108,8 @@ class LLMClient:
             cfg = self.config(role)
             self._models[role] = ChatOllama(
                 model=cfg.model, base_url=cfg.base_url, temperature=cfg.temperature, num_ctx=cfg.num_ctx,
-                num_predict=cfg.num_predict, client_kwargs={"timeout": cfg.timeout_s},
+                num_predict=cfg.num_predict, client_kwargs={"timeout": cfg.timeout_s, "headers": {ROLE_HEADER: role}},
+                sync_client_kwargs={"transport": self.transport} if self.transport else {},
             )
         return self._models[role]
 

@@ -1,0 +1,156 @@
+"""The recording format: one JSON object per line, keys in a fixed order, readable in a review diff.
+
+``session.jsonl`` in a recording folder holds, in order:
+
+- one ``header``: format version, pack id and content hash, seed, background, character name, engine version,
+  LLM source (``ollama:<model>``, ``scripted`` or ``offline``), the model per role and the settings that
+  shape LLM behaviour (attempts, retries, breaker);
+- per turn: one ``input``; one ``llm`` line per HTTP exchange with Ollama (role, call order within the turn,
+  the request and its hash, the response); one ``outcome`` with what the turn committed.
+
+Volatile values are left out: timestamps, latencies, Ollama's durations, ports in error messages and
+seconds left on an open circuit breaker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skald.packs.models import EraPack
+from skald.state import GameState
+
+FORMAT = 1
+FILE = "session.jsonl"
+_VOLATILE = [(re.compile(r"\(\d+ s left\)"), "(N s left)"), (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),
+             (re.compile(r"localhost:\d+"), "localhost:PORT")]
+REQUEST_KEYS = ("model", "messages", "options", "format")
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def normalise(text: str) -> str:
+    for pattern, replacement in _VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def request_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The parts of an ``/api/chat`` body that decide the reply, in a fixed order."""
+    return {key: body.get(key) for key in REQUEST_KEYS}
+
+
+def request_hash(request: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def outcome_of(state: GameState, pack: EraPack) -> dict[str, Any]:
+    """What a turn committed, in a fixed key order (``turn`` and ``kind`` are added by the writer)."""
+    result = state.mechanic_result
+    return {
+        "intent": state.intent.value if state.intent else None,
+        "action_class": state.router_output.action_class.value if state.router_output else None,
+        "text": state.final_text,
+        "suggestions": [{"label": s.label, "tone": s.tone.value, "risk": s.risk.value}
+                        for s in state.suggested_actions],
+        "mechanic": None if result is None else {
+            "outcome": result.outcome.value, "risk": result.risk.value, "stat": result.stat, "roll": result.roll,
+            "stat_modifier": result.stat_modifier, "env_modifier": result.env_modifier, "total": result.total,
+            "dc": result.dc, "minutes": result.minutes, "stress_delta": result.stress_delta,
+            "summary": result.summary},
+        "state": {
+            "location": state.location, "world_time_minutes": state.world.time_minutes, "hp": state.player.hp,
+            "max_hp": state.player.max_hp, "credits": state.player.credits, "stress": state.player.stress,
+            "reputation": dict(sorted(state.reputation.items())), "party": state.party,
+            "arc_stage": state.arc_stage.value, "combat": state.combat.enemy_id if state.combat else None},
+        "events": [{"type": e.type, "data": e.data} for e in state.staged_events],
+        "llm_calls": [f"{c.role}:{c.outcome}" for c in state.llm_calls],
+        "warnings": [normalise(w) for w in state.warnings],
+    }
+
+
+@dataclass
+class Exchange:
+    """One HTTP exchange with Ollama's ``/api/chat``."""
+
+    turn: int
+    role: str
+    seq: int
+    request: dict[str, Any]
+    response: dict[str, Any]  # {"status": int, "lines": [...]} or {"status": int, "error": str} or {"raise": name}
+
+    def line(self) -> dict[str, Any]:
+        return {"kind": "llm", "turn": self.turn, "role": self.role, "seq": self.seq,
+                "request_hash": request_hash(self.request), "request": self.request, "response": self.response}
+
+
+@dataclass
+class Turn:
+    number: int
+    input: str
+    exchanges: list[Exchange] = field(default_factory=list)
+    outcome: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Recording:
+    header: dict[str, Any]
+    turns: list[Turn] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [dumps(self.header)]
+        for turn in self.turns:
+            out.append(dumps({"kind": "input", "turn": turn.number, "text": turn.input}))
+            out += [dumps(x.line()) for x in turn.exchanges]
+            out.append(dumps({"kind": "outcome", "turn": turn.number, **turn.outcome}))
+        return out
+
+    def write(self, folder: Path) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / FILE
+        path.write_text("\n".join(self.lines()) + "\n", encoding="utf-8")
+        return path
+
+
+class RecordingError(ValueError):
+    """A recording that cannot be read; the message names the file and line."""
+
+
+def read(folder: Path) -> Recording:
+    """Read ``folder/session.jsonl``. :raises RecordingError: missing file or malformed line."""
+    path = folder / FILE if folder.is_dir() else folder
+    if not path.exists():
+        raise RecordingError(f"{path}: no recording here (expected {FILE})")
+    recording: Recording | None = None
+    turns: dict[int, Turn] = {}
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+            kind = line["kind"]
+            if kind == "header":
+                if line.get("format") != FORMAT:
+                    raise RecordingError(f"{path}:{number}: format {line.get('format')!r}, expected {FORMAT}")
+                recording = Recording(header=line)
+            elif kind == "input":
+                turns[line["turn"]] = Turn(number=line["turn"], input=line["text"])
+            elif kind == "llm":
+                turns[line["turn"]].exchanges.append(Exchange(line["turn"], line["role"], line["seq"],
+                                                              line["request"], line["response"]))
+            elif kind == "outcome":
+                turns[line["turn"]].outcome = {k: v for k, v in line.items() if k not in ("kind", "turn")}
+            else:
+                raise RecordingError(f"{path}:{number}: unknown line kind {kind!r}")
+        except (json.JSONDecodeError, KeyError) as exc:
+            raise RecordingError(f"{path}:{number}: malformed line ({type(exc).__name__}: {exc})") from None
+    if recording is None:
+        raise RecordingError(f"{path}: no header line")
+    recording.turns = [turns[n] for n in sorted(turns)]
+    return recording

@@ -1,0 +1,242 @@
+"""Recording a play session and replaying a recording against the current engine.
+
+``Recorder`` wraps a play session: each turn's input, LLM exchanges and committed outcome are appended to
+the recording (rewritten after every turn, so an interrupted session keeps what it played).
+``replay`` re-runs a recording's inputs on a fresh in-memory database, serving every LLM reply from the
+recording through the real client, and compares each committed outcome with the recorded one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from skald import __version__
+from skald.errors import SkaldError
+from skald.graph import run_turn
+from skald.llm.client import LLMClient
+from skald.packs.loader import get_pack
+from skald.packs.models import EraPack
+from skald.replay.recording import FILE, FORMAT, Exchange, Recording, Turn, outcome_of, read
+from skald.replay.transports import RecordingTransport, ReplayTransport
+from skald.rules.prose import sentences
+from skald.settings import ROLES, Settings
+from skald.state import GameState
+from skald.store import reads
+from skald.store.db import connect
+from skald.store.writer import create_campaign
+
+ROLE_SETTINGS = ("model", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts", "enabled")
+GLOBAL_SETTINGS = ("retries", "retry_backoff_s", "breaker_failures", "breaker_seconds")
+REPLAY_URL = "http://replay.invalid:11434"  # never contacted: the replay transport answers every request
+
+
+def settings_block(settings: Settings) -> dict[str, Any]:
+    """The settings that shape LLM behaviour, for the header (so a replay calls the roles the same way)."""
+    roles = {role: {key: getattr(settings.role(role), key) for key in ROLE_SETTINGS} for role in ROLES}
+    return {"roles": roles, **{key: getattr(settings, key) for key in GLOBAL_SETTINGS}}
+
+
+def settings_from(block: dict[str, Any], online: bool) -> Settings:
+    kwargs: dict[str, Any] = {key: block[key] for key in GLOBAL_SETTINGS if key in block}
+    for role, values in block.get("roles", {}).items():
+        kwargs |= {f"{role}_{key}": value for key, value in values.items()}
+    return Settings(llm="on" if online else "off", ollama_base_url=REPLAY_URL, **kwargs)
+
+
+def source_of(llm: LLMClient, scripted: bool) -> str:
+    if not llm.online:
+        return "offline"
+    return "scripted" if scripted else f"ollama:{llm.config('narrator').model}"
+
+
+class Recorder:
+    """Record the turns played through ``play`` into ``folder/session.jsonl``."""
+
+    def __init__(self, folder: Path, pack: EraPack, state: GameState, llm: LLMClient,
+                 transport: RecordingTransport | None, *, source: str):
+        self.folder = folder
+        self.transport = transport
+        player = state.player
+        self.recording = Recording(header={
+            "kind": "header", "format": FORMAT, "pack": pack.id, "pack_hash": pack.content_hash,
+            "seed": state.campaign.seed, "background": player.background, "name": player.name,
+            "engine": __version__, "source": source,
+            "models": {role: llm.config(role).model for role in ROLES},
+            "settings": settings_block(llm.settings),
+        })
+        self.recording.write(folder)
+
+    def play(self, step: Callable[[str], GameState], text: str, pack: EraPack) -> GameState:
+        """Play ``text`` with ``step`` (a session's play function) and record it, errors included."""
+        number = len(self.recording.turns) + 1
+        if self.transport is not None:
+            self.transport.begin_turn(number)
+        turn = Turn(number=number, input=text)
+        try:
+            state = step(text)
+        except SkaldError as exc:
+            turn.outcome = {"error": str(exc)}
+            self._keep(turn)
+            raise
+        turn.outcome = {"turn_number": state.campaign.turn_number, **outcome_of(state, pack)}
+        self._keep(turn)
+        return state
+
+    def _keep(self, turn: Turn) -> None:
+        turn.exchanges = self.transport.take(turn.number) if self.transport is not None else []
+        self.recording.turns.append(turn)
+        self.recording.write(self.folder)
+
+
+def recording_transport(inner: httpx.BaseTransport | None = None) -> RecordingTransport:
+    return RecordingTransport(inner or httpx.HTTPTransport())
+
+
+# ---------------------------------------------------------------------------------------------- replay
+
+
+@dataclass
+class Difference:
+    turn: int
+    input: str
+    field: str
+    diff: str
+
+
+@dataclass
+class ReplayReport:
+    path: Path
+    turns: int = 0
+    differences: list[Difference] = field(default_factory=list)
+    prompt_diffs: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.differences or self.prompt_diffs or self.problems)
+
+    def render(self) -> str:
+        """A readable report: the first differing turn with a unified diff per field, then prompt diffs."""
+        head = f"{self.path}: {self.turns} turns"
+        lines = [f"{head}: ok" if self.ok else f"{head}: MISMATCH"] + [f"  note: {n}" for n in self.notes]
+        lines += [f"  {p}" for p in self.problems]
+        if self.differences:
+            first = self.differences[0].turn
+            shown = [d for d in self.differences if d.turn == first]
+            others = sorted({d.turn for d in self.differences} - {first})
+            lines.append(f"  first difference at turn {first} ({shown[0].input!r}): "
+                         f"{', '.join(d.field for d in shown)}")
+            lines += [d.diff for d in shown]
+            if others:
+                lines.append(f"  later turns that also differ: {', '.join(map(str, others))}")
+        if self.prompt_diffs:
+            lines.append(f"  {len(self.prompt_diffs)} LLM prompt(s) changed; the first:")
+            lines.append(self.prompt_diffs[0])
+        return "\n".join(lines)
+
+
+def _pretty(value: Any) -> list[str]:
+    """Lines to diff: prose one sentence per line, anything else as indented JSON."""
+    if isinstance(value, str):
+        return sentences(value) or [value]
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False).splitlines()
+
+
+def _field_diff(turn: int, name: str, expected: Any, actual: Any) -> str:
+    return "\n".join(difflib.unified_diff(_pretty(expected), _pretty(actual), f"recorded turn {turn} {name}",
+                                         f"replayed turn {turn} {name}", lineterm=""))
+
+
+def _prompt_text(request: dict[str, Any]) -> list[str]:
+    out = [f"model: {request.get('model')}", f"options: {json.dumps(request.get('options'), sort_keys=True)}"]
+    for message in request.get("messages") or []:
+        out.append(f"[{message.get('role')}]")
+        out += str(message.get("content", "")).splitlines()
+    return out
+
+
+def compare(turn: Turn, actual: dict[str, Any]) -> list[Difference]:
+    keys = list(dict.fromkeys([*turn.outcome, *actual]))
+    return [Difference(turn.number, turn.input, key, _field_diff(turn.number, key, turn.outcome.get(key),
+                                                                 actual.get(key)))
+            for key in keys if turn.outcome.get(key) != actual.get(key)]
+
+
+def replay(folder: Path, *, update: bool = False) -> ReplayReport:
+    """Replay one recording. With ``update``, rewrite its outcomes (and changed prompts) from this replay.
+
+    :raises RecordingError: the recording cannot be read.
+    """
+    recording = read(folder)
+    report = ReplayReport(path=folder)
+    header = recording.header
+    pack = get_pack(header["pack"])
+    if pack.content_hash != header["pack_hash"]:
+        report.notes.append(f"pack {pack.id} changed since recording ({header['pack_hash']} -> {pack.content_hash})")
+    online = header["source"] != "offline"
+    transport = ReplayTransport([x for t in recording.turns for x in t.exchanges]) if online else None
+    llm = LLMClient(settings_from(header["settings"], online), online=online, transport=transport,
+                    sleep=lambda seconds: None)
+    conn = connect(":memory:")
+    state = create_campaign(conn, pack, seed=header["seed"], background=header["background"], name=header["name"],
+                            campaign_id="replay")
+    updated: list[Turn] = []
+    try:
+        for turn in recording.turns:
+            if transport is not None:
+                transport.begin_turn(turn.number)
+            try:
+                state = run_turn(conn, state.model_copy(update={"player_input": turn.input}), pack=pack, llm=llm)
+                actual = {"turn_number": state.campaign.turn_number, **outcome_of(state, pack)}
+            except SkaldError as exc:
+                state = reads.load_state(conn, "replay")
+                actual = {"error": str(exc)}
+            report.turns += 1
+            report.differences += compare(turn, actual)
+            served: list[Exchange] = []
+            if transport is not None:
+                served = [x for x in transport.served if x.turn == turn.number]
+                for recorded in transport.unused(turn.number):
+                    report.problems.append(f"turn {turn.number}: recorded {recorded.role} call #{recorded.seq} "
+                                           "was not made")
+            updated.append(Turn(turn.number, turn.input, served, actual))
+    finally:
+        conn.close()
+    if transport is not None:
+        for turn_no, role, seq, _ in transport.unexpected:
+            report.problems.append(f"turn {turn_no}: {role} call #{seq} is not in the recording (re-record it)")
+        for recorded, body in transport.prompt_changes:
+            diff = "\n".join(difflib.unified_diff(_prompt_text(recorded.request), _prompt_text(body),
+                                                  f"recorded turn {recorded.turn} {recorded.role} prompt",
+                                                  f"replayed turn {recorded.turn} {recorded.role} prompt",
+                                                  lineterm=""))
+            report.prompt_diffs.append(diff)
+    if update:
+        if transport is not None and transport.unexpected:
+            report.notes.append("not updated: the engine now makes LLM calls the recording has no reply for; "
+                                "record the session again")
+        else:
+            Recording(header=header | {"pack_hash": pack.content_hash, "engine": __version__},
+                      turns=updated).write(folder if folder.is_dir() else folder.parent)
+            report.notes.append(f"updated {FILE} from this replay")
+            report.differences, report.prompt_diffs, report.problems = [], [], []
+    return report
+
+
+def find_recordings(paths: list[Path]) -> list[Path]:
+    """Recording folders named, or found one level below a named folder (e.g. ``data/recordings``)."""
+    out = []
+    for path in paths:
+        if (path / FILE).exists() or path.is_file():
+            out.append(path)
+        elif path.is_dir():
+            out += sorted(p for p in path.iterdir() if (p / FILE).exists())
+    return out
