@@ -41,7 +41,7 @@ def test_shipped_pack_meets_minimum_counts(pack):
 
 
 def test_start_location_is_a_bar_with_a_bartender(pack):
-    start = pack.era.start_location
+    start = pack.era.start_locations[0]
     assert pack.locations[start].type == "bar"
     assert pack.locations[start].shop
     assert any(npc.role == "bartender" and npc.location == start for npc in pack.npcs.values())
@@ -66,7 +66,7 @@ def test_every_link_has_a_matching_reverse_link(pack):
 
 
 def test_map_is_connected_and_town_is_safe(pack):
-    seen, todo = {pack.era.start_location}, deque([pack.era.start_location])
+    seen, todo = {pack.era.start_locations[0]}, deque([pack.era.start_locations[0]])
     while todo:
         for link in pack.locations[todo.popleft()].links:
             if link.to not in seen:
@@ -89,7 +89,7 @@ def test_people_companions_and_quests(pack):
     assert any(npc.disposition == "hostile" for npc in pack.npcs.values())
     for npc in pack.npcs.values():
         assert npc.location in npc.roams or not npc.roams
-    start = pack.era.start_location
+    start = pack.era.start_locations[0]
     free = [c for c in pack.companions.values() if c.location == start and c.recruit.cost_credits == 0
             and not c.recruit.min_reputation and c.recruit.requires_quest is None and c.recruit.min_affinity <= 0]
     assert free, "one companion must be recruitable at the start bar right away"

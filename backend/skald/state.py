@@ -150,6 +150,7 @@ class World(Model):
     last_intro_turn: int = -100
     tension: int = Field(0, description="inter-party tension, 0..10")
     banter: list[str] = Field(default_factory=list, description="queued companion lines, 'companion_id|line'")
+    fired_events: list[str] = Field(default_factory=list, description="ids of once-only world events that fired")
     last_banter_turn: int = 0
 
 

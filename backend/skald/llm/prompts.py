@@ -33,7 +33,9 @@ REFINER_RULES = (
 
 
 def _system(rules: str, pack: EraPack) -> str:
-    return f"{rules}\n\nStyle guide for {pack.era.name} ({pack.era.era}):\n{pack.era.style}\n\nRemember: {rules}"
+    """Static for a campaign: rules, the pack's style guide and its ``style/`` documents, the rules again."""
+    style = "\n\n".join([pack.era.style] + [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"])
+    return f"{rules}\n\nStyle guide for {pack.era.name} ({pack.era.era}):\n{style}\n\nRemember: {rules}"
 
 
 def scene_text(state: GameState, pack: EraPack) -> str:
@@ -59,14 +61,31 @@ def scene_text(state: GameState, pack: EraPack) -> str:
 
 
 def lore_sections(state: GameState, pack: EraPack) -> list[Section]:
-    """The place and the people on stage; the focus NPC ranks highest, then the place, then the others."""
+    """The place, the people on stage, and the pack's ``lore/`` and ``voices/`` documents about them.
+
+    Ranks (higher is kept longer): the focus NPC's voice 100 and description 95; the place 60; lore about
+    the place 55; other people on stage 40 down, their voices 35 down; lore about people or factions on stage 30.
+    """
     location = pack.locations[current_location(state)]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
-    out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=50,
+    out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
+    people = {p.id for p in state.present_npcs}
+    factions = {p.faction for p in state.present_npcs if p.faction} | ({location.faction} - {None})
     for index, person in enumerate(state.present_npcs):
-        rank = 100 if person.id == focus else 40 - index
+        rank = 95 if person.id == focus else 40 - index
         out.append(Section(SectionKind.LORE, person.description, rank=rank, title=f"About {person.name}:"))
+    for rel, doc in sorted(pack.docs.items()):
+        about = set(doc.meta.related)
+        if doc.meta.doc_type == "voice" and about & people:
+            rank = 100 if focus in about else 35
+        elif doc.meta.doc_type == "lore" and location.id in about:
+            rank = 55
+        elif doc.meta.doc_type == "lore" and about & (people | factions):
+            rank = 30
+        else:
+            continue
+        out.append(Section(SectionKind.LORE, doc.body, rank=rank, title=f"{doc.meta.title} ({rel}):"))
     return out
 
 

@@ -49,7 +49,10 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     focus = target if any(p.id == target for p in state.present_npcs) else next(
         (p.id for p in state.present_npcs if not p.companion), None)
     banter = next((e for e in state.staged_events if e.type == "BANTER_QUEUED"), None)
-    banter_line = f'{pack.companions[banter.data["companion"]].name} says, "{banter.data["line"]}"' if banter else None
+    banter_line = None
+    if banter is not None:  # an exchange from banter.yaml is already written as 'Name: line' lines
+        banter_line = banter.data["line"] if banter.data.get("banter") else (
+            f'{pack.companions[banter.data["companion"]].name} says, "{banter.data["line"]}"')
     must = [state.mechanic_result.summary] if state.mechanic_result else []
     must += [e.type for e in state.staged_events if e.type in ("DAMAGE", "COMBAT_START", "COMPANION_JOIN",
                                                               "QUEST_UPDATE", "DEFEATED", "RUMOR_HEARD")]

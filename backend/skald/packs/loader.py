@@ -1,15 +1,23 @@
 """Load and validate an era pack folder into an :class:`EraPack`.
 
-``load_pack(path_or_id)`` reads every YAML file, validates each against its model and checks every
-cross-reference. All problems in the pack are collected and raised together as one :class:`PackError`,
-each naming ``file:line:column``, the field path, the offending value and what was expected.
+``load_pack(path_or_id)`` reads every YAML file and every Markdown document, applies overlays, validates each
+entry against its model and checks every cross-reference. All problems are collected and raised together as
+one :class:`PackError`, each naming ``file:line:column``, the field path, the offending value and what was
+expected. Nothing is raised as a Python traceback.
+
+Overlays: a pack whose ``era.yaml`` says ``extends: <base>`` starts from the base pack (which may itself extend
+another). Its files are all optional. A list entry whose ``id`` the base has is deep-merged over it (mappings
+merge key by key; lists and scalars replace); an entry with ``disabled: true`` removes the base entry; other
+entries are added. ``era.yaml`` and ``namebanks.yaml`` deep-merge over the base's. A Markdown document with the
+same relative path replaces the base's. Errors point at the overlay's line when the offending value came from
+the overlay, and at the base's otherwise.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +27,10 @@ from pydantic import BaseModel, ValidationError
 
 from skald.packs.models import (
     Background,
+    Banter,
     Companion,
+    Doc,
+    DocMeta,
     Era,
     EraPack,
     Faction,
@@ -28,23 +39,27 @@ from skald.packs.models import (
     Npc,
     Quest,
     Rumor,
+    WorldEvent,
 )
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data"
 PACKS_DIR = DATA_DIR / "era_packs"
 
-# file name -> (model, is a list of entries)
-FILES: dict[str, tuple[type[BaseModel], bool]] = {
-    "era.yaml": (Era, False),
-    "locations.yaml": (Location, True),
-    "npcs.yaml": (Npc, True),
-    "factions.yaml": (Faction, True),
-    "companions.yaml": (Companion, True),
-    "backgrounds.yaml": (Background, True),
-    "rumors.yaml": (Rumor, True),
-    "quests.yaml": (Quest, True),
-    "namebanks.yaml": (NameBank, False),
+# file name -> (model, is a list of entries, required in a pack that extends nothing)
+FILES: dict[str, tuple[type[BaseModel], bool, bool]] = {
+    "era.yaml": (Era, False, True),
+    "locations.yaml": (Location, True, True),
+    "npcs.yaml": (Npc, True, True),
+    "factions.yaml": (Faction, True, True),
+    "companions.yaml": (Companion, True, True),
+    "backgrounds.yaml": (Background, True, True),
+    "rumors.yaml": (Rumor, True, True),
+    "quests.yaml": (Quest, True, True),
+    "events.yaml": (WorldEvent, True, False),
+    "banter.yaml": (Banter, True, False),
+    "namebanks.yaml": (NameBank, False, True),
 }
+DOC_FOLDERS = {"lore": "lore", "style": "style", "voices": "voice"}  # folder -> doc_type
 
 
 @dataclass(frozen=True)
@@ -69,23 +84,25 @@ class PackError(Exception):
         super().__init__("\n".join(lines))
 
 
-def _node_at(node: yaml.Node | None, path: tuple[Any, ...], at_key: bool = False) -> yaml.Node | None:
-    """Walk a composed YAML node along a pydantic error location; stop at the deepest node found.
+# ----------------------------------------------------------------------------------------- YAML positions
 
-    With ``at_key`` the last step stops on the mapping key instead of its value (an unknown key's value
-    may start on a later line, e.g. a block list).
-    """
+
+def _walk(node: yaml.Node | None, path: tuple[Any, ...], at_key: bool = False) -> tuple[yaml.Node | None, bool]:
+    """The node at ``path`` (or the deepest one found) and whether the whole path was found.
+
+    ``at_key`` returns the key node of the last mapping step (an unknown key is reported on its own line)."""
     for depth, key in enumerate(path):
+        last = depth == len(path) - 1
         if isinstance(node, yaml.MappingNode):
             pair = next(((k, v) for k, v in node.value if k.value == key), None)
             if pair is None:
-                return node
-            node = pair[0] if at_key and depth == len(path) - 1 else pair[1]
+                return node, False
+            node = pair[0] if (at_key and last) else pair[1]
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
             node = node.value[key]
         else:
-            return node
-    return node
+            return node, False
+    return node, True
 
 
 def _field_path(prefix: str, loc: tuple[Any, ...]) -> str:
@@ -95,71 +112,79 @@ def _field_path(prefix: str, loc: tuple[Any, ...]) -> str:
     return out
 
 
-class _PackReader:
-    def __init__(self, root: Path):
-        self.root = root
+@dataclass
+class Origin:
+    """Where (part of) a merged entry came from: a file, the entry's node in it, and its list index."""
+
+    file: str
+    node: yaml.Node | None
+    index: int | None = None
+    line_offset: int = 0
+
+
+@dataclass
+class Entry:
+    """One list entry (or a whole mapping file) after overlays; ``origins`` are newest layer first."""
+
+    data: Any
+    origins: list[Origin] = field(default_factory=list)
+
+
+def _deep_merge(base: Any, over: Any) -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = _deep_merge(base[key], value) if key in base else value
+        return out
+    return over
+
+
+class _Reader:
+    def __init__(self, pack: str):
+        self.pack = pack
         self.issues: list[PackIssue] = []
-        # ids of list entries that failed validation: still "known", so references to them are not reported too
-        self.invalid_ids: dict[str, set[str]] = {}
-        # kinds whose file is missing or unparseable: references to them cannot be checked
-        self.unreadable: set[str] = set()
-        self.nodes: dict[str, yaml.Node | None] = {}
-        self.display = _display_path(root)
+        self.invalid_ids: dict[str, set[str]] = {}  # entries that failed validation: still "known" for references
+        self.unreadable: set[str] = set()  # kinds whose file could not be read: references to them are not checked
 
-    def issue(self, file: str, path: tuple[Any, ...], prefix: str, message: str, at_key: bool = False) -> None:
-        node = _node_at(self.nodes.get(file), path, at_key)
-        line, col = (node.start_mark.line + 1, node.start_mark.column + 1) if node is not None else (1, 1)
-        self.issues.append(PackIssue(f"{self.display}/{file}", line, col, _field_path(prefix, path) or "-", message))
+    def issue(self, origins: list[Origin], loc: tuple[Any, ...], prefix: str, message: str,
+              at_key: bool = False) -> None:
+        """Report at the newest origin that holds the whole path, else at the deepest point of the newest."""
+        best: tuple[Origin, yaml.Node | None] | None = None
+        for origin in origins:
+            node, full = _walk(origin.node, loc, at_key)
+            if best is None:
+                best = (origin, node)
+            if full:
+                best = (origin, node)
+                break
+        origin, node = best if best else (Origin("?", None), None)
+        line, col = (node.start_mark.line + 1 + origin.line_offset, node.start_mark.column + 1) if node else (1, 1)
+        index = () if origin.index is None else (origin.index,)
+        self.issues.append(PackIssue(origin.file, line, col, _field_path(prefix, index + loc) or "-", message))
 
-    def read(self, file: str) -> Any:
-        path = self.root / file
+    def read(self, path: Path, display: str) -> tuple[Any, yaml.Node | None, bool]:
+        """(data, node, ok). A missing file is (None, None, True); a YAML error is reported, ok False."""
         if not path.exists():
-            self.unreadable.add(file.removesuffix(".yaml"))
-            self.issues.append(PackIssue(f"{self.display}/{file}", 1, 1, "-", "file is missing"))
-            return None
+            return None, None, True
         text = path.read_text(encoding="utf-8")
         try:
-            self.nodes[file] = yaml.compose(text, Loader=yaml.SafeLoader)
-            return yaml.safe_load(text)
+            return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader), True
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
             problem = getattr(exc, "problem", None) or str(exc)
-            self.unreadable.add(file.removesuffix(".yaml"))
-            self.issues.append(PackIssue(f"{self.display}/{file}", line, col, "-", f"YAML syntax error: {problem}"))
-            return None
+            self.issues.append(PackIssue(display, line, col, "-", f"YAML syntax error: {problem}"))
+            return None, None, False
 
-    def validate(self, file: str, model: type[BaseModel], many: bool) -> Any:
-        data = self.read(file)
-        prefix = file.removesuffix(".yaml")
-        if data is None:
-            if not many and prefix not in self.unreadable:  # an empty file; a list file may be empty
-                self.issues.append(PackIssue(f"{self.display}/{file}", 1, 1, "-", "file is empty; expected a mapping"))
-            return [] if many else None
-        if many:
-            if not isinstance(data, list):
-                self.issue(file, (), prefix, f"expected a list of {prefix}, got {type(data).__name__}")
-                self.unreadable.add(prefix)
-                return []
-            out = []
-            for index, entry in enumerate(data):
-                parsed = self._one(file, model, entry, (index,), prefix)
-                if parsed is not None:
-                    out.append((index, parsed))
-                elif isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                    self.invalid_ids.setdefault(prefix, set()).add(entry["id"])
-            return out
-        return self._one(file, model, data, (), prefix)
-
-    def _one(self, file: str, model: type[BaseModel], data: Any, base: tuple[Any, ...], prefix: str) -> Any:
+    def validate(self, model: type[BaseModel], entry: Entry, prefix: str) -> Any:
         try:
-            return model.model_validate(data)
+            return model.model_validate(entry.data)
         except ValidationError as exc:
             for err in exc.errors():
-                loc = base + tuple(err["loc"])
                 given = err.get("input")
                 shown = "" if err["type"] == "missing" else f"  (got {given!r:.60})"
-                self.issue(file, loc, prefix, f"{_explain(err)}{shown}", at_key=err["type"] == "extra_forbidden")
+                self.issue(entry.origins, tuple(err["loc"]), prefix, f"{_explain(err)}{shown}",
+                           at_key=err["type"] == "extra_forbidden")
             return None
 
 
@@ -181,8 +206,14 @@ def _display_path(root: Path) -> str:
         return str(root)
 
 
+# ----------------------------------------------------------------------------------------- packs on disk
+
+
 def resolve_pack_dir(pack: str | Path) -> Path:
-    """A pack id (a folder under ``data/era_packs``) or a path to a pack folder."""
+    """A pack id (a folder under ``data/era_packs``) or a path to a pack folder.
+
+    :raises PackError: no such folder (the message lists the shipped packs).
+    """
     candidate = Path(pack)
     if candidate.is_dir():
         return candidate
@@ -200,128 +231,314 @@ def available_packs() -> list[str]:
     return sorted(p.name for p in PACKS_DIR.iterdir() if (p / "era.yaml").exists() and not p.name.startswith("_"))
 
 
-def _hash_folder(root: Path) -> str:
+def _hash_folders(roots: list[Path]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
+def pack_layers(pack: str | Path) -> list[Path]:
+    """The folders of a pack and the packs it extends, base first.
+
+    :raises PackError: a missing base pack or a cycle of ``extends``.
+    """
+    chain: list[Path] = []
+    root = resolve_pack_dir(pack)
+    while True:
+        if root.resolve() in [c.resolve() for c in chain]:
+            names = " -> ".join(c.name for c in [*chain, root])
+            raise PackError(root.name, [PackIssue(_display_path(root / "era.yaml"), 1, 1, "extends",
+                                                  f"packs extend each other in a cycle: {names}")])
+        chain.append(root)
+        try:
+            raw = yaml.safe_load((root / "era.yaml").read_text(encoding="utf-8")) if (root / "era.yaml").exists() else {}
+        except yaml.YAMLError:
+            raw = {}  # reported properly when the file is read
+        base = raw.get("extends") if isinstance(raw, dict) else None
+        if not base:
+            return chain[::-1]
+        try:
+            root = resolve_pack_dir(base)
+        except PackError:
+            node, _ = _walk(yaml.compose((chain[-1] / "era.yaml").read_text(encoding="utf-8")), ("extends",))
+            line = node.start_mark.line + 1 if node else 1
+            known = ", ".join(available_packs()) or "none"
+            raise PackError(chain[-1].name, [PackIssue(_display_path(chain[-1] / "era.yaml"), line, 1, "era.extends",
+                                                       f"{base!r} is not a pack; known packs: {known}")]) from None
+
+
+def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[str, Entry], bool]:
+    """List entries by id across layers (see the module docstring); returns (entries, every file was readable)."""
+    prefix = name.removesuffix(".yaml")
+    entries: dict[str, Entry] = {}
+    readable = True
+    for depth, root in enumerate(layers):
+        display = f"{_display_path(root)}/{name}"
+        data, node, ok = reader.read(root / name, display)
+        readable &= ok
+        if data is None:
+            continue
+        if not isinstance(data, list):
+            reader.issue([Origin(display, node)], (), prefix, f"expected a list of {prefix}, got {type(data).__name__}")
+            readable = False
+            continue
+        seen_here: set[str] = set()
+        for index, raw in enumerate(data):
+            origin = Origin(display, node.value[index] if node is not None else None, index)
+            key = raw.get("id") if isinstance(raw, dict) else None
+            if not isinstance(key, str):
+                entries[f"#{depth}:{index}"] = Entry(raw, [origin])  # validation reports the missing id
+                continue
+            if key in seen_here:
+                reader.issue([origin], ("id",), prefix, f"duplicate id {key!r}")
+                continue
+            seen_here.add(key)
+            if raw.get("disabled") is True:
+                if key in entries and depth > 0:
+                    del entries[key]
+                elif depth > 0:
+                    reader.issue([origin], ("disabled",), prefix,
+                                 f"disables {key!r}, which {layers[depth - 1].name} does not have")
+                continue
+            if key in entries and depth > 0:
+                old = entries[key]
+                entries[key] = Entry(_deep_merge(old.data, raw), [origin, *old.origins])
+            else:
+                entries[key] = Entry(raw, [origin])
+    return entries, readable
+
+
+def _merge_mapping(reader: _Reader, layers: list[Path], name: str) -> tuple[Entry | None, bool]:
+    merged: Entry | None = None
+    readable = True
+    for root in layers:
+        display = f"{_display_path(root)}/{name}"
+        data, node, ok = reader.read(root / name, display)
+        readable &= ok
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            reader.issue([Origin(display, node)], (), name.removesuffix(".yaml"),
+                         f"expected a mapping, got {type(data).__name__}")
+            readable = False
+            continue
+        merged = Entry(data, [Origin(display, node)]) if merged is None else Entry(
+            _deep_merge(merged.data, data), [Origin(display, node), *merged.origins])
+    return merged, readable
+
+
+def _read_docs(reader: _Reader, layers: list[Path]) -> dict[str, tuple[Doc, Origin]]:
+    """Markdown documents with YAML front matter between ``---`` lines; later layers replace by path."""
+    found: dict[str, Path] = {}
+    for root in layers:
+        for folder in DOC_FOLDERS:
+            for path in sorted((root / folder).glob("*.md")):
+                found[f"{folder}/{path.name}"] = path
+    out: dict[str, tuple[Doc, Origin]] = {}
+    for rel, path in found.items():
+        display = _display_path(path)
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None) \
+            if lines and lines[0].strip() == "---" else None
+        if end is None:
+            reader.issues.append(PackIssue(display, 1, 1, "-", "front matter missing: start the file with a '---' "
+                                                               "line, the YAML fields, and a closing '---' line"))
+            continue
+        front = "\n".join(lines[1:end])
+        try:
+            data, node = yaml.safe_load(front), yaml.compose(front, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = (mark.line + 2) if mark else 1
+            reader.issues.append(PackIssue(display, line, 1, "-", f"YAML syntax error in front matter: "
+                                                                   f"{getattr(exc, 'problem', exc)}"))
+            continue
+        origin = Origin(display, node, line_offset=1)
+        meta = reader.validate(DocMeta, Entry(data if data is not None else {}, [origin]), "front matter")
+        body = "\n".join(lines[end + 1:]).strip()
+        if meta is None:
+            continue
+        expected = DOC_FOLDERS[rel.split("/")[0]]
+        if meta.doc_type != expected:
+            reader.issue([origin], ("doc_type",), "front matter",
+                         f"{meta.doc_type!r} does not match the folder; documents in {rel.split('/')[0]}/ are "
+                         f"{expected!r}")
+        if not body:
+            reader.issues.append(PackIssue(display, end + 2, 1, "body", "the document has no text after its "
+                                                                         "front matter"))
+            continue
+        out[rel] = (Doc(path=rel, meta=meta, body=body), origin)
+    return out
+
+
 def load_pack(pack: str | Path) -> EraPack:
-    """Load, validate and cross-check one pack.
+    """Load, validate and cross-check one pack (with the packs it extends).
 
     :param pack: pack id or folder path.
     :returns: the frozen :class:`EraPack`.
     :raises PackError: listing every problem, each with file, line, column and field path.
     """
-    root = resolve_pack_dir(pack)
-    reader = _PackReader(root)
-    parsed = {name: reader.validate(name, model, many) for name, (model, many) in FILES.items()}
-    tables: dict[str, dict[str, Any]] = {}
-    for name, (_, many) in FILES.items():
-        if not many:
-            continue
+    layers = pack_layers(pack)
+    reader = _Reader(layers[-1].name)
+    overlay = len(layers) > 1
+    tables: dict[str, dict[str, tuple[Entry, Any]]] = {}
+    singles: dict[str, Any] = {}
+    single_entries: dict[str, Entry] = {}
+    for name, (model, many, required) in FILES.items():
         prefix = name.removesuffix(".yaml")
-        table: dict[str, Any] = {}
-        for index, entry in parsed[name]:
-            if entry.id in table:
-                reader.issue(name, (index, "id"), prefix, f"duplicate id {entry.id!r}")
-            table[entry.id] = (index, entry)
-        tables[prefix] = table
-    era, namebank = parsed["era.yaml"], parsed["namebanks.yaml"]
+        if many:
+            entries, readable = _merge_lists(reader, layers, name)
+            present = any((root / name).exists() for root in layers)
+        else:
+            entry, readable = _merge_mapping(reader, layers, name)
+            entries = {"": entry} if entry is not None else {}
+            present = entry is not None
+        if not readable:
+            reader.unreadable.add(prefix)
+        if required and not present and readable:
+            reader.issues.append(PackIssue(f"{_display_path(layers[0])}/{name}", 1, 1, "-",
+                                           "file is missing" if not (layers[0] / name).exists() else
+                                           "file is empty; expected " + ("a list" if many else "a mapping")))
+            reader.unreadable.add(prefix)
+        table: dict[str, tuple[Entry, Any]] = {}
+        for key, entry in entries.items():
+            data = {k: v for k, v in entry.data.items() if k != "disabled"} if isinstance(entry.data, dict) else \
+                entry.data
+            parsed = reader.validate(model, Entry(data, entry.origins), prefix)
+            if parsed is None:
+                if isinstance(entry.data, dict) and isinstance(entry.data.get("id"), str):
+                    reader.invalid_ids.setdefault(prefix, set()).add(entry.data["id"])
+                continue
+            if many:
+                table[parsed.id] = (entry, parsed)
+            else:
+                singles[prefix], single_entries[prefix] = parsed, entry
+        if many:
+            tables[prefix] = table
+    docs = _read_docs(reader, layers)
+    era = singles.get("era")
     if era is not None:
-        _check_references(reader, era, tables)
-    if reader.issues or era is None or namebank is None:
-        raise PackError(root.name, reader.issues)
+        _check_references(reader, era, single_entries["era"], tables, docs)
+    if reader.issues or era is None or "namebanks" not in singles:
+        raise PackError(reader.pack, reader.issues)
     return EraPack(
         era=era,
-        namebank=namebank,
-        content_hash=_hash_folder(root),
-        **{kind: {key: entry for key, (_, entry) in table.items()} for kind, table in tables.items()},
+        namebank=singles["namebanks"],
+        content_hash=_hash_folders(layers),
+        layers=[root.name for root in layers] if overlay else [],
+        docs={rel: doc for rel, (doc, _) in docs.items()},
+        **{kind: {key: parsed for key, (_, parsed) in table.items()} for kind, table in tables.items()},
     )
 
 
-def _check_references(reader: _PackReader, era: Era, tables: dict[str, dict[str, Any]]) -> None:
-    items = {item.id for item in era.items}
+def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[str, dict[str, tuple[Entry, Any]]],
+                      docs: dict[str, tuple[Doc, Origin]]) -> None:
     known = {kind: set(table) | reader.invalid_ids.get(kind, set()) for kind, table in tables.items()}
-    known["items"] = items
+    known["items"] = {item.id for item in era.items}
 
-    def ref(file: str, kind: str, value: str | None, path: tuple[Any, ...]) -> None:
+    def ref(origins: list[Origin], prefix: str, kind: str, value: str | None, path: tuple[Any, ...]) -> None:
         if value is None or value in known[kind] or kind in reader.unreadable:
             return
         listed = ", ".join(sorted(known[kind])[:12]) or "none"
-        prefix = file.removesuffix(".yaml")
-        reader.issue(file, path, prefix, f"{value!r} is not {_article(kind)} in this pack\n  known {kind}: {listed}")
+        reader.issue(origins, path, prefix, f"{value!r} is not {_article(kind)} in this pack\n  known {kind}: {listed}")
 
-    def each(kind: str, check: Callable[[int, Any], None]) -> None:
-        for index, entry in tables[kind].values():
-            check(index, entry)
+    def each(kind: str, check: Callable[[Callable[..., None], Any], None]) -> None:
+        for entry, parsed in tables[kind].values():
+            check(lambda k, v, p, e=entry: ref(e.origins, kind, k, v, p), parsed)
 
-    ref("era.yaml", "locations", era.start_location, ("start_location",))
-    ref("era.yaml", "locations", era.rules.defeat.recover_location, ("rules", "defeat", "recover_location"))
+    for i, loc in enumerate(era.start_locations):
+        ref(era_entry.origins, "era", "locations", loc, ("start_locations", i))
+    ref(era_entry.origins, "era", "locations", era.rules.defeat.recover_location, ("rules", "defeat", "recover_location"))
+    for faction in era.rules.starting.reputation:
+        ref(era_entry.origins, "era", "factions", faction, ("rules", "starting", "reputation", faction))
 
-    def location(i: int, loc: Location) -> None:
-        ref("locations.yaml", "factions", loc.faction, (i, "faction"))
+    def location(r: Callable[..., None], loc: Location) -> None:
+        r("factions", loc.faction, ("faction",))
         for j, link in enumerate(loc.links):
-            ref("locations.yaml", "locations", link.to, (i, "links", j, "to"))
+            r("locations", link.to, ("links", j, "to"))
         for j, item in enumerate(loc.shop):
-            ref("locations.yaml", "items", item, (i, "shop", j))
+            r("items", item, ("shop", j))
         for j, found in enumerate(loc.discoveries):
-            ref("locations.yaml", "items", found.item, (i, "discoveries", j, "item"))
-            ref("locations.yaml", "rumors", found.rumor, (i, "discoveries", j, "rumor"))
+            r("items", found.item, ("discoveries", j, "item"))
+            r("rumors", found.rumor, ("discoveries", j, "rumor"))
 
-    def npc(i: int, n: Npc) -> None:
-        ref("npcs.yaml", "locations", n.location, (i, "location"))
-        ref("npcs.yaml", "factions", n.faction, (i, "faction"))
+    def npc(r: Callable[..., None], n: Npc) -> None:
+        r("locations", n.location, ("location",))
+        r("factions", n.faction, ("faction",))
         for j, loc in enumerate(n.roams):
-            ref("npcs.yaml", "locations", loc, (i, "roams", j))
+            r("locations", loc, ("roams", j))
 
-    def companion(i: int, c: Companion) -> None:
-        ref("companions.yaml", "locations", c.location, (i, "location"))
-        ref("companions.yaml", "factions", c.faction, (i, "faction"))
-        ref("companions.yaml", "quests", c.recruit.requires_quest, (i, "recruit", "requires_quest"))
+    def companion(r: Callable[..., None], c: Companion) -> None:
+        r("locations", c.location, ("location",))
+        r("factions", c.faction, ("faction",))
+        r("quests", c.recruit.requires_quest, ("recruit", "requires_quest"))
         for faction in c.recruit.min_reputation:
-            ref("companions.yaml", "factions", faction, (i, "recruit", "min_reputation", faction))
+            r("factions", faction, ("recruit", "min_reputation", faction))
 
-    def background(i: int, b: Background) -> None:
-        ref("backgrounds.yaml", "locations", b.start_location, (i, "start_location"))
+    def background(r: Callable[..., None], b: Background) -> None:
+        r("locations", b.start_location, ("start_location",))
         for j, item in enumerate(b.items):
-            ref("backgrounds.yaml", "items", item, (i, "items", j))
+            r("items", item, ("items", j))
         for faction in b.reputation:
-            ref("backgrounds.yaml", "factions", faction, (i, "reputation", faction))
+            r("factions", faction, ("reputation", faction))
 
-    def rumor(i: int, r: Rumor) -> None:
-        ref("rumors.yaml", "locations", r.location, (i, "location"))
-        ref("rumors.yaml", "factions", r.faction, (i, "faction"))
+    def rumor(r: Callable[..., None], x: Rumor) -> None:
+        r("locations", x.location, ("location",))
+        r("factions", x.faction, ("faction",))
 
-    def quest(i: int, q: Quest) -> None:
-        ref("quests.yaml", "npcs", q.giver, (i, "giver"))
+    def quest(r: Callable[..., None], q: Quest) -> None:
+        r("npcs", q.giver, ("giver",))
         for j, stage in enumerate(q.stages):
-            ref("quests.yaml", "locations", stage.when.location, (i, "stages", j, "when", "location"))
-            ref("quests.yaml", "npcs", stage.when.npc, (i, "stages", j, "when", "npc"))
-            ref("quests.yaml", "items", stage.when.item, (i, "stages", j, "when", "item"))
+            r("locations", stage.when.location, ("stages", j, "when", "location"))
+            r("npcs", stage.when.npc, ("stages", j, "when", "npc"))
+            r("items", stage.when.item, ("stages", j, "when", "item"))
         for j, item in enumerate(q.reward.items):
-            ref("quests.yaml", "items", item, (i, "reward", "items", j))
+            r("items", item, ("reward", "items", j))
         for faction in q.reward.reputation:
-            ref("quests.yaml", "factions", faction, (i, "reward", "reputation", faction))
+            r("factions", faction, ("reward", "reputation", faction))
 
-    def faction(i: int, f: Faction) -> None:
+    def faction(r: Callable[..., None], f: Faction) -> None:
         for j, rival in enumerate(f.rivals):
-            ref("factions.yaml", "factions", rival, (i, "rivals", j))
+            r("factions", rival, ("rivals", j))
 
-    each("locations", location)
-    each("npcs", npc)
-    each("companions", companion)
-    each("backgrounds", background)
-    each("rumors", rumor)
-    each("quests", quest)
-    each("factions", faction)
+    def event(r: Callable[..., None], e: WorldEvent) -> None:
+        for j, loc in enumerate(e.locations):
+            r("locations", loc, ("locations", j))
+        for j, fac in enumerate(e.factions):
+            r("factions", fac, ("factions", j))
+        for fac in e.trigger.min_power:
+            r("factions", fac, ("trigger", "min_power", fac))
+        for fac in e.effects.faction_power:
+            r("factions", fac, ("effects", "faction_power", fac))
+        r("rumors", e.effects.rumor, ("effects", "rumor"))
+        for npc_id, loc in e.effects.npc_moves.items():
+            r("npcs", npc_id, ("effects", "npc_moves", npc_id))
+            r("locations", loc, ("effects", "npc_moves", npc_id))
+
+    def banter(r: Callable[..., None], b: Banter) -> None:
+        for j, speaker in enumerate(b.speakers):
+            r("companions", speaker, ("speakers", j))
+
+    for kind, check in (("locations", location), ("npcs", npc), ("companions", companion),
+                        ("backgrounds", background), ("rumors", rumor), ("quests", quest), ("factions", faction),
+                        ("events", event), ("banter", banter)):
+        each(kind, check)
+    related = set().union(*(known[k] for k in ("npcs", "companions", "locations", "factions", "quests", "items")))
+    for _, (doc, origin) in docs.items():
+        for j, entity in enumerate(doc.meta.related):
+            if entity not in related:
+                reader.issue([origin], ("related", j), "front matter",
+                             f"{entity!r} is not an NPC, companion, location, faction, quest or item in this pack")
 
 
 def _article(kind: str) -> str:
-    singular = {"npcs": "an NPC", "items": "an item", "quests": "a quest"}.get(kind)
+    singular = {"npcs": "an NPC", "items": "an item", "quests": "a quest", "events": "an event",
+                "banter": "a banter entry"}.get(kind)
     return singular or f"a {kind.removesuffix('s')}"
 
 
@@ -331,6 +548,6 @@ def _cached(root: str, content_hash: str) -> EraPack:
 
 
 def get_pack(pack: str | Path) -> EraPack:
-    """Load a pack once per content version; an edited pack is reloaded on the next call."""
+    """Load a pack once per content version; an edited pack (or base pack) is reloaded on the next call."""
     root = resolve_pack_dir(pack)
-    return _cached(str(root.resolve()), _hash_folder(root))
+    return _cached(str(root.resolve()), _hash_folders(pack_layers(root)))

@@ -8,6 +8,7 @@ Times are minutes of game time; money is in the pack's currency (``credits`` in 
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -53,6 +54,13 @@ class DefeatRule(Strict):
     text: str = Field(..., description="one or two sentences narrating the recovery")
 
 
+class Starting(Strict):
+    """Starting meters for every new campaign (a background's own reputation is added on top)."""
+
+    stress: int = Field(0, ge=0, le=100)
+    reputation: dict[Id, int] = Field(default_factory=dict, description="faction id -> starting reputation")
+
+
 class Rules(Strict):
     world_tick_minutes: int = Field(240, ge=15, le=1440)
     difficulty: Literal["story", "normal", "hard"] = "normal"
@@ -63,6 +71,7 @@ class Rules(Strict):
     )
     intro_every_turns: int = Field(3, ge=1, description="at most one new NPC introduction per this many turns")
     defeat: DefeatRule
+    starting: Starting = Starting()
 
 
 class Calendar(Strict):
@@ -80,14 +89,16 @@ class Item(Strict):
 
 
 class Era(Strict):
-    """``era.yaml``: the pack's identity, calendar, items and rules."""
+    """``era.yaml``: the pack's identity, calendar, items and rules. ``extends`` names a base pack (overlay)."""
 
     id: Id
+    extends: Id | None = Field(None, description="base pack this pack overlays")
     name: str = Field(..., description="setting name")
     era: str = Field(..., description="era name")
     tone: str
     themes: list[str]
-    start_location: Id
+    start_locations: list[Id] = Field(..., min_length=1, description="where new campaigns may begin; first is "
+                                      "the default when a background names none")
     calendar: Calendar = Calendar()
     rules: Rules
     items: list[Item]
@@ -236,6 +247,61 @@ class Quest(Strict):
     reward: Reward = Reward()
 
 
+class EventTrigger(Strict):
+    """When a world event fires, checked on every world tick. All given conditions must hold."""
+
+    every_ticks: int | None = Field(None, ge=1, description="fires on ticks divisible by this")
+    from_tick: int = Field(0, ge=0, description="not before this tick")
+    chance: float = Field(1.0, ge=0, le=1, description="chance per eligible tick (seeded)")
+    min_power: dict[Id, int] = Field(default_factory=dict, description="faction id -> minimum power")
+    arc_stage: Literal["SETUP", "RISING", "CLIMAX", "RESOLUTION"] | None = None
+    once: bool = False
+
+
+class EventEffects(Strict):
+    faction_power: dict[Id, int] = Field(default_factory=dict, description="faction id -> power change")
+    rumor: Id | None = Field(None, description="a rumor that becomes public")
+    npc_moves: dict[Id, Id] = Field(default_factory=dict, description="NPC id -> location id")
+    stress: int = Field(0, ge=-10, le=10, description="stress for the player when at one of the event's locations")
+
+
+class WorldEvent(Strict):
+    """``events.yaml``: something that happens in the world on its own."""
+
+    id: Id
+    news: str = Field(..., description="the news line shown when it fires")
+    locations: list[Id] = Field(default_factory=list, description="where it happens (empty: everywhere)")
+    factions: list[Id] = Field(default_factory=list, description="factions involved")
+    trigger: EventTrigger
+    effects: EventEffects = EventEffects()
+
+
+class Banter(Strict):
+    """``banter.yaml``: an exchange between party members, used when every speaker is in the party."""
+
+    id: Id
+    speakers: list[Id] = Field(..., min_length=1, description="companion ids; all must be in the party")
+    location_tags: list[str] = Field(default_factory=list, description="only at locations with one of these tags")
+    lines: list[str] = Field(..., min_length=1, description="'Name: line' strings, spoken in order")
+
+
+class DocMeta(Strict):
+    """Front matter of a Markdown document under ``lore/``, ``style/`` or ``voices/``."""
+
+    title: str
+    doc_type: Literal["lore", "style", "voice"]
+    section_kind: str = Field(..., description="history, place, faction, person, custom, tone, ...")
+    tags: list[str] = Field(default_factory=list)
+    related: list[Id] = Field(default_factory=list, description="ids of NPCs, companions, locations, factions, "
+                              "quests or items this document is about")
+
+
+class Doc(Strict):
+    path: str = Field(..., description="relative to the pack folder, e.g. lore/the_rift.md")
+    meta: DocMeta
+    body: str
+
+
 class NameBank(Strict):
     given: list[str] = Field(..., min_length=4)
     family: list[str] = Field(..., min_length=4)
@@ -264,13 +330,17 @@ class EraPack(BaseModel):
     backgrounds: dict[Id, Background]
     rumors: dict[Id, Rumor]
     quests: dict[Id, Quest]
+    events: dict[Id, WorldEvent] = Field(default_factory=dict)
+    banter: dict[Id, Banter] = Field(default_factory=dict)
+    docs: dict[str, Doc] = Field(default_factory=dict, description="relative path -> document")
     namebank: NameBank
     content_hash: str
+    layers: list[str] = Field(default_factory=list, description="pack ids, base first, when this is an overlay")
 
     @property
     def id(self) -> str:
         return self.era.id
 
-    @property
+    @cached_property
     def items(self) -> dict[Id, Item]:
         return {item.id: item for item in self.era.items}

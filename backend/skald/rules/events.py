@@ -132,6 +132,10 @@ class _Folder:
     def NEWS(self, d):
         self.s.world.news = (self.s.world.news + [d["text"]])[-NEWS_KEPT:]
 
+    def EVENT_FIRED(self, d):
+        if d.get("once") and d["event"] not in self.s.world.fired_events:
+            self.s.world.fired_events.append(d["event"])
+
     def RUMOR_SPREAD(self, d):
         if d["rumor"] not in self.s.world.public_rumors:
             self.s.world.public_rumors.append(d["rumor"])

@@ -77,10 +77,20 @@ def reactions(state: GameState, pack: EraPack, router: RouterOutput, result: Mec
 
 
 def banter(state: GameState, pack: EraPack, turn: int) -> list[Event]:
-    """Queue one banter line every few turns, cycling through each party member's pack lines."""
+    """Queue one banter line every few turns: exchanges from ``banter.yaml`` whose speakers are all in the party
+    (and whose location tags match, if given) come first; otherwise a party member's own lines, in turn."""
     party = state.party
     if not party or turn - state.world.last_banter_turn < BANTER_EVERY_TURNS:
         return []
+    tags = set(pack.locations[state.location].tags)
+    exchanges = [b for b in pack.banter.values() if set(b.speakers) <= set(party)
+                 and (not b.location_tags or tags & set(b.location_tags))]
+    heard = {line.split("|", 1)[-1] for line in state.world.banter}
+    fresh = [b for b in exchanges if " ".join(b.lines) not in heard]
+    if fresh:
+        chosen = fresh[(turn // BANTER_EVERY_TURNS) % len(fresh)]
+        return [Event(type="BANTER_QUEUED", data={"companion": chosen.speakers[0], "line": " ".join(chosen.lines),
+                                                  "banter": chosen.id})]
     cid = party[turn % len(party)]
     lines = pack.companions[cid].banter
     line = lines[(turn // BANTER_EVERY_TURNS) % len(lines)]

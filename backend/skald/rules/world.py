@@ -2,7 +2,8 @@
 
 Each tick uses its own RNG derived from (campaign seed, "world", tick index), so the world moves the same
 way whatever the player rolled. Per tick: one faction move (power +-1 and a news line), one hidden rumor
-made public, and roaming NPCs step to their next location. Travel without a tick spreads talk only.
+made public, roaming NPCs step to their next location, and the pack's world events (``events.yaml``) whose
+trigger holds fire with their effects. Travel without a tick spreads talk only.
 """
 
 from __future__ import annotations
@@ -11,6 +12,41 @@ from skald.packs.models import EraPack
 from skald.rules import dice
 from skald.rules.clock import ticks_crossed
 from skald.state import Event, GameState
+
+
+def _world_events(state: GameState, pack: EraPack, tick: int, rng, power: dict[str, int], public: list[str],
+                  npc_at: dict[str, str]) -> list[Event]:
+    """The pack's world events (``events.yaml``) whose trigger holds on this tick, with their effects."""
+    out: list[Event] = []
+    fired = set(state.world.fired_events)
+    for event in pack.events.values():
+        trigger = event.trigger
+        if (trigger.once and event.id in fired) or tick < trigger.from_tick:
+            continue
+        if trigger.every_ticks and tick % trigger.every_ticks:
+            continue
+        if trigger.arc_stage and trigger.arc_stage != state.arc_stage.value:
+            continue
+        if any(power.get(f, pack.factions[f].power) < need for f, need in trigger.min_power.items()):
+            continue
+        if rng.random() >= trigger.chance:
+            continue
+        out.append(Event(type="EVENT_FIRED", data={"event": event.id, "once": trigger.once, "tick": tick}))
+        out.append(Event(type="NEWS", data={"text": event.news, "tick": tick}))
+        for faction, delta in event.effects.faction_power.items():
+            power[faction] = power.get(faction, pack.factions[faction].power) + delta
+            out.append(Event(type="FACTION_MOVE", data={"faction": faction, "delta": delta}))
+        if event.effects.rumor and event.effects.rumor not in public:
+            public.append(event.effects.rumor)
+            out.append(Event(type="RUMOR_SPREAD", data={"rumor": event.effects.rumor}))
+        for npc_id, location in event.effects.npc_moves.items():
+            npc_at[npc_id] = location
+            out.append(Event(type="NPC_MOVE", data={"npc": npc_id, "to": location}))
+        here = not event.locations or state.location in event.locations
+        if event.effects.stress and here:
+            out.append(Event(type="STRESS_CHANGE", data={"delta": event.effects.stress}))
+        fired.add(event.id)
+    return out
 
 
 def tick_events(state: GameState, pack: EraPack, minutes: int, travelled: bool) -> list[Event]:
@@ -49,6 +85,7 @@ def tick_events(state: GameState, pack: EraPack, minutes: int, travelled: bool) 
                 if nxt != here and rng.random() < 0.5:
                     npc_at[npc.id] = nxt
                     events.append(Event(type="NPC_MOVE", data={"npc": npc.id, "to": nxt}))
+        events += _world_events(state, pack, tick, rng, power, public, npc_at)
     if not crossed and travelled:
         rng = dice.rng_for(state.campaign.seed, "travel", state.campaign.turn_number)
         hidden = [r for r in pack.rumors if r not in public and pack.rumors[r].location]

@@ -29,7 +29,9 @@ def _now() -> str:
 
 def new_state(pack: EraPack, *, seed: int, background: str | None = None, name: str = "Wren",
               campaign_id: str | None = None) -> GameState:
-    """The starting state of a campaign: background stats, HP, credits, items and reputation; public rumors.
+    """The starting state of a campaign: background stats, HP, credits, items and reputation; the pack's starting
+    meters; public rumors. It starts at the background's start location, else at one of the pack's
+    ``start_locations`` chosen by the seed.
 
     :raises ValueError: unknown background id.
     """
@@ -40,17 +42,28 @@ def new_state(pack: EraPack, *, seed: int, background: str | None = None, name: 
     inventory: dict[str, int] = {}
     for item in bg.items:
         inventory[item] = inventory.get(item, 0) + 1
-    return GameState(
+    state = GameState(
         campaign=Campaign(id=campaign_id or uuid.uuid4().hex[:12], pack_id=pack.id, seed=seed),
         player=Player(name=name, background=bg_id, stats=bg.stats.model_dump(), hp=bg.hp, max_hp=bg.hp,
                       credits=bg.credits, inventory=inventory),
-        location=bg.start_location or pack.era.start_location,
+        location=bg.start_location or pack.era.start_locations[seed % len(pack.era.start_locations)],
         world=World(time_minutes=pack.era.calendar.start_minutes,
                     tick=pack.era.calendar.start_minutes // pack.era.rules.world_tick_minutes,
                     faction_power={f.id: f.power for f in pack.factions.values()},
                     public_rumors=[r.id for r in pack.rumors.values() if r.public]),
-        reputation={f: 0 for f in pack.factions} | dict(bg.reputation),
+        reputation=_starting_reputation(pack, bg.reputation),
     )
+    state.player.stress = min(pack.era.rules.starting.stress, pack.era.rules.max_stress)
+    return state
+
+
+def _starting_reputation(pack: EraPack, background: dict[str, int]) -> dict[str, int]:
+    """0 for every faction, plus the pack's starting reputation, plus the background's (clamped to -10..10)."""
+    rep = {f: 0 for f in pack.factions}
+    for extra in (pack.era.rules.starting.reputation, background):
+        for faction, value in extra.items():
+            rep[faction] = max(-10, min(10, rep.get(faction, 0) + value))
+    return rep
 
 
 def create_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, background: str | None = None,

@@ -1,0 +1,321 @@
+"""Skald's scripted model: a deterministic stand-in for Ollama, for recordings with replies written for the purpose.
+
+``ScriptedOllama`` is an httpx transport that answers the two endpoints Skald uses the way Ollama does:
+
+* ``GET /api/tags``: one model, ``scripted``.
+* ``POST /api/chat``: an ``application/x-ndjson`` stream of a few words per line, then a final ``done`` line
+  with ``prompt_eval_count`` (about a token per four characters of the messages) and ``eval_count`` (words).
+
+The role comes from the ``X-Skald-Role`` header. Replies are built from the request itself, never at random:
+
+* ``director``: a one-sentence note from the ``Location:`` and ``Outcome:`` lines of the scene.
+* ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:`` and
+  ``Consequences:`` lines (and the companion line the Director asks for), phrasings picked by a stable hash.
+* ``suggestion_refiner``: with a ``format`` (JSON schema), the four suggestions from ``Suggestions to rewrite:``
+  with the same tones, risks and names, lightly reworded when that is safe.
+
+Faults (:func:`load_faults`, a YAML mapping ``turn -> {role: fault}``) make every request of that role in that
+turn fail: ``http_500``, ``not_json``, ``bad_schema`` (a wrong tone) or ``empty``; with the suffix ``_once``
+only the first request of the role in the turn fails, so a retry or the validation feedback succeeds.
+
+It sits under :class:`~skald.replay.transports.RecordingTransport` exactly where a real Ollama would, so a
+scripted recording goes through the same client code (streaming, structured output, retries, breaker).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from skald.llm.client import ROLE_HEADER
+from skald.rules import prose
+from skald.settings import ROLES
+
+MODEL = "scripted"
+CREATED_AT = "2025-01-01T00:00:00Z"
+WORDS_PER_CHUNK = 4
+FAULTS = ("http_500", "not_json", "bad_schema", "empty")
+ONCE = "_once"
+
+# ----------------------------------------------------------------------------------------------- phrasings
+
+OPENINGS = [
+    "You take in {place} with ash still gritty between your teeth.",
+    "{Place} closes around you, hot and close, smelling of dust and machine oil.",
+    "You stand in {place} while a haze of ash turns the light the colour of rust.",
+    "Somewhere above {place} the lift cables hum, and you feel the sound in your chest.",
+    "You shake the grey powder from your sleeves and look over {place}.",
+    "The air in {place} is thick enough to chew, and you breathe through your teeth.",
+]
+PRESENCE = [
+    "{name} is close by, watching you with the patience of someone who has seen worse.",
+    "{name} keeps half an eye on you, weighing what you are worth to this place.",
+    "You catch {name} glancing your way before looking back to the work at hand.",
+    "{name} is here too, and the look you get back is neither warm nor cold.",
+]
+ALONE = [
+    "Nobody pays you much mind; out here everyone has their own troubles.",
+    "For a moment you have the place to yourself, and the quiet feels borrowed.",
+    "No one steps in to help or hinder you, which suits you fine.",
+]
+SUCCESS_TAIL = [
+    "It goes the way you meant it to, and you let yourself breathe out.",
+    "For once the rift gives a little ground, and you take it.",
+    "The moment settles in your favour, clean and plain.",
+]
+FAILURE_TAIL = [
+    "It goes badly, and there is no pretending otherwise.",
+    "The rift takes its due, as it always does, and you feel the cost of it.",
+    "Things slide out of your hands, and the setback stings.",
+]
+QUIET_TAIL = [
+    "It is a small moment, but small moments are most of what Kettle is made of.",
+    "The words hang in the warm air a while before the noise of the place takes them.",
+    "Nothing is settled yet, but you know a little more about where you stand.",
+]
+CONSEQUENCES = {
+    "MOVE": "The road behind you is already filling with drifting ash.",
+    "COMBAT_START": "Steel comes out and the air goes tight; this is a fight now.",
+    "DAMAGE": "Pain flares hot along your side and your breath comes short.",
+    "COMPANION_JOIN": "You have company on the road now, and it feels steadier than walking alone.",
+    "COMPANION_LEAVE": "Someone who walked with you is gone, and the space they leave is cold.",
+    "QUEST_UPDATE": "Another piece of the job falls into place, and you file it away.",
+    "DISCOVERY": "You tuck the find away before anyone else can take an interest in it.",
+    "RUMOR_HEARD": "A scrap of talk lodges in your memory, the kind that might matter later.",
+    "DEFEATED": "The ground comes up to meet you, and the world narrows to grey.",
+    "ITEM_GET": "Your pack sits a little heavier on your shoulders.",
+    "HEAL": "The worst of the hurt eases, and your breathing steadies.",
+    "ENEMY_DAMAGE": "Your blow lands, and your opponent staggers back a step.",
+    "COMPANION_ACTS": "Your companion moves at your shoulder without needing to be asked.",
+    "COMBAT_END": "The fight is over, and your hands take a while to stop shaking.",
+}
+CLOSINGS = [
+    "Far overhead, Hollin hangs orange and striped with storms, indifferent as ever.",
+    "The ash keeps falling, slow as snow, over everything you have done and not done.",
+    "Somewhere deep below, a drill shudders, and the rock remembers it.",
+    "You wipe your goggles clean and fix what comes next in your mind.",
+]
+OUTCOME_NOTES = {"CRITICAL_SUCCESS": "clean win", "SUCCESS": "success", "FAILURE": "setback",
+                 "CRITICAL_FAILURE": "hard failure", "NO_ROLL": "quiet exchange"}
+ADVERBS = ("Calmly", "Carefully", "Quietly")
+
+
+def _pick(options: list[str], key: str, salt: str) -> str:
+    digest = hashlib.sha256(f"{salt}|{key}".encode()).digest()
+    return options[int.from_bytes(digest[:4], "big") % len(options)]
+
+
+# -------------------------------------------------------------------------------------------------- faults
+
+
+def load_faults(path: Path | None) -> dict[int, dict[str, str]]:
+    """Read a faults file: a YAML mapping of turn number to ``{role: fault}``. ``None`` means no faults.
+
+    :raises ValueError: the file cannot be read or parsed, or names an unknown turn, role or fault (the message
+        names the file).
+    """
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the faults file ({' '.join(str(exc).split())})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a faults file is a mapping of turn number to {{role: fault}}")
+    known = [*FAULTS, *(f + ONCE for f in FAULTS)]
+    faults: dict[int, dict[str, str]] = {}
+    for turn, roles in data.items():
+        if isinstance(turn, bool) or not isinstance(turn, int | str) or not str(turn).isdigit() or int(turn) < 1:
+            raise ValueError(f"{path}: turn {turn!r} is not a turn number (1, 2, ...)")
+        if not isinstance(roles, dict) or not roles:
+            raise ValueError(f"{path}: turn {turn}: expected a mapping of role to fault")
+        for role, fault in roles.items():
+            if role not in ROLES:
+                raise ValueError(f"{path}: turn {turn}: unknown role {role!r}; roles: {', '.join(ROLES)}")
+            if fault not in known:
+                raise ValueError(f"{path}: turn {turn}: unknown fault {fault!r} for {role}; "
+                                 f"faults: {', '.join(FAULTS)} (each may end in {ONCE})")
+        faults[int(turn)] = {str(role): str(fault) for role, fault in roles.items()}
+    return faults
+
+
+# ------------------------------------------------------------------------------------------------ the model
+
+
+def _lines(text: str, prefix: str) -> list[str]:
+    return [line[len(prefix):].strip() for line in text.splitlines() if line.startswith(prefix)]
+
+
+def _present(text: str) -> list[str]:
+    """Names from ``Present: Name (role), Name (role)`` (nobody -> [])."""
+    line = next(iter(_lines(text, "Present:")), "")
+    return [name.strip() for name in re.findall(r"([^,()]+?)\s*\([^)]*\)", line)]
+
+
+def _split_outcome(line: str) -> tuple[str, str]:
+    """``SUCCESS. You do it.`` -> (``SUCCESS``, ``You do it.``)."""
+    head, _, rest = line.partition(".")
+    return head.strip(), rest.strip()
+
+
+class ScriptedOllama(httpx.BaseTransport):
+    """A deterministic Ollama for shipped recordings; see the module docstring.
+
+    :param turn_of: the current turn number (for faults), e.g. ``lambda: recording_transport.turn``.
+    :param faults: turn -> {role: fault}, from :func:`load_faults`.
+    """
+
+    def __init__(self, turn_of: Callable[[], int], faults: dict[int, dict[str, str]] | None = None):
+        self.turn_of = turn_of
+        self.faults = faults or {}
+        self.lock = threading.Lock()
+        self.counts: dict[tuple[int, str], int] = {}
+
+    # -- HTTP ---------------------------------------------------------------------------------------------
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if request.method == "GET" and path.endswith("/api/tags"):
+            return httpx.Response(200, json={"models": [{"name": MODEL, "model": MODEL, "size": 1,
+                                                         "digest": "0" * 12}]})
+        if request.method != "POST" or not path.endswith("/api/chat"):
+            return httpx.Response(404, json={"error": "not found"})
+        try:
+            body = json.loads(request.content or b"{}")
+        except ValueError:
+            return httpx.Response(400, json={"error": "invalid JSON body"})
+        role = request.headers.get(ROLE_HEADER, "")
+        turn = self.turn_of()
+        with self.lock:
+            number = self.counts.get((turn, role), 0) + 1
+            self.counts[(turn, role)] = number
+        fault = self.faults.get(turn, {}).get(role)
+        if fault and fault.endswith(ONCE):
+            fault = fault[:-len(ONCE)] if number == 1 else None
+        if fault == "http_500":
+            return httpx.Response(500, json={"error": f"scripted fault: {role} is down (turn {turn})"})
+        if fault == "empty":
+            content = ""
+        elif fault == "not_json":
+            content = "Sure! Here are four better actions for the player, one per line, no JSON today."
+        elif fault == "bad_schema":
+            content = self._bad_schema(body)
+        else:
+            content = self.reply(role, body)
+        return self._stream(body, content)
+
+    def _stream(self, body: dict[str, Any], content: str) -> httpx.Response:
+        model = body.get("model") or MODEL
+        pieces = re.findall(r"\s*\S+", content)
+        if pieces:
+            pieces[-1] += content[len("".join(pieces)):]  # trailing whitespace, if any
+        chunks = ["".join(pieces[i:i + WORDS_PER_CHUNK]) for i in range(0, len(pieces), WORDS_PER_CHUNK)]
+        lines = [{"model": model, "created_at": CREATED_AT, "message": {"role": "assistant", "content": chunk},
+                  "done": False} for chunk in chunks]
+        characters = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
+        lines.append({"model": model, "created_at": CREATED_AT, "message": {"role": "assistant", "content": ""},
+                      "done": True, "done_reason": "stop", "prompt_eval_count": max(1, characters // 4),
+                      "eval_count": len(content.split())})
+        data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        return httpx.Response(200, headers={"content-type": "application/x-ndjson"}, content=data)
+
+    # -- replies ------------------------------------------------------------------------------------------
+
+    def reply(self, role: str, body: dict[str, Any]) -> str:
+        """The reply of ``role`` to a chat request ``body`` (no fault)."""
+        users = [str(m.get("content") or "") for m in body.get("messages") or [] if m.get("role") == "user"]
+        if role == "suggestion_refiner" or body.get("format"):
+            return self._suggestions(users)
+        last = users[-1] if users else ""
+        if role == "director":
+            return self._director(last)
+        return self._narration(last)
+
+    @staticmethod
+    def _director(text: str) -> str:
+        place = next(iter(_lines(text, "Location:")), "the scene").rstrip(".") or "the scene"
+        outcome = next(iter(_lines(text, "Outcome:")), "")
+        if not outcome:
+            return f"Keep the focus on {place} and the people in it; let the moment breathe."
+        kind, _ = _split_outcome(outcome)
+        note = OUTCOME_NOTES.get(kind, kind.lower().replace("_", " "))
+        return f"Keep the focus on {place}; let the {note} land plainly."
+
+    @staticmethod
+    def _narration(text: str) -> str:
+        place = next(iter(_lines(text, "Location:")), "the rift").rstrip(".") or "the rift"
+        present = _present(text)
+        outcome = next(iter(_lines(text, "Outcome:")), "")
+        kind, summary = _split_outcome(outcome) if outcome else ("NO_ROLL", "")
+        events = [e.strip() for e in next(iter(_lines(text, "Consequences:")), "").split(",") if e.strip()]
+        banter = next(iter(_lines(text, "Include this companion line:")), "")
+        key = "\n".join([place, *_lines(text, "Player input:"), outcome, ",".join(events)])
+
+        lower_place = place[0].lower() + place[1:] if place.startswith("The ") else place
+        opening = _pick(OPENINGS, key, "open").format(place=lower_place, Place=place)
+        said_to = " ".join(_lines(text, "Player input:")).lower()
+        named = [n for n in present if any(len(part) > 2 and re.search(rf"\b{re.escape(part.lower())}\b", said_to)
+                                           for part in n.split())]
+        who = (_pick(PRESENCE, key, "who").format(name=named[0] if named else _pick(present, key, "name"))
+               if present else _pick(ALONE, key, "alone"))
+        said = summary if not summary or summary.endswith((".", "!", "?")) else summary + "."
+        tails = SUCCESS_TAIL if kind in ("SUCCESS", "CRITICAL_SUCCESS") else (
+            FAILURE_TAIL if kind in ("FAILURE", "CRITICAL_FAILURE") else QUIET_TAIL)
+        extra = [CONSEQUENCES[e] for e in dict.fromkeys(events) if e in CONSEQUENCES][:2]
+        closings = [_pick(CLOSINGS, key, "close")] + [c for c in CLOSINGS if c != _pick(CLOSINGS, key, "close")]
+        # opening, who, outcome, tail, consequences, the companion line, closing: 5 to 7 sentences in all
+        parts = [opening, who, said, _pick(tails, key, "tail"), *extra, banter]
+        parts = [p for p in parts if p]
+        while len(prose.sentences(" ".join(parts))) > 6 and extra:
+            parts.remove(extra.pop())
+        for closing in closings:
+            if len(prose.sentences(" ".join(parts))) >= 6:
+                break
+            parts.append(closing)
+        return " ".join(parts)
+
+    @staticmethod
+    def _listed(users: list[str]) -> list[dict[str, Any]]:
+        """The suggestions in the first user message with ``Suggestions to rewrite:``."""
+        for text in users:
+            _, found, rest = text.partition("Suggestions to rewrite:")
+            if not found:
+                continue
+            start = rest.find("{")
+            try:
+                value, _ = json.JSONDecoder().raw_decode(rest[start:])
+                return [dict(s) for s in value["suggestions"]]
+            except (ValueError, KeyError, TypeError):
+                return []
+        return []
+
+    def _suggestions(self, users: list[str]) -> str:
+        out = []
+        for item in self._listed(users):
+            label = str(item.get("label", "")).strip()
+            if item.get("risk") == "SAFE" and label and label[0].isupper() and label.split()[0].isalpha():
+                adverb = _pick(list(ADVERBS), label, "adverb")
+                candidate = f"{adverb}, {label[0].lower()}{label[1:]}"
+                if adverb.lower() not in label.lower() and len(candidate) <= 80:
+                    label = candidate
+            out.append({"label": label, "tone": item.get("tone"), "risk": item.get("risk")})
+        return json.dumps({"suggestions": out})
+
+    def _bad_schema(self, body: dict[str, Any]) -> str:
+        users = [str(m.get("content") or "") for m in body.get("messages") or [] if m.get("role") == "user"]
+        value = json.loads(self._suggestions(users))
+        for item in value["suggestions"][:1]:
+            item["tone"] = "HEROIC"
+        if not value["suggestions"]:
+            value["suggestions"] = [{"label": "Do something heroic", "tone": "HEROIC", "risk": "SAFE"}]
+        return json.dumps(value)
