@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from skald.cli.pack_commands import pack_app
 from skald.errors import SkaldError
 from skald.llm.client import LLMClient
 from skald.packs.loader import PackError
@@ -15,6 +16,7 @@ from skald.settings import ROLES, SettingsError, get_settings
 
 app = typer.Typer(help="Skald: text role-playing games with deterministic rules and LLM-written prose.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
+app.add_typer(pack_app, name="pack")
 
 
 @app.command()
