@@ -255,7 +255,8 @@ def pack_layers(pack: str | Path) -> list[Path]:
                                                   f"packs extend each other in a cycle: {names}")])
         chain.append(root)
         try:
-            raw = yaml.safe_load((root / "era.yaml").read_text(encoding="utf-8")) if (root / "era.yaml").exists() else {}
+            era_file = root / "era.yaml"
+            raw = yaml.safe_load(era_file.read_text(encoding="utf-8")) if era_file.exists() else {}
         except yaml.YAMLError:
             raw = {}  # reported properly when the file is read
         base = raw.get("extends") if isinstance(raw, dict) else None
@@ -406,7 +407,7 @@ def load_pack(pack: str | Path) -> EraPack:
                                            "file is empty; expected " + ("a list" if many else "a mapping")))
             reader.unreadable.add(prefix)
         table: dict[str, tuple[Entry, Any]] = {}
-        for key, entry in entries.items():
+        for entry in entries.values():
             data = {k: v for k, v in entry.data.items() if k != "disabled"} if isinstance(entry.data, dict) else \
                 entry.data
             parsed = reader.validate(model, Entry(data, entry.origins), prefix)
@@ -453,7 +454,8 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
 
     for i, loc in enumerate(era.start_locations):
         ref(era_entry.origins, "era", "locations", loc, ("start_locations", i))
-    ref(era_entry.origins, "era", "locations", era.rules.defeat.recover_location, ("rules", "defeat", "recover_location"))
+    ref(era_entry.origins, "era", "locations", era.rules.defeat.recover_location,
+        ("rules", "defeat", "recover_location"))
     for faction in era.rules.starting.reputation:
         ref(era_entry.origins, "era", "factions", faction, ("rules", "starting", "reputation", faction))
 
