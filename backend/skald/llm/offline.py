@@ -78,7 +78,8 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     if moved:
         add(sentences(location.description)[0])
     when = state.world.time_minutes + (result.minutes if result else 0)
-    add(_pick(rng, TIME_LINES[clock.time_of_day(when)], used, clock=clock.clock_text(when)))
+    now = clock.clock_text(when, pack.era.calendar.day_names)
+    add(_pick(rng, TIME_LINES[clock.time_of_day(when)], used, clock=now))
     if result is not None:
         add(_end(result.summary))
         if result.outcome != Outcome.NO_ROLL:
@@ -139,7 +140,8 @@ def _event_lines(state: GameState, pack: EraPack) -> list[str]:
         elif e.type == "COMPANION_LEAVE":
             lines.append(f"{pack.companions[d['companion']].name} has had enough and walks away.")
         elif e.type == "COMBAT_START":
-            lines.append(f"{d['enemy_name']} comes at you.")
+            described = f" {_end(d['description'])}" if d.get("description") else ""
+            lines.append(f"{d['enemy_name']} comes at you.{described}")
         elif e.type == "QUEST_UPDATE":
             quest = pack.quests[d["quest"]]
             if d["status"] == "completed":

@@ -35,15 +35,18 @@ REFINER_RULES = (
 def _system(rules: str, pack: EraPack) -> str:
     """Static for a campaign: rules, the pack's style guide and its ``style/`` documents, the rules again."""
     style = "\n\n".join([pack.era.style] + [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"])
-    return f"{rules}\n\nStyle guide for {pack.era.name} ({pack.era.era}):\n{style}\n\nRemember: {rules}"
+    era = pack.era
+    setting = f"Setting: {era.name}, {era.era}. Tone: {era.tone} Themes: {', '.join(era.themes)}."
+    return f"{rules}\n\n{setting}\n\nStyle guide:\n{style}\n\nRemember: {rules}"
 
 
 def scene_text(state: GameState, pack: EraPack) -> str:
     location = pack.locations[current_location(state)]
     result = state.mechanic_result
+    minutes = state.world.time_minutes + (result.minutes if result else 0)
     lines = [
         f"Location: {location.name}.",
-        f"Time: {clock.clock_text(state.world.time_minutes + (result.minutes if result else 0))}",
+        f"Time: {clock.clock_text(minutes, pack.era.calendar.day_names)}",
         "Present: " + (", ".join(f"{p.name} ({p.role})" for p in state.present_npcs) or "nobody"),
         f"Player input: {state.router_output.text if state.router_output else state.player_input}",
     ]
@@ -52,6 +55,11 @@ def scene_text(state: GameState, pack: EraPack) -> str:
     events = [e.type for e in state.staged_events if e.type not in ("TIME_ADVANCE", "WORLD_TICK")]
     if events:
         lines.append("Consequences: " + ", ".join(events))
+    for event in state.staged_events:
+        if event.type == "RUMOR_HEARD":
+            rumor = pack.rumors[event.data["rumor"]]
+            truth = "true" if rumor.true else "false, though the speaker believes it"
+            lines.append(f"Rumor passed on: {rumor.text} (it is {truth}; do not reveal which)")
     if state.director_instructions:
         d = state.director_instructions
         lines.append(f"Director: beat {d.beat}; mood {d.mood}. {d.notes}")
@@ -64,7 +72,8 @@ def lore_sections(state: GameState, pack: EraPack) -> list[Section]:
     """The place, the people on stage, and the pack's ``lore/`` and ``voices/`` documents about them.
 
     Ranks (higher is kept longer): the focus NPC's voice 100 and description 95; the place 60; lore about
-    the place 55; other people on stage 40 down, their voices 35 down; lore about people or factions on stage 30.
+    the place 55; other people on stage 40 down, their voices 35 down; lore about people or factions on stage 30;
+    the factions on stage (description and agenda) 25.
     """
     location = pack.locations[current_location(state)]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
@@ -75,6 +84,10 @@ def lore_sections(state: GameState, pack: EraPack) -> list[Section]:
     for index, person in enumerate(state.present_npcs):
         rank = 95 if person.id == focus else 40 - index
         out.append(Section(SectionKind.LORE, person.description, rank=rank, title=f"About {person.name}:"))
+    for fid in sorted(factions):
+        faction = pack.factions[fid]
+        out.append(Section(SectionKind.LORE, f"{faction.description} Agenda: {faction.agenda}", rank=25,
+                           title=f"About {faction.name}:"))
     for rel, doc in sorted(pack.docs.items()):
         about = set(doc.meta.related)
         if doc.meta.doc_type == "voice" and about & people:

@@ -94,7 +94,7 @@ def _walk(node: yaml.Node | None, path: tuple[Any, ...], at_key: bool = False) -
     for depth, key in enumerate(path):
         last = depth == len(path) - 1
         if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if k.value == key), None)
+            pair = next(((k, v) for k, v in node.value if _same_key(k, key)), None)
             if pair is None:
                 return node, False
             node = pair[0] if (at_key and last) else pair[1]
@@ -105,11 +105,32 @@ def _walk(node: yaml.Node | None, path: tuple[Any, ...], at_key: bool = False) -
     return node, True
 
 
+def _same_key(node: yaml.Node, key: Any) -> bool:
+    """Whether a mapping key node is ``key`` (a bool key matches an unquoted true/false/yes/no/on/off)."""
+    if isinstance(key, bool):
+        return node.tag.endswith(":bool") and yaml.safe_load(node.value) is key
+    return node.value == key
+
+
 def _field_path(prefix: str, loc: tuple[Any, ...]) -> str:
     out = prefix
     for part in loc:
+        if isinstance(part, bool):
+            part = str(part).lower()
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def _read_text(path: Path) -> str:
+    """A file's text; :class:`UnicodeDecodeError` if it is not UTF-8."""
+    return path.read_bytes().decode("utf-8")
+
+
+def _not_utf8(display: str, exc: UnicodeDecodeError, text: bytes) -> PackIssue:
+    line = text[:exc.start].count(b"\n") + 1
+    column = exc.start - (text.rfind(b"\n", 0, exc.start) + 1) + 1
+    return PackIssue(display, line, column, "-", f"the file is not UTF-8 text (byte {text[exc.start]:#04x}); save "
+                                                 "it as UTF-8 in your editor")
 
 
 @dataclass
@@ -166,7 +187,11 @@ class _Reader:
         """(data, node, ok). A missing file is (None, None, True); a YAML error is reported, ok False."""
         if not path.exists():
             return None, None, True
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = _read_text(path)
+        except UnicodeDecodeError as exc:
+            self.issues.append(_not_utf8(display, exc, path.read_bytes()))
+            return None, None, False
         try:
             return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader), True
         except yaml.YAMLError as exc:
@@ -183,8 +208,12 @@ class _Reader:
             for err in exc.errors():
                 given = err.get("input")
                 shown = "" if err["type"] == "missing" else f"  (got {given!r:.60})"
-                self.issue(entry.origins, tuple(err["loc"]), prefix, f"{_explain(err)}{shown}",
-                           at_key=err["type"] == "extra_forbidden")
+                loc = tuple(err["loc"])
+                bool_key = err["type"] == "invalid_key" and isinstance(given, bool)
+                if bool_key:  # pydantic's loc holds the key as 1/0; name the key YAML actually read
+                    loc = (*loc[:-1], given)
+                self.issue(entry.origins, loc, prefix, f"{_explain(err)}{shown}",
+                           at_key=err["type"] == "extra_forbidden" or bool_key)
             return None
 
 
@@ -248,28 +277,37 @@ def pack_layers(pack: str | Path) -> list[Path]:
     """
     chain: list[Path] = []
     root = resolve_pack_dir(pack)
+
+    def extends_issue(message: str) -> PackError:
+        """An error at the ``extends:`` line of the last pack in the chain."""
+        node, _ = _walk(yaml.compose(_read_text(chain[-1] / "era.yaml")), ("extends",))
+        line, col = (node.start_mark.line + 1, node.start_mark.column + 1) if node else (1, 1)
+        return PackError(chain[-1].name, [PackIssue(_display_path(chain[-1] / "era.yaml"), line, col, "era.extends",
+                                                    message)])
+
     while True:
         if root.resolve() in [c.resolve() for c in chain]:
             names = " -> ".join(c.name for c in [*chain, root])
-            raise PackError(root.name, [PackIssue(_display_path(root / "era.yaml"), 1, 1, "extends",
-                                                  f"packs extend each other in a cycle: {names}")])
+            raise extends_issue(f"packs extend each other in a cycle: {names}")
         chain.append(root)
         try:
             era_file = root / "era.yaml"
-            raw = yaml.safe_load(era_file.read_text(encoding="utf-8")) if era_file.exists() else {}
-        except yaml.YAMLError:
+            raw = yaml.safe_load(_read_text(era_file)) if era_file.exists() else {}
+        except (yaml.YAMLError, UnicodeDecodeError):
             raw = {}  # reported properly when the file is read
         base = raw.get("extends") if isinstance(raw, dict) else None
         if not base:
             return chain[::-1]
+        if not isinstance(base, str):
+            raise extends_issue(f"expected a pack id or a folder path, got {base!r:.60}")
+        # a relative path is relative to the extending pack's folder; otherwise a pack id (or a path from here)
+        beside = root / base
         try:
-            root = resolve_pack_dir(base)
+            root = beside if ("/" in base or base.startswith(".")) and beside.is_dir() else resolve_pack_dir(base)
         except PackError:
-            node, _ = _walk(yaml.compose((chain[-1] / "era.yaml").read_text(encoding="utf-8")), ("extends",))
-            line = node.start_mark.line + 1 if node else 1
             known = ", ".join(available_packs()) or "none"
-            raise PackError(chain[-1].name, [PackIssue(_display_path(chain[-1] / "era.yaml"), line, 1, "era.extends",
-                                                       f"{base!r} is not a pack; known packs: {known}")]) from None
+            raise extends_issue(f"{base!r} is not a pack (a folder under data/era_packs, or a path relative to "
+                                f"this pack's folder); known packs: {known}") from None
 
 
 def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[str, Entry], bool]:
@@ -342,7 +380,11 @@ def _read_docs(reader: _Reader, layers: list[Path]) -> dict[str, tuple[Doc, Orig
     out: dict[str, tuple[Doc, Origin]] = {}
     for rel, path in found.items():
         display = _display_path(path)
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = _read_text(path)
+        except UnicodeDecodeError as exc:
+            reader.issues.append(_not_utf8(display, exc, path.read_bytes()))
+            continue
         lines = text.splitlines()
         end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None) \
             if lines and lines[0].strip() == "---" else None
@@ -401,7 +443,7 @@ def load_pack(pack: str | Path) -> EraPack:
             present = entry is not None
         if not readable:
             reader.unreadable.add(prefix)
-        if required and not present and readable:
+        if required and not present and readable and "era" not in reader.unreadable:
             reader.issues.append(PackIssue(f"{_display_path(layers[0])}/{name}", 1, 1, "-",
                                            "file is missing" if not (layers[0] / name).exists() else
                                            "file is empty; expected " + ("a list" if many else "a mapping")))

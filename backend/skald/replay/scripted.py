@@ -51,7 +51,7 @@ OPENINGS = [
     "You take in {place} with ash still gritty between your teeth.",
     "{Place} closes around you, hot and close, smelling of dust and machine oil.",
     "You stand in {place} while a haze of ash turns the light the colour of rust.",
-    "Somewhere above {place} the lift cables hum, and you feel the sound in your chest.",
+    "Grit hisses against your goggles as you take stock of {place}.",
     "You shake the grey powder from your sleeves and look over {place}.",
     "The air in {place} is thick enough to chew, and you breathe through your teeth.",
 ]

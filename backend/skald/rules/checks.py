@@ -276,14 +276,16 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         summary = f"No road leads to {pack.locations[dest].name} from here; from {here.name} you can reach {names}."
         return Resolution(_result(router, None, 2, summary))
     link = Link(to=dest, minutes=sum(lk.minutes for lk in path), risk=max((lk.risk for lk in path),
-                                                                           key=RISK_ORDER.__getitem__))
+                                                                           key=RISK_ORDER.__getitem__),
+                description=" ".join(lk.description for lk in path if lk.description))
     target = pack.locations[dest]
     move = ev("MOVE", origin=state.location, to=dest, via=[lk.to for lk in path[:-1]])
+    way = f" {link.description}" if link.description else ""
     if link.risk == Risk.SAFE:
-        return Resolution(_result(router, None, link.minutes, f"You travel to {target.name}."), [move])
+        return Resolution(_result(router, None, link.minutes, f"You travel to {target.name}.{way}"), [move])
     chk = _check(router, state, pack, rng, link.risk)
     if chk.outcome.succeeded:
-        return Resolution(_result(router, chk, link.minutes, f"You make it to {target.name} without trouble."),
+        return Resolution(_result(router, chk, link.minutes, f"You make it to {target.name} without trouble.{way}"),
                           [move])
     hurt = dice.roll(rng, 4 if link.risk == Risk.RISKY else 6) + (2 if chk.outcome == Outcome.CRITICAL_FAILURE else 0)
     summary = f"The way to {target.name} goes badly: you arrive late and hurt ({hurt} damage)."

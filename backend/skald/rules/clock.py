@@ -30,10 +30,12 @@ def day_of(minutes: int) -> int:
     return minutes // MINUTES_PER_DAY + 1
 
 
-def clock_text(minutes: int) -> str:
-    """``"day 2, 14:05"``."""
+def clock_text(minutes: int, day_names: list[str] | tuple[str, ...] = ()) -> str:
+    """``"day 2, 14:05"``, or with the pack's calendar day names ``"Ashday (day 2), 14:05"``."""
     within = minutes % MINUTES_PER_DAY
-    return f"day {day_of(minutes)}, {within // 60:02d}:{within % 60:02d}"
+    day = day_of(minutes)
+    label = f"{day_names[(day - 1) % len(day_names)]} (day {day})" if day_names else f"day {day}"
+    return f"{label}, {within // 60:02d}:{within % 60:02d}"
 
 
 def time_of_day(minutes: int) -> str:

@@ -23,7 +23,8 @@ HELP = {
 def status_line(state: GameState, pack: EraPack) -> str:
     p = state.player
     where = pack.locations[state.location].name
-    when = f"{clock.time_of_day(state.world.time_minutes)}, {clock.clock_text(state.world.time_minutes)}"
+    now = state.world.time_minutes
+    when = f"{clock.time_of_day(now)}, {clock.clock_text(now, pack.era.calendar.day_names)}"
     down = "  DOWN" if p.defeated else ""
     return f"{where} | {when} | HP {p.hp}/{p.max_hp} | {p.credits} credits | stress {p.stress}{down}"
 
@@ -43,10 +44,15 @@ def respond(command: str, args: str, state: GameState, pack: EraPack,
         rep = ", ".join(f"{pack.factions[f].name} {v:+d}" for f, v in sorted(state.reputation.items())) or "none"
         combat = (f"\nIn a fight with {state.combat.enemy_name} ({state.combat.enemy_hp} HP left)."
                   if state.combat else "")
-        return (f"{status_line(state, pack)}\n{p.name}, {pack.backgrounds[p.background].name}; "
+        bg = pack.backgrounds[p.background]
+        return (f"{status_line(state, pack)}\n{p.name}, {bg.name}: {bg.description}\n"
                 f"arc: {state.arc_stage.value}; turn {turn}\nReputation: {rep}{combat}"), False
     if command == "inventory":
-        items = [f"  {pack.items[i].name} x{q}" for i, q in sorted(p.inventory.items())]
+        items = []
+        for item_id, qty in sorted(p.inventory.items()):
+            item = pack.items[item_id]
+            tags = f" [{', '.join(item.tags)}]" if item.tags else ""
+            items.append(f"  {item.name} x{qty}{tags}: {item.description}")
         return "You carry:\n" + ("\n".join(items) or "  nothing") + f"\n  {p.credits} credits", False
     if command == "party":
         rows = [f"  {pack.companions[c.id].name} ({pack.companions[c.id].role}): affinity {c.affinity:+d}, "

@@ -96,5 +96,6 @@ def hazard_events(state: GameState, pack: EraPack) -> list[Event]:
         if rng.random() < hazard.chance:
             return [Event(type="COMBAT_START", data={
                 "enemy_id": hazard.id, "enemy_name": hazard.name, "enemy_hp": hazard.hp,
-                "enemy_damage": hazard.damage, "reward_credits": hazard.reward_credits})]
+                "enemy_damage": hazard.damage, "reward_credits": hazard.reward_credits,
+                "description": hazard.description})]
     return []

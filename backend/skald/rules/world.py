@@ -1,7 +1,8 @@
 """The world simulation: what happens off-stage when the clock crosses a tick boundary or the player travels.
 
 Each tick uses its own RNG derived from (campaign seed, "world", tick index), so the world moves the same
-way whatever the player rolled. Per tick: one faction move (power +-1 and a news line), one hidden rumor
+way whatever the player rolled. Per tick: one faction move (power +-1 and a news line; a gain costs one of its
+``rivals`` a point), one hidden rumor
 made public, roaming NPCs step to their next location, and the pack's world events (``events.yaml``) whose
 trigger holds fire with their effects. Travel without a tick spreads talk only.
 """
@@ -72,6 +73,11 @@ def tick_events(state: GameState, pack: EraPack, minutes: int, travelled: bool) 
         power[faction.id] = power.get(faction.id, faction.power) + delta
         news = rng.choice(faction.moves).replace("{faction}", faction.name)
         events.append(Event(type="FACTION_MOVE", data={"faction": faction.id, "delta": delta}))
+        rivals = [r for r in faction.rivals if power.get(r, pack.factions[r].power) > 0]
+        if delta > 0 and rivals:  # one faction's gain is a rival's loss
+            rival = rng.choice(rivals)
+            power[rival] = power.get(rival, pack.factions[rival].power) - 1
+            events.append(Event(type="FACTION_MOVE", data={"faction": rival, "delta": -1, "rival_of": faction.id}))
         events.append(Event(type="NEWS", data={"text": news, "tick": tick}))
         hidden = [r for r in pack.rumors if r not in public]
         if hidden:
