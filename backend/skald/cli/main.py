@@ -33,6 +33,7 @@ def play(
     debug: Annotated[bool, typer.Option(help="after each turn, show LLM call metrics and context stats")] = False,
     record: Annotated[Path | None, typer.Option(help="record this session (inputs, LLM exchanges, outcomes) "
                                                       "into this folder")] = None,
+    watch: Annotated[bool, typer.Option(help="reload the era pack before each turn when its files change")] = False,
 ) -> None:
     """Play a campaign: interactive on a terminal, or turns from --script / piped stdin."""
     from skald.cli.play import run
@@ -83,11 +84,19 @@ def record_cmd(
     if llm_mode not in ("auto", "off", "scripted"):
         typer.echo("skald record: --llm must be auto, off or scripted", err=True)
         raise typer.Exit(2)
+    if faults is not None and llm_mode != "scripted":
+        typer.echo("skald record: --faults needs --llm scripted", err=True)
+        raise typer.Exit(2)
     if llm_mode == "scripted":
         from skald.replay.scripted import ScriptedOllama, load_faults
 
+        try:
+            planned = load_faults(faults)
+        except ValueError as exc:
+            typer.echo(f"skald record: {exc}", err=True)
+            raise typer.Exit(2) from None
         transport = recording_transport(None)
-        transport.inner = ScriptedOllama(turn_of=lambda: transport.turn, faults=load_faults(faults))
+        transport.inner = ScriptedOllama(turn_of=lambda: transport.turn, faults=planned)
         settings = settings.model_copy(update={"llm": "on", "ollama_base_url": REPLAY_URL})
         llm = LLMClient(settings, online=True, transport=transport, sleep=lambda seconds: None)
     else:

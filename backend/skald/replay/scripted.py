@@ -278,6 +278,8 @@ class ScriptedOllama(httpx.BaseTransport):
         parts = [p for p in parts if p]
         while len(prose.sentences(" ".join(parts))) > 6 and extra:
             parts.remove(extra.pop())
+        if len(prose.sentences(" ".join(parts))) > 7:  # a long outcome and companion line: drop the tail
+            parts = [p for p in parts if p not in tails]
         for closing in closings:
             if len(prose.sentences(" ".join(parts))) >= 6:
                 break
