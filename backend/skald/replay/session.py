@@ -33,7 +33,7 @@ from skald.store.db import connect
 from skald.store.writer import create_campaign
 
 ROLE_SETTINGS = ("model", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts", "enabled")
-GLOBAL_SETTINGS = ("retries", "retry_backoff_s", "breaker_failures", "breaker_seconds")
+GLOBAL_SETTINGS = ("retries", "retry_backoff_s", "breaker_failures", "breaker_seconds", "max_input_chars")
 REPLAY_URL = "http://replay.invalid:11434"  # never contacted: the replay transport answers every request
 
 
