@@ -14,7 +14,7 @@ from skald.store.db import connect
 from skald.store.reads import load_state
 
 TABLES = ("campaigns", "world_state", "characters", "inventory", "party", "reputation", "known_npcs", "quests",
-          "turns", "turn_events")
+          "turns", "turn_events", "turn_memories")
 
 
 def dump(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
@@ -141,16 +141,35 @@ def test_schema_pragmas_and_version(conn):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
-    assert names == ["m001_initial"]
+    assert names == ["m001_initial", "m002_retrieval"]
 
 
 def test_reopening_a_database_does_not_migrate_twice(db_path):
     connect(db_path).close()
     again = connect(db_path)
-    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 1
+    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 2
     again.close()
+
+
+def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack, offline_llm):
+    import sqlite_utils
+    from skald.store.schema import migrations
+
+    old = sqlite3.connect(db_path, isolation_level=None)
+    migrations.apply(sqlite_utils.Database(old), stop_before="m002_retrieval")  # a save file from before m002
+    old.execute("PRAGMA user_version = 1")
+    old.row_factory = sqlite3.Row
+    writer.create_campaign(old, pack, seed=2, campaign_id="old")  # a campaign saved before the upgrade
+    old.close()
+    conn = connect(db_path)  # opening it applies m002
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    state = load_state(conn, "old")
+    after = play(conn, state, "look around", pack, offline_llm)
+    assert after.campaign.turn_number == 1
+    assert conn.execute("SELECT COUNT(*) FROM turn_memories").fetchone()[0] == 1
+    conn.close()
 
 
 def test_a_commit_that_fails_at_commit_time_rolls_back_and_restores_the_guard(conn, campaign):

@@ -81,6 +81,10 @@ class _Base(BaseSettings):
     retry_backoff_s: float = Field(0.25, ge=0, description="first retry delay; doubles each retry")
     breaker_failures: int = Field(3, ge=1, description="consecutive failures that open a role's circuit")
     breaker_seconds: float = Field(60.0, ge=0, description="how long an open circuit keeps the role in fallback")
+    chroma_path: Path = Field(Path("data/chroma"), description="the lore index (derived from the packs)")
+    embeddings: str = Field("wordllama", pattern=r"^(wordllama|ollama:.+)$",
+                            description="wordllama (offline, ships in its wheel) or ollama:<model>")
+    retrieval: bool = Field(True, description="false: no lore retrieval in prompts")
 
     def role(self, name: str) -> RoleConfig:
         """The resolved configuration of one role. :raises SettingsError: unknown role."""

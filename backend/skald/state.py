@@ -272,6 +272,8 @@ class TurnFields(Model):
     final_text: str = ""
     warnings: Annotated[list[str], operator.add] = Field(default_factory=list)
     llm_calls: Annotated[list[LLMCall], operator.add] = Field(default_factory=list)
+    lore_citations: Annotated[list[str], operator.add] = Field(
+        default_factory=list, description="ids of the lore chunks the prompts used this turn")
     context_stats: Annotated[list[dict[str, Any]], operator.add] = Field(
         default_factory=list, description="llm.budget.ContextStats per role called this turn (for --debug)")
 

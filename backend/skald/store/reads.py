@@ -89,7 +89,7 @@ def rendered_turns(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str,
     out = []
     for r in conn.execute("SELECT * FROM turns WHERE campaign_id = ? ORDER BY turn_number", (campaign_id,)):
         row = dict(r)
-        for key in ("suggestions", "warnings", "mechanic", "llm_calls"):
+        for key in ("suggestions", "warnings", "mechanic", "llm_calls", "lore_citations"):
             row[key] = json.loads(row[key]) if row[key] else None
         out.append(row)
     return out

@@ -66,6 +66,16 @@ def m001_initial(db: sqlite_utils.Database) -> None:
     db["turn_events"].create_index(["campaign_id", "turn_number", "seq"], unique=True)
 
 
+@migrations()
+def m002_retrieval(db: sqlite_utils.Database) -> None:
+    """Lore citations per rendered turn, and a short summary of every turn for episodic memory."""
+    db["turns"].add_column("lore_citations", str)
+    db["turn_memories"].create(
+        {"campaign_id": str, "turn_number": int, "location": str, "summary": str},
+        pk=("campaign_id", "turn_number"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> int:
     """Apply pending migrations; return the schema version (number of applied migrations)."""
     db = sqlite_utils.Database(conn)

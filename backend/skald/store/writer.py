@@ -3,8 +3,9 @@
 ``commit_turn`` folds the turn's staged events into the persistent state (``rules.events.apply_events``),
 then, in one transaction: checks and advances the campaign's turn number (compare-and-swap on the number
 the turn was based on), appends every event to ``turn_events``, writes the changed projection rows
-(characters, inventory, party, reputation, known NPCs, quests, world state) and the rendered turn. Any
-exception rolls all of it back.
+(characters, inventory, party, reputation, known NPCs, quests, world state), the rendered turn (with its lore
+citations) and a one-line memory of the turn for episodic recall. Any exception rolls all of it back. No
+embedding work happens here: memories are embedded when they are recalled.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from skald.errors import TurnConflictError
 from skald.packs.models import EraPack
+from skald.rules import memory
 from skald.rules.events import apply_events
 from skald.state import Campaign, GameState, Intent, PersistentState, Player, World
 from skald.store.db import writing
@@ -107,17 +109,20 @@ def commit_turn(conn: sqlite3.Connection, state: GameState, pack: EraPack) -> Pe
             [(cid, turn, seq, e.type, json.dumps(e.data, sort_keys=True)) for seq, e in enumerate(state.staged_events)],
         )
         _write_projections(conn, cid, state, after)
+        if state.intent != Intent.META:
+            conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, location, summary) VALUES (?, ?, ?, ?)",
+                         (cid, turn, after.location, memory.summarize(state, pack)))
         conn.execute(
             "INSERT INTO turns (campaign_id, turn_number, input, intent, action_class, outcome, text, suggestions, "
-            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at, lore_citations) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (cid, turn, state.player_input, state.intent.value if state.intent else None,
              state.router_output.action_class.value if state.router_output else None,
              result.outcome.value if result else None, state.final_text,
              json.dumps([s.model_dump(mode="json") for s in state.suggested_actions]),
              json.dumps(state.warnings), result.model_dump_json() if result else None,
              json.dumps([c.model_dump(mode="json") for c in state.llm_calls]),
-             after.location, after.world.time_minutes, _now()),
+             after.location, after.world.time_minutes, _now(), json.dumps(state.lore_citations)),
         )
     return after
 

@@ -1,0 +1,50 @@
+"""Episodic memory: a one-line summary of each turn (stored by Commit) and how past turns are recalled.
+
+Recall score = 0.7 x relevance + 0.3 x recency, where relevance is the cosine similarity between the current
+scene and the remembered summary (embedded with the lore index's embedding model) and recency halves every
+20 turns: 0.5 ** ((now - then) / 20). Only the most recent ``WINDOW`` turns are considered, so recall costs
+the same at turn 10,000 as at turn 100.
+"""
+
+from __future__ import annotations
+
+import math
+
+from skald.packs.models import EraPack
+from skald.rules.scene import current_location
+from skald.state import GameState
+
+RELEVANCE_WEIGHT = 0.7
+RECENCY_WEIGHT = 0.3
+HALF_LIFE_TURNS = 20
+WINDOW = 200
+SHOWN_EVENTS = {"COMPANION_JOIN": "{companion} joined", "COMBAT_START": "a fight with {enemy_name}",
+                "QUEST_UPDATE": "quest {quest} {status}", "DEFEATED": "you went down", "DISCOVERY": "found {discovery}"}
+
+
+def summarize(state: GameState, pack: EraPack) -> str:
+    """'Turn 12, The Scrip Market: persuade Juno ... -> You persuade Juno Farrow. (quest short_pour active)'."""
+    location = pack.locations[current_location(state)].name
+    outcome = state.mechanic_result.summary if state.mechanic_result else state.final_text[:120]
+    notes = []
+    for event in state.staged_events:
+        template = SHOWN_EVENTS.get(event.type)
+        if template:
+            try:
+                notes.append(template.format(**event.data))
+            except KeyError:
+                notes.append(event.type.lower())
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    text = f"Turn {state.campaign.turn_number + 1}, {location}: {state.player_input} -> {outcome}{tail}"
+    return text[:300]
+
+
+def score(relevance: float, now: int, then: int) -> float:
+    recency = 0.5 ** (max(0, now - then) / HALF_LIFE_TURNS)
+    return RELEVANCE_WEIGHT * relevance + RECENCY_WEIGHT * recency
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
