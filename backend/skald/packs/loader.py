@@ -197,8 +197,7 @@ class _Reader:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            problem = getattr(exc, "problem", None) or str(exc)
-            self.issues.append(PackIssue(display, line, col, "-", f"YAML syntax error: {problem}"))
+            self.issues.append(PackIssue(display, line, col, "-", f"YAML syntax error: {_yaml_problem(exc)}"))
             return None, None, False
 
     def validate(self, model: type[BaseModel], entry: Entry, prefix: str) -> Any:
@@ -215,6 +214,15 @@ class _Reader:
                 self.issue(entry.origins, loc, prefix, f"{_explain(err)}{shown}",
                            at_key=err["type"] == "extra_forbidden" or bool_key)
             return None
+
+
+def _yaml_problem(exc: yaml.YAMLError, line_offset: int = 0) -> str:
+    """PyYAML's problem, plus where the construct it was reading began (an unclosed bracket or quote)."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    context, mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and mark is not None:
+        problem += f" ({context} that starts at line {mark.line + 1 + line_offset})"
+    return problem
 
 
 def _explain(err: dict[str, Any]) -> str:
@@ -287,7 +295,7 @@ def pack_layers(pack: str | Path) -> list[Path]:
 
     while True:
         if root.resolve() in [c.resolve() for c in chain]:
-            names = " -> ".join(c.name for c in [*chain, root])
+            names = " -> ".join(c.resolve().name for c in [*chain, root])
             raise extends_issue(f"packs extend each other in a cycle: {names}")
         chain.append(root)
         try:
@@ -399,7 +407,7 @@ def _read_docs(reader: _Reader, layers: list[Path]) -> dict[str, tuple[Doc, Orig
             mark = getattr(exc, "problem_mark", None)
             line = (mark.line + 2) if mark else 1
             reader.issues.append(PackIssue(display, line, 1, "-", f"YAML syntax error in front matter: "
-                                                                   f"{getattr(exc, 'problem', exc)}"))
+                                                                   f"{_yaml_problem(exc, 1)}"))
             continue
         origin = Origin(display, node, line_offset=1)
         meta = reader.validate(DocMeta, Entry(data if data is not None else {}, [origin]), "front matter")

@@ -1,0 +1,137 @@
+"""The broken-pack corpus: every case under ``tests/fixtures/packs/broken/`` is one designer mistake, and the
+loader reports it as a :class:`PackError` naming the file, line, field path and what is wrong; nothing else escapes.
+
+Each case folder holds an ``expected.txt`` (see ``tests/fixtures/packs/README.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from skald.packs.loader import PackError, PackIssue, load_pack
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packs"
+MINI = FIXTURES / "mini"
+BROKEN = FIXTURES / "broken"
+CASES = sorted(p for p in BROKEN.iterdir() if p.is_dir())
+
+# Every kind of mistake the corpus must keep covering (a case folder each).
+REQUIRED_CASES = {
+    "yaml_syntax_list_file", "yaml_syntax_era", "wrong_type", "unknown_key_top_level", "unknown_key_nested",
+    "missing_required_field", "chance_out_of_range", "hp_zero", "bad_enum_risk", "duplicate_id",
+    "dangling_npc_location", "dangling_npc_faction", "dangling_companion_location", "dangling_companion_faction",
+    "dangling_companion_requires_quest", "dangling_quest_giver", "dangling_quest_stage_location",
+    "dangling_quest_stage_npc", "dangling_quest_stage_item", "dangling_link_location", "dangling_rumor_location",
+    "dangling_rumor_faction", "dangling_event_location", "dangling_event_faction", "dangling_event_rumor",
+    "dangling_event_npc", "dangling_background_start_location", "dangling_background_item",
+    "dangling_banter_speaker", "dangling_discovery_item", "dangling_shop_item", "dangling_era_start_location",
+    "dangling_defeat_recover_location", "dangling_doc_related", "disable_missing_id", "extends_missing_pack",
+    "extends_cycle", "doc_no_front_matter", "doc_type_mismatch", "doc_empty_body", "list_file_is_mapping",
+    "unquoted_true_key",
+}
+
+
+@dataclass(frozen=True)
+class Expected:
+    file: str
+    line: int
+    field: str
+    message: str
+
+
+def read_expected(case: Path) -> tuple[int | None, list[Expected]]:
+    """``count: N`` and blocks of ``file/line/field/message`` separated by blank lines; ``#`` lines are comments."""
+    count: int | None = None
+    blocks: list[dict[str, str]] = [{}]
+    for raw in (case / "expected.txt").read_text(encoding="utf-8").splitlines():
+        if raw.startswith("#"):
+            continue
+        if not raw.strip():
+            blocks.append({})
+            continue
+        key, _, value = raw.partition(":")
+        if key.strip() == "count":
+            count = int(value)
+        else:
+            blocks[-1][key.strip()] = value.strip()
+    wanted = [Expected(b["file"], int(b["line"]), b["field"], b["message"]) for b in blocks if b]
+    assert wanted, f"{case}/expected.txt names no issue"
+    return count, wanted
+
+
+def load_error(case: Path) -> PackError:
+    """The PackError the case raises; any other exception fails the test (pytest shows it)."""
+    with pytest.raises(PackError) as info:
+        load_pack(case)
+    return info.value
+
+
+def same_file(issue: PackIssue, case: Path, rel: str) -> bool:
+    return Path(issue.file).resolve() == (case / rel).resolve()
+
+
+def assert_reported(err: PackError, case: Path, want: Expected) -> None:
+    hits = [i for i in err.issues if same_file(i, case, want.file) and i.line == want.line and i.field == want.field]
+    assert hits, f"expected {want.file}:{want.line} {want.field} in:\n{err}"
+    assert any(want.message in i.message for i in hits), f"expected {want.message!r} in:\n{err}"
+
+
+def test_the_mini_pack_loads_cleanly():
+    pack = load_pack(MINI)
+    assert pack.id == "mini" and pack.layers == []
+    assert set(pack.locations) == {"lantern_inn", "old_road"}
+    assert pack.events and pack.banter
+    assert {rel.split("/")[0] for rel in pack.docs} == {"lore", "style", "voices"}
+
+
+def test_the_corpus_covers_every_kind_of_mistake():
+    names = {case.name for case in CASES}
+    assert len(CASES) >= 30
+    assert REQUIRED_CASES <= names, f"missing cases: {sorted(REQUIRED_CASES - names)}"
+    for case in CASES:
+        assert (case / "expected.txt").is_file(), f"{case.name} has no expected.txt"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_broken_pack_is_reported_at_its_line(case: Path):
+    count, wanted = read_expected(case)
+    err = load_error(case)
+    for want in wanted:
+        assert_reported(err, case, want)
+    if count is not None:
+        assert len(err.issues) == count, f"expected {count} issue(s), got:\n{err}"
+    text = str(err)
+    assert "Traceback" not in text
+    assert text.startswith("era pack ") and f"has {len(err.issues)} error(s):" in text.splitlines()[0]
+    for issue in err.issues:
+        assert issue.line >= 1 and issue.column >= 1 and issue.message
+
+
+def test_two_mistakes_in_two_files_are_reported_in_one_run():
+    case = FIXTURES / "two_mistakes"
+    count, wanted = read_expected(case)
+    err = load_error(case)
+    assert count == 2 and len(err.issues) == 2
+    for want in wanted:
+        assert_reported(err, case, want)
+    assert {Path(i.file).name for i in err.issues} == {"era.yaml", "npcs.yaml"}
+
+
+def test_extends_is_relative_to_the_pack_folder_not_the_working_directory(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    assert load_pack(BROKEN / "dangling_npc_location" / ".." / ".." / "mini").id == "mini"
+    err = load_error(BROKEN / "dangling_npc_location")
+    assert len(err.issues) == 1 and err.issues[0].field == "npcs[0].location"
+
+
+def test_the_designer_guide_names_every_field_of_every_model():
+    from pydantic import BaseModel
+    from skald.packs import models
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "era-packs.md").read_text(encoding="utf-8")
+    kinds = [m for m in vars(models).values() if isinstance(m, type) and issubclass(m, models.Strict)
+             and m is not models.Strict and m is not models.Doc and issubclass(m, BaseModel)]
+    missing = [f"{m.__name__}.{name}" for m in kinds for name in m.model_fields
+               if f"`{name}`" not in guide and f'`"{name}"`' not in guide]
+    assert not missing, f"docs/era-packs.md does not describe: {missing}"
