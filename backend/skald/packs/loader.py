@@ -193,12 +193,17 @@ class _Reader:
             self.issues.append(_not_utf8(display, exc, path.read_bytes()))
             return None, None, False
         try:
-            return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader), True
+            data, node = yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
             self.issues.append(PackIssue(display, line, col, "-", f"YAML syntax error: {_yaml_problem(exc)}"))
             return None, None, False
+        duplicates = list(_duplicate_keys(node))
+        for key in duplicates:  # YAML keeps the last value silently; a designer almost never means that
+            self.issues.append(PackIssue(display, key.start_mark.line + 1, key.start_mark.column + 1, str(key.value),
+                                         f"key {key.value!r} appears twice in the same mapping; keep one"))
+        return data, node, not duplicates
 
     def validate(self, model: type[BaseModel], entry: Entry, prefix: str) -> Any:
         try:
@@ -223,6 +228,23 @@ def _yaml_problem(exc: yaml.YAMLError, line_offset: int = 0) -> str:
     if context and mark is not None:
         problem += f" ({context} that starts at line {mark.line + 1 + line_offset})"
     return problem
+
+
+def _duplicate_keys(node: yaml.Node | None):
+    """Key nodes that repeat an earlier key of the same mapping, anywhere in the document."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key, value in current.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        yield key
+                    seen.add(key.value)
+                stack.append(value)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
 
 
 def _explain(err: dict[str, Any]) -> str:
@@ -344,10 +366,17 @@ def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[s
                 reader.issue([origin], ("id",), prefix, f"duplicate id {key!r}")
                 continue
             seen_here.add(key)
+            if "disabled" in raw and raw["disabled"] is not True:
+                reader.issue([origin], ("disabled",), prefix, f"disabled must be true (unquoted) to remove an entry; "
+                                                              f"got {raw['disabled']!r}")
+                continue
             if raw.get("disabled") is True:
-                if key in entries and depth > 0:
+                if depth == 0:
+                    reader.issue([origin], ("disabled",), prefix, "disabled: true only removes an entry of the pack "
+                                                                  "this one extends; delete the entry instead")
+                elif key in entries:
                     del entries[key]
-                elif depth > 0:
+                else:
                     reader.issue([origin], ("disabled",), prefix,
                                  f"disables {key!r}, which {layers[depth - 1].name} does not have")
                 continue

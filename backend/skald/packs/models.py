@@ -97,8 +97,8 @@ class Era(Strict):
     era: str = Field(..., description="era name")
     tone: str
     themes: list[str]
-    start_locations: list[Id] = Field(..., min_length=1, description="where new campaigns may begin; first is "
-                                      "the default when a background names none")
+    start_locations: list[Id] = Field(..., min_length=1, description="where new campaigns may begin when the "
+                                      "background names no start location: one of these, chosen by the seed")
     calendar: Calendar = Calendar()
     rules: Rules
     items: list[Item]
@@ -271,7 +271,8 @@ class WorldEvent(Strict):
     id: Id
     news: str = Field(..., description="the news line shown when it fires")
     locations: list[Id] = Field(default_factory=list, description="where it happens (empty: everywhere)")
-    factions: list[Id] = Field(default_factory=list, description="factions involved")
+    factions: list[Id] = Field(default_factory=list, description="factions involved; {faction} in the news line "
+                               "is replaced by the first one's name")
     trigger: EventTrigger
     effects: EventEffects = EventEffects()
 

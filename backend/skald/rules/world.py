@@ -32,8 +32,10 @@ def _world_events(state: GameState, pack: EraPack, tick: int, rng, power: dict[s
             continue
         if rng.random() >= trigger.chance:
             continue
-        out.append(Event(type="EVENT_FIRED", data={"event": event.id, "once": trigger.once, "tick": tick}))
-        out.append(Event(type="NEWS", data={"text": event.news, "tick": tick}))
+        out.append(Event(type="EVENT_FIRED", data={"event": event.id, "once": trigger.once, "tick": tick,
+                                                   "factions": event.factions}))
+        news = event.news.replace("{faction}", pack.factions[event.factions[0]].name) if event.factions else event.news
+        out.append(Event(type="NEWS", data={"text": news, "tick": tick}))
         for faction, delta in event.effects.faction_power.items():
             power[faction] = power.get(faction, pack.factions[faction].power) + delta
             out.append(Event(type="FACTION_MOVE", data={"faction": faction, "delta": delta}))
