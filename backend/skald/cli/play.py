@@ -14,6 +14,7 @@ from rich.text import Text
 
 from skald.cli.session import Session, debug_json, turn_json
 from skald.errors import SkaldError
+from skald.packs.watch import PackWatcher
 from skald.rules.meta_commands import status_line
 from skald.state import GameState, Intent
 
@@ -62,13 +63,17 @@ def debug_lines(state: GameState) -> list[str]:
     return out
 
 
-def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False) -> int:
-    """Play each non-blank line as a turn and print it. Returns the number of turns played."""
+def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False,
+               watcher: PackWatcher | None = None) -> int:
+    """Play each non-blank line as a turn and print it. Returns the number of turns played.
+    With ``watcher`` (``--watch``), an edited pack is reloaded before each turn (messages go to stderr in JSON)."""
     played = 0
     for raw in lines:
         line = raw.rstrip("\n")
         if not line.strip():
             continue
+        for message in session.poll_pack(watcher) if watcher else []:
+            print(message, file=sys.stderr if as_json else sys.stdout, flush=True)
         try:
             state = session.play(pick(line, session.state))
         except SkaldError as exc:
@@ -101,7 +106,7 @@ def play_streaming(console: Console, session: Session, text: str) -> GameState:
         return session.play(text, on_token=on_token)
 
 
-def interactive(session: Session, debug: bool = False) -> None:
+def interactive(session: Session, debug: bool = False, watcher: PackWatcher | None = None) -> None:
     console = Console()
     console.print(Panel(intro(session), title="Skald", border_style="cyan"))
     console.print(Text(session.llm.mode, style="dim"))
@@ -113,6 +118,8 @@ def interactive(session: Session, debug: bool = False) -> None:
             console.print(f"\nCampaign {session.state.campaign.id} is saved. Resume with: "
                           f"skald play --campaign {session.state.campaign.id}")
             return
+        for message in session.poll_pack(watcher) if watcher else []:
+            console.print(message, style="dim" if message.startswith("pack reloaded") else "yellow", markup=False)
         try:
             state = play_streaming(console, session, pick(line, session.state))
         except SkaldError as exc:
@@ -142,16 +149,42 @@ def render(console: Console, state: GameState, session: Session) -> None:
             console.print(f"[dim yellow]! {warning}[/]")
 
 
-def run(session: Session, script: str | None, as_json: bool, debug: bool = False) -> None:
-    """Interactive on a TTY without a script; otherwise play the script file or stdin line by line."""
+def run(session: Session, script: str | None, as_json: bool, debug: bool = False, watch: bool | None = None) -> None:
+    """Interactive on a TTY without a script; otherwise play the script file or stdin line by line.
+    ``watch`` (``skald play --watch``; by default read from the running command's options) reloads an edited
+    pack before each turn."""
+    if watch is None:
+        watch = _command_flag("watch")
+    watcher = session.watcher() if watch else None
+    if watcher and session.recorder:
+        print("! --watch with --record: turns played after a pack edit will not replay against the recorded pack",
+              file=sys.stderr, flush=True)
     if script is None and sys.stdin.isatty() and not as_json:
-        interactive(session, debug)
+        interactive(session, debug, watcher)
         return
     print(session.llm.mode, file=sys.stderr if as_json else sys.stdout, flush=True)
     if not as_json:
         print(intro(session) + "\n", flush=True)
     if script:
         with open(script, encoding="utf-8") as handle:
-            play_lines(session, handle, as_json, debug)
+            play_lines(session, handle, as_json, debug, watcher)
     else:
-        play_lines(session, sys.stdin, as_json, debug)
+        play_lines(session, sys.stdin, as_json, debug, watcher)
+
+
+def _command_flag(name: str) -> bool:
+    """A boolean option of the running ``skald`` command (e.g. ``play --watch``); False outside a command.
+
+    ``skald play`` calls :func:`run` without ``watch=``, so the option is read from the command's context (recent
+    Typer, 0.29 here, vendors Click as ``typer._click``; older Typer uses Click itself)."""
+    import importlib
+
+    for module in ("typer._click.globals", "click"):
+        try:
+            current = importlib.import_module(module).get_current_context
+        except (ImportError, AttributeError):
+            continue
+        ctx = current(silent=True)
+        if ctx is not None:
+            return bool(ctx.params.get(name))
+    return False

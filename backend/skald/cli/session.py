@@ -13,6 +13,7 @@ from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
+from skald.packs.watch import PackWatcher
 from skald.replay.session import Recorder
 from skald.rules import clock
 from skald.state import GameState
@@ -37,6 +38,7 @@ class Session:
     llm: LLMClient
     state: GameState
     recorder: Recorder | None = None
+    pack_ref: str = ""  # the pack id or folder the session was opened with (for --watch)
 
     @classmethod
     def open(cls, db: Path, llm: LLMClient, *, pack_id: str | None = None, campaign: str | None = None,
@@ -51,12 +53,29 @@ class Session:
             state = reads.load_state(conn, campaign)
             if pack_id and pack_id != state.campaign.pack_id:
                 raise ValueError(f"campaign {campaign} was played on pack {state.campaign.pack_id!r}, not {pack_id!r}")
-            pack = get_pack(state.campaign.pack_id)
+            pack_ref = state.campaign.pack_id
         else:
-            pack = get_pack(pack_id) if pack_id else get_pack(_default_pack())
+            pack_ref = pack_id or _default_pack()
+        pack = get_pack(pack_ref)
+        if not campaign:
             cid = next_campaign_id(conn, pack.id, seed)
             state = create_campaign(conn, pack, seed=seed, background=background, name=name, campaign_id=cid)
-        return cls(conn=conn, pack=pack, llm=llm, state=state)
+        return cls(conn=conn, pack=pack, llm=llm, state=state, pack_ref=pack_ref)
+
+    def watcher(self) -> PackWatcher:
+        """A watcher of this session's pack files, for :meth:`poll_pack` (``skald play --watch``)."""
+        return PackWatcher(self.pack_ref or self.pack.id, current=self.pack)
+
+    def poll_pack(self, watcher: PackWatcher) -> list[str]:
+        """Before a turn: swap in the pack if its files changed and it still loads and fits this campaign.
+        Returns the lines to show the player (none when nothing changed)."""
+        pack, errors = watcher.poll(self.state)
+        if errors:
+            return ["pack edit has errors; still playing the last good version:", *(f"  {e}" for e in errors)]
+        if pack is None:
+            return []
+        self.pack = pack
+        return [f"pack reloaded ({pack.id}, {pack.content_hash})"]
 
     def play(self, text: str, on_token: Callable[[str], None] | None = None) -> GameState:
         """Play one turn; ``on_token`` gets narrator tokens as they stream; recorded when a recorder is set.
