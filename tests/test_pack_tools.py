@@ -48,7 +48,7 @@ def append(path: Path, text: str) -> None:
 def test_validate_good_and_broken_packs(tmp_path):
     good = skald_pack("validate", "cinder_reach", str(TEMPLATE), cwd=tmp_path)
     assert good.returncode == 0, good.stdout + good.stderr
-    assert re.search(r"^ok  cinder_reach \(12 locations, \d+ NPCs", good.stdout, re.M)
+    assert re.search(r"^ok  cinder_reach \(\d+ locations, \d+ NPCs", good.stdout, re.M)
     assert "2 pack(s) checked, 0 error(s)" in good.stdout
 
     broken = copy_pack(PACKS_DIR / "cinder_reach", tmp_path / "broken")

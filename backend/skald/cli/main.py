@@ -46,7 +46,7 @@ def play(
     if record:
         session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False))
     try:
-        run(session, str(script) if script else None, json_out, debug)
+        run(session, str(script) if script else None, json_out, debug, watch)
     finally:
         session.close()
 

@@ -149,12 +149,10 @@ def render(console: Console, state: GameState, session: Session) -> None:
             console.print(f"[dim yellow]! {warning}[/]")
 
 
-def run(session: Session, script: str | None, as_json: bool, debug: bool = False, watch: bool | None = None) -> None:
+def run(session: Session, script: str | None, as_json: bool, debug: bool = False, watch: bool = False) -> None:
     """Interactive on a TTY without a script; otherwise play the script file or stdin line by line.
-    ``watch`` (``skald play --watch``; by default read from the running command's options) reloads an edited
+    ``watch`` (``skald play --watch``) reloads an edited
     pack before each turn."""
-    if watch is None:
-        watch = _command_flag("watch")
     watcher = session.watcher() if watch else None
     if watcher and session.recorder:
         print("! --watch with --record: turns played after a pack edit will not replay against the recorded pack",
@@ -170,21 +168,3 @@ def run(session: Session, script: str | None, as_json: bool, debug: bool = False
             play_lines(session, handle, as_json, debug, watcher)
     else:
         play_lines(session, sys.stdin, as_json, debug, watcher)
-
-
-def _command_flag(name: str) -> bool:
-    """A boolean option of the running ``skald`` command (e.g. ``play --watch``); False outside a command.
-
-    ``skald play`` calls :func:`run` without ``watch=``, so the option is read from the command's context (recent
-    Typer, 0.29 here, vendors Click as ``typer._click``; older Typer uses Click itself)."""
-    import importlib
-
-    for module in ("typer._click.globals", "click"):
-        try:
-            current = importlib.import_module(module).get_current_context
-        except (ImportError, AttributeError):
-            continue
-        ctx = current(silent=True)
-        if ctx is not None:
-            return bool(ctx.params.get(name))
-    return False
