@@ -7,6 +7,7 @@ import os
 import pytest
 
 os.environ.setdefault("SKALD_LLM", "off")  # no Ollama here; tests that need one start their own server
+os.environ.setdefault("SKALD_RETRIEVAL", "false")  # tests that retrieve build their own index
 
 from skald.llm.client import LLMClient  # noqa: E402
 from skald.packs.loader import load_pack  # noqa: E402

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from skald.llm.client import LLMClient
 from skald.packs.models import EraPack
+from skald.rag.handle import LazyRetriever
 
 
 @dataclass(frozen=True)
@@ -16,9 +17,11 @@ class TurnContext:
 
     ``conn`` is in ``PRAGMA query_only`` mode while the graph runs; only Commit lifts it.
     ``rng`` is seeded from (campaign seed, turn number), so a turn's dice are reproducible.
+    ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.
     """
 
     conn: sqlite3.Connection
     pack: EraPack
     llm: LLMClient
     rng: random.Random
+    retriever: LazyRetriever | None = None

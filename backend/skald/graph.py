@@ -34,6 +34,7 @@ from skald.nodes.validator import validator
 from skald.nodes.world_sim import world_sim
 from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
+from skald.rag.handle import LazyRetriever
 from skald.rules.dice import turn_rng
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
@@ -76,8 +77,18 @@ def default_llm() -> LLMClient:
     return LLMClient(get_settings())
 
 
+@lru_cache(maxsize=1)
+def default_retriever() -> LazyRetriever | None:
+    """The lore index from the settings (``SKALD_CHROMA_PATH``, ``SKALD_EMBEDDINGS``), or None with
+    ``SKALD_RETRIEVAL=false``. Nothing is loaded until a prompt asks for lore."""
+    settings = get_settings()
+    if not settings.retrieval:
+        return None
+    return LazyRetriever(settings.chroma_path, settings.embeddings, settings.ollama_base_url)
+
+
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
-             llm: LLMClient | None) -> tuple[GameState, TurnContext]:
+             llm: LLMClient | None, retriever: LazyRetriever | None | bool = True) -> tuple[GameState, TurnContext]:
     text = check_player_input(state.player_input, get_settings().max_input_chars)
     state = state.begin_turn(text)
     context = TurnContext(
@@ -85,6 +96,7 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
         pack=pack or get_pack(state.campaign.pack_id),
         llm=llm or default_llm(),
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
+        retriever=default_retriever() if retriever is True else (retriever or None),
     )
     conn.execute("PRAGMA query_only = ON")
     return state, context
@@ -92,21 +104,23 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
 
 def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
              llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
-             on_token: Callable[[str], None] | None = None) -> GameState:
+             on_token: Callable[[str], None] | None = None,
+             retriever: LazyRetriever | None | bool = True) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
     :param state: the campaign's current state with ``player_input`` set; per-turn fields are reset here.
     :param on_token: called with each narrator token as the model streams it (not called offline).
+    :param retriever: the lore index handle; True (default) for the one the settings name, None for none.
     :returns: the reloaded persistent state plus this turn's per-turn fields (text, suggestions, warnings...).
     :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
     :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
     """
     if on_token is None:
-        state, context = _prepare(conn, state, pack, llm)
+        state, context = _prepare(conn, state, pack, llm, retriever)
         return GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
     final = None
-    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph):
+    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever):
         if kind == "token":
             on_token(payload)
         elif kind == "turn":
@@ -115,14 +129,14 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
 
 
 def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
-                llm: LLMClient | None = None, graph: CompiledStateGraph | None = None
-                ) -> Iterator[tuple[str, Any]]:
+                llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
+                retriever: LazyRetriever | None | bool = True) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
     ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token, and last
     ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
-    state, context = _prepare(conn, state, pack, llm)
+    state, context = _prepare(conn, state, pack, llm, retriever)
     final = None
     for mode, payload in (graph or compiled_graph()).stream(state, context=context,
                                                             stream_mode=["updates", "custom", "values"]):

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from skald.cli.pack_commands import pack_app
+from skald.cli.rag_commands import ingest_command, lore_app
 from skald.errors import SkaldError
 from skald.llm.client import LLMClient
 from skald.packs.loader import PackError
@@ -17,6 +18,8 @@ from skald.settings import ROLES, SettingsError, get_settings
 app = typer.Typer(help="Skald: text role-playing games with deterministic rules and LLM-written prose.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 app.add_typer(pack_app, name="pack")
+app.command("ingest")(ingest_command)
+app.add_typer(lore_app, name="lore")
 
 
 @app.command()
@@ -44,7 +47,8 @@ def play(
     llm = LLMClient(settings, transport=transport)
     session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name)
     if record:
-        session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False))
+        session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False),
+                                    retrieval=settings.retrieval)
     try:
         run(session, str(script) if script else None, json_out, debug, watch)
     finally:
@@ -103,7 +107,11 @@ def record_cmd(
         transport = recording_transport() if llm_mode == "auto" else None
         llm = LLMClient(settings, online=False if llm_mode == "off" else None, transport=transport)
     session = _open_session(Path(":memory:"), llm, pack, None, seed, background, name)
-    session.recorder = Recorder(out, session.pack, session.state, llm, transport,
+    if settings.retrieval:  # a fresh index of the pack: the same lore a replay will build
+        from skald.rag.handle import private_index
+
+        session.retriever = private_index([session.pack], settings.embeddings)
+    session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,
                                 source=source_of(llm, scripted=llm_mode == "scripted"))
     typer.echo(llm.mode, err=True)
     with open(script, encoding="utf-8") as handle:

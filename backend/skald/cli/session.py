@@ -38,6 +38,7 @@ class Session:
     llm: LLMClient
     state: GameState
     recorder: Recorder | None = None
+    retriever: Any = True  # the settings' lore index; a LazyRetriever, or None for no retrieval
     pack_ref: str = ""  # the pack id or folder the session was opened with (for --watch)
 
     @classmethod
@@ -83,7 +84,7 @@ class Session:
 
         def step(line: str) -> GameState:
             return run_turn(self.conn, self.state.model_copy(update={"player_input": line}), pack=self.pack,
-                            llm=self.llm, on_token=on_token)
+                            llm=self.llm, on_token=on_token, retriever=self.retriever)
 
         self.state = self.recorder.play(step, text, self.pack) if self.recorder else step(text)
         return self.state

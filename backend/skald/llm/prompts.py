@@ -9,6 +9,7 @@ place and the people on stage (trimmed least relevant first), and recent turns (
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from skald.llm.budget import Prompt, Section, SectionKind
 from skald.packs.models import EraPack
@@ -68,18 +69,22 @@ def scene_text(state: GameState, pack: EraPack) -> str:
     return "\n".join(lines)
 
 
-def lore_sections(state: GameState, pack: EraPack) -> list[Section]:
-    """The place, the people on stage, and the pack's ``lore/`` and ``voices/`` documents about them.
+def lore_sections(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None
+                  ) -> list[Section]:
+    """The place, the people on stage and their factions (from the pack's YAML), plus documents about them:
+    retrieved from the lore index (lore and voice lanes) when ``retriever`` is given, else every ``lore/`` and
+    ``voices/`` document whose ``related`` ids are on stage. Ids of retrieved chunks are appended to ``cited``.
 
-    Ranks (higher is kept longer): the focus NPC's voice 100 and description 95; the place 60; lore about
-    the place 55; other people on stage 40 down, their voices 35 down; lore about people or factions on stage 30;
-    the factions on stage (description and agenda) 25.
+    Ranks (higher is kept longer): the focus NPC's voice 100 and description 95; the place 60; lore about the
+    place 50-59 (retrieved: by score); other people on stage 40 down, their voices 35 down; lore about people or
+    factions on stage 30; the factions on stage (description and agenda) 25.
     """
+    cited = cited if cited is not None else []
     location = pack.locations[current_location(state)]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
     out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
-    people = {p.id for p in state.present_npcs}
+    people = [p.id for p in state.present_npcs]
     factions = {p.faction for p in state.present_npcs if p.faction} | ({location.faction} - {None})
     for index, person in enumerate(state.present_npcs):
         rank = 95 if person.id == focus else 40 - index
@@ -88,13 +93,27 @@ def lore_sections(state: GameState, pack: EraPack) -> list[Section]:
         faction = pack.factions[fid]
         out.append(Section(SectionKind.LORE, f"{faction.description} Agenda: {faction.agenda}", rank=25,
                            title=f"About {faction.name}:"))
+    if retriever is not None:
+        lanes = retriever.real(pack)
+        query = f"{location.name}. {state.mechanic_result.summary if state.mechanic_result else ''} " + \
+            " ".join(p.name for p in state.present_npcs)
+        for hit in lanes.lore(pack.id, query, entities=[location.id, *people, *sorted(factions)], k=4, budget=600):
+            out.append(Section(SectionKind.LORE, hit.text, rank=50 + round(9 * max(0.0, hit.score)),
+                               title=f"{hit.heading} ({hit.source_path}):"))
+            cited.append(hit.id)
+        for hit in lanes.voice(pack.id, people, k=2, budget=300):
+            rank = 100 if focus in hit.related else 35
+            out.append(Section(SectionKind.LORE, hit.text, rank=rank, title=f"Voice ({hit.source_path}):"))
+            cited.append(hit.id)
+        return out
+    about_here = {location.id}
     for rel, doc in sorted(pack.docs.items()):
         about = set(doc.meta.related)
-        if doc.meta.doc_type == "voice" and about & people:
+        if doc.meta.doc_type == "voice" and about & set(people):
             rank = 100 if focus in about else 35
-        elif doc.meta.doc_type == "lore" and location.id in about:
+        elif doc.meta.doc_type == "lore" and about & about_here:
             rank = 55
-        elif doc.meta.doc_type == "lore" and about & (people | factions):
+        elif doc.meta.doc_type == "lore" and about & (set(people) | factions):
             rank = 30
         else:
             continue
@@ -107,14 +126,30 @@ def history_sections(state: GameState) -> list[Section]:
                     title=f"Turn {t.turn} ({t.input}):") for t in state.recent]
 
 
-def narrator_prompt(state: GameState, pack: EraPack) -> Prompt:
+def narrator_prompt(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None
+                    ) -> Prompt:
     return Prompt(_system(NARRATOR_RULES, pack), (Section(SectionKind.SCENE, scene_text(state, pack)),
-                                                  *lore_sections(state, pack), *history_sections(state)))
-
-
-def director_prompt(state: GameState, pack: EraPack) -> Prompt:
-    return Prompt(_system(DIRECTOR_RULES, pack), (Section(SectionKind.SCENE, scene_text(state, pack)),
+                                                  *lore_sections(state, pack, retriever, cited),
                                                   *history_sections(state)))
+
+
+def director_prompt(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None,
+                    memories: list[Any] = ()) -> Prompt:
+    """Scene, recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane)."""
+    cited = cited if cited is not None else []
+    sections = [Section(SectionKind.SCENE, scene_text(state, pack)), *history_sections(state)]
+    for memory in memories:
+        sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
+                                title=f"Remembered, turn {memory.turn}:"))
+    if retriever is not None:
+        location = pack.locations[current_location(state)]
+        query = f"{location.name} " + " ".join(p.name for p in state.present_npcs)
+        entities = [location.id, *(p.id for p in state.present_npcs)]
+        for hit in retriever.real(pack).hooks(pack.id, query, k=3, budget=300, entities=entities):
+            sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
+                                    title=f"Possible hook ({hit.source_path}):"))
+            cited.append(hit.id)
+    return Prompt(_system(DIRECTOR_RULES, pack), tuple(sections))
 
 
 def refiner_prompt(state: GameState, pack: EraPack, suggestions: list[Suggestion]) -> Prompt:

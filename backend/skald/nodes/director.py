@@ -11,6 +11,7 @@ from skald.rules import clock, suggestions
 from skald.rules.events import projected
 from skald.rules.scene import current_location
 from skald.state import GameState, Outcome, SceneInstructions
+from skald.store import memories
 
 MOOD_BY_TAG = {"dark": "shadowed", "crowded": "busy", "lawless": "tense", "quiet": "hushed", "hot": "sweltering",
                "dusty": "gritty"}
@@ -32,6 +33,18 @@ def _beat(state: GameState) -> str:
     if result and result.outcome == Outcome.NO_ROLL:
         return "a quiet exchange"
     return "a small win" if result and result.outcome.succeeded else "a setback"
+
+
+def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str]) -> list[memories.Memory]:
+    """Older turns worth remembering now (episodic memory), when a retriever can embed them."""
+    if ctx.retriever is None:
+        return []
+    try:
+        return memories.recall(ctx.conn, state.campaign.id, state.campaign.turn_number + 1, query,
+                               lambda texts: ctx.retriever.embed(ctx.pack, texts))
+    except Exception as exc:  # noqa: BLE001 - memory is a nicety; the turn goes on without it
+        warnings.append(f"memory: recall failed ({type(exc).__name__}); playing on without it")
+        return []
 
 
 def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
@@ -57,9 +70,18 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     must += [e.type for e in state.staged_events if e.type in ("DAMAGE", "COMBAT_START", "COMPANION_JOIN",
                                                               "QUEST_UPDATE", "DEFEATED", "RUMOR_HEARD")]
     instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line)
-    asked = ask(ctx.llm, "director", lambda: prompts.director_prompt(
-        state.model_copy(update={"director_instructions": instructions}), pack))
+    cited: list[str] = []
+    recall_warnings: list[str] = []
+
+    def prompt() -> prompts.Prompt:
+        scene = state.model_copy(update={"director_instructions": instructions})
+        return prompts.director_prompt(scene, pack, ctx.retriever, cited,
+                                       _memories(ctx, state, prompts.scene_text(scene, pack), recall_warnings))
+
+    asked = ask(ctx.llm, "director", prompt)
     instructions.notes = asked.value.strip()[:400] if asked.value else offline.director_note(state, pack, beat, mood)
     update = asked.update()
+    update["warnings"] = update["warnings"] + recall_warnings  # retrieval warnings: reported once, by the narrator
+    update["lore_citations"] = cited
     picks, _ = suggestions.suggest(projected(state, pack), pack, state.present_npcs)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

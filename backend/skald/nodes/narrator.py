@@ -24,9 +24,10 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         rng = dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1)
         return offline.narrate(state, pack, rng)
 
-    asked = ask(ctx.llm, "narrator", lambda: prompts.narrator_prompt(state, pack),
+    cited: list[str] = []
+    asked = ask(ctx.llm, "narrator", lambda: prompts.narrator_prompt(state, pack, ctx.retriever, cited),
                 on_token=lambda token: writer({"kind": "token", "role": "narrator", "text": token}))
-    warnings = asked.warnings
+    warnings = asked.warnings + (ctx.retriever.drain_warnings() if ctx.retriever else [])
     raw = asked.value or offline_prose()
     text, cleaning = prose.clean_narration(raw)
     warnings += cleaning
@@ -38,4 +39,4 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         enemies.add(state.combat.enemy_name)
     for name in prose.unknown_names(text, pack, state.present_npcs, enemies):
         warnings.append(f"narrator: names {name}, who is not in the scene")
-    return asked.update() | {"final_text": text, "warnings": warnings}
+    return asked.update() | {"final_text": text, "warnings": warnings, "lore_citations": cited}

@@ -609,7 +609,10 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
                         ("backgrounds", background), ("rumors", rumor), ("quests", quest), ("factions", faction),
                         ("events", event), ("banter", banter)):
         each(kind, check)
-    related = set().union(*(known[k] for k in ("npcs", "companions", "locations", "factions", "quests", "items")))
+    kinds = ("npcs", "companions", "locations", "factions", "quests", "items")
+    if any(kind in reader.unreadable for kind in kinds):
+        return  # an unreadable file hides ids a document may name: only its own error is reported
+    related = set().union(*(known[k] for k in kinds))
     for _, (doc, origin) in docs.items():
         for j, entity in enumerate(doc.meta.related):
             if entity not in related:

@@ -23,6 +23,7 @@ from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
+from skald.rag.handle import private_index
 from skald.replay.recording import FILE, FORMAT, Exchange, Recording, Turn, outcome_of, read
 from skald.replay.transports import RecordingTransport, ReplayTransport
 from skald.rules.prose import sentences
@@ -60,7 +61,7 @@ class Recorder:
     """Record the turns played through ``play`` into ``folder/session.jsonl``."""
 
     def __init__(self, folder: Path, pack: EraPack, state: GameState, llm: LLMClient,
-                 transport: RecordingTransport | None, *, source: str):
+                 transport: RecordingTransport | None, *, source: str, retrieval: bool = False):
         self.folder = folder
         self.transport = transport
         player = state.player
@@ -69,6 +70,7 @@ class Recorder:
             "seed": state.campaign.seed, "background": player.background, "name": player.name,
             "engine": __version__, "source": source,
             "models": {role: llm.config(role).model for role in ROLES},
+            "retrieval": retrieval,
             "settings": settings_block(llm.settings),
         })
         self.recording.write(folder)
@@ -185,6 +187,7 @@ def replay(folder: Path, *, update: bool = False) -> ReplayReport:
     transport = ReplayTransport([x for t in recording.turns for x in t.exchanges]) if online else None
     llm = LLMClient(settings_from(header["settings"], online), online=online, transport=transport,
                     sleep=lambda seconds: None)
+    retriever = private_index([pack]) if header.get("retrieval") else None
     conn = connect(":memory:")
     state = create_campaign(conn, pack, seed=header["seed"], background=header["background"], name=header["name"],
                             campaign_id="replay")
@@ -194,7 +197,8 @@ def replay(folder: Path, *, update: bool = False) -> ReplayReport:
             if transport is not None:
                 transport.begin_turn(turn.number)
             try:
-                state = run_turn(conn, state.model_copy(update={"player_input": turn.input}), pack=pack, llm=llm)
+                state = run_turn(conn, state.model_copy(update={"player_input": turn.input}), pack=pack, llm=llm,
+                                 retriever=retriever)
                 actual = {"turn_number": state.campaign.turn_number, **outcome_of(state, pack)}
             except SkaldError as exc:
                 state = reads.load_state(conn, "replay")
