@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from bench import engine, packs
+from bench import engine, packs, rag
 
 
 def main(argv: list[str]) -> None:
     windows = (10, 1000, 10_000) if "--long" in argv else (10, 1000)
     for line in packs.run():
+        print(line, flush=True)
+    for line in rag.run():
         print(line, flush=True)
     for line in engine.run(windows):
         print(line, flush=True)

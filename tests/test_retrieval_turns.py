@@ -1,0 +1,112 @@
+"""Retrieval in real turns: lore reaches the prompts and is cited, a missing index is a warning (and `skald ingest`
+restores it), older turns are recalled by the Director, and offline turns never open the index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from fake_ollama import FakeOllama, json_reply, text
+from skald.graph import run_turn
+from skald.llm.client import LLMClient
+from skald.packs.loader import load_pack
+from skald.rag.embeddings import embedder
+from skald.rag.handle import LazyRetriever, private_index
+from skald.rag.store import LoreIndex, ingest
+from skald.settings import Settings
+from skald.store.db import connect
+from skald.store.reads import rendered_turns
+from skald.store.writer import create_campaign
+
+MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
+PROSE = "You stand in the heat of the bar. Hesper nods at you. The taps hiss. You wait. Nobody hurries."
+
+
+def echo_refiner(body: dict) -> object:
+    sent = json.loads(body["messages"][1]["content"].rsplit("Suggestions to rewrite:\n", 1)[1])
+    return json_reply(sent)
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_pack("cinder_reach")
+
+
+@pytest.fixture(scope="module")
+def index(pack) -> LazyRetriever:
+    return private_index([pack])
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama(models=["dir", "nar", "ref"]) as fake:
+        fake.always("dir", text("Keep it close.")).always("nar", text(PROSE)).always("ref", echo_refiner)
+        yield fake
+
+
+def online(server: FakeOllama) -> LLMClient:
+    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=5, **MODELS))
+
+
+def play(conn, state, pack, llm, retriever, *lines):
+    for line in lines:
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm,
+                         retriever=retriever)
+    return state
+
+
+def test_retrieved_lore_reaches_the_narrator_and_is_cited(tmp_path, pack, index, server):
+    conn = connect(tmp_path / "r.db")
+    state = create_campaign(conn, pack, seed=3, campaign_id="r")
+    state = play(conn, state, pack, online(server), index, "talk to the bartender")
+    assert state.lore_citations, state.warnings
+    assert all(c.startswith("cinder_reach:") for c in state.lore_citations)
+    [nar] = server.chat_requests("nar")
+    user = nar["messages"][1]["content"]
+    cited_files = {c.split(":", 1)[1].split("#")[0] for c in state.lore_citations}
+    assert any(f"({path})" in user for path in cited_files)  # the cited chunks are in the prompt
+    [row] = rendered_turns(conn, "r")
+    assert row["lore_citations"] == state.lore_citations  # Commit stored them with the turn
+    assert not [w for w in state.warnings if w.startswith("retrieval")]
+    conn.close()
+
+
+def test_a_missing_index_warns_and_ingest_restores_it(tmp_path, pack, server):
+    path = tmp_path / "chroma"
+    retriever = LazyRetriever(path)
+    conn = connect(tmp_path / "m.db")
+    state = create_campaign(conn, pack, seed=3, campaign_id="m")
+    state = play(conn, state, pack, online(server), retriever, "look around")
+    assert state.campaign.turn_number == 1 and state.final_text == PROSE  # the turn is played all the same
+    assert any("lore index for cinder_reach is missing" in w and "skald ingest cinder_reach" in w
+               for w in state.warnings)
+    assert state.lore_citations == []
+    ingest(LoreIndex(path, embedder("wordllama")), [pack])
+    fresh = LazyRetriever(path)  # a new session, as after `skald ingest`
+    state = play(conn, state, pack, online(server), fresh, "talk to the bartender")
+    assert state.lore_citations and not [w for w in state.warnings if w.startswith("retrieval")]
+    conn.close()
+
+
+def test_the_director_recalls_older_turns(tmp_path, pack, index, server):
+    conn = connect(tmp_path / "e.db")
+    state = create_campaign(conn, pack, seed=3, campaign_id="e")
+    state = play(conn, state, pack, online(server), index, "talk to the bartender", "ask Rhea to join me",
+                 "buy a drink", "look around", "talk to the bartender")
+    summaries = [r[0] for r in conn.execute("SELECT summary FROM turn_memories WHERE campaign_id = 'e' "
+                                            "ORDER BY turn_number")]
+    assert len(summaries) == 5 and summaries[1].startswith("Turn 2, The Slag & Lantern: ask Rhea to join me")
+    last = server.chat_requests("dir")[-1]["messages"][1]["content"]
+    assert "Remembered, turn" in last and "ask Rhea to join me" in last
+    conn.close()
+
+
+def test_offline_turns_never_open_the_index(tmp_path, pack):
+    retriever = LazyRetriever(tmp_path / "never")
+    conn = connect(tmp_path / "o.db")
+    state = create_campaign(conn, pack, seed=3, campaign_id="o")
+    state = play(conn, state, pack, LLMClient(Settings(), online=False), retriever, "look around", "rest")
+    assert retriever._real is None and not (tmp_path / "never").exists()
+    assert conn.execute("SELECT COUNT(*) FROM turn_memories").fetchone()[0] == 2  # memories are kept offline too
+    conn.close()
