@@ -193,7 +193,7 @@ class _Reader:
             self.issues.append(_not_utf8(display, exc, path.read_bytes()))
             return None, None, False
         try:
-            data, node = yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
+            data, node = _parse(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -228,6 +228,16 @@ def _yaml_problem(exc: yaml.YAMLError, line_offset: int = 0) -> str:
     if context and mark is not None:
         problem += f" ({context} that starts at line {mark.line + 1 + line_offset})"
     return problem
+
+
+def _parse(text: str) -> tuple[Any, yaml.Node | None]:
+    """Parse once, keeping both the data and the node tree (the nodes give each value's line and column)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), node
+    finally:
+        loader.dispose()
 
 
 def _duplicate_keys(node: yaml.Node | None):
