@@ -25,13 +25,16 @@ def pack():
 
 def test_shipped_pack_meets_minimum_counts(pack):
     assert pack.id == PACK_ID
-    assert len(pack.locations) >= 10
-    assert len(pack.npcs) >= 14
-    assert len(pack.factions) >= 3
-    assert len(pack.companions) >= 3
-    assert len(pack.backgrounds) >= 2
-    assert len(pack.rumors) >= 12
-    assert len(pack.quests) >= 4
+    assert len(pack.locations) >= 15
+    assert len(pack.npcs) >= 25
+    assert len(pack.factions) >= 4
+    assert len(pack.companions) >= 4
+    assert len(pack.backgrounds) >= 4
+    assert len(pack.rumors) >= 20
+    assert len(pack.quests) >= 6
+    assert len(pack.docs) >= 15
+    assert sum(len(b.lines) for b in pack.banter.values()) >= 10
+    assert len(pack.events) >= 4
     assert len(pack.items) >= 12
     assert len(pack.namebank.given) >= 12 and len(pack.namebank.family) >= 12
     assert len(pack.namebank.roles) >= 6 and len(pack.namebank.looks) >= 6
