@@ -43,7 +43,7 @@ MOODS = {
     "RESOLUTION": ["The dust is starting to settle.", "For a moment the world lets you breathe."],
 }
 PRESENCE = ["{name}, the {role}, is here: {description}", "Nearby is {name}, the {role}. {description}",
-            "You notice {name}, a {role}. {description}"]
+            "You notice {name}, {a_role}. {description}"]
 SAYS = ["{name} says, \"{line}\"", "\"{line}\" {name} tells you.", "{name} mutters, \"{line}\""]
 
 
@@ -88,7 +88,9 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
         add(line)
     focus = _focus(state.present_npcs, instructions)
     if focus is not None:
-        add(_pick(rng, PRESENCE, used, name=focus.name, role=focus.role, description=_end(focus.description)))
+        a_role = f"{'an' if focus.role[:1].lower() in 'aeiou' else 'a'} {focus.role}"
+        add(_pick(rng, PRESENCE, used, name=focus.name, role=focus.role, a_role=a_role,
+                  description=_end(focus.description)))
         npc = pack.npcs.get(focus.id)
         if npc and npc.lines:
             add(_pick(rng, SAYS, used, name=focus.name.split()[0], line=rng.choice(npc.lines).rstrip()))

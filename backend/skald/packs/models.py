@@ -157,6 +157,7 @@ class Npc(Strict):
     description: str
     disposition: Literal["friendly", "neutral", "wary", "hostile"] = "neutral"
     hp: int = Field(8, ge=1)
+    damage: int = Field(4, ge=1, description="max damage per hit in a fight (1..damage)")
     roams: list[Id] = Field(default_factory=list, description="locations the NPC moves between on world ticks")
     lines: list[str] = Field(default_factory=list, description="things they might say")
 

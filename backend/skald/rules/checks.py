@@ -221,11 +221,11 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                 f"{target.name} is on your side; you think better of it.")
             return Resolution(_result(router, None, minutes, summary))
         npc = pack.npcs.get(target.id)
-        hp = npc.hp if npc else 6
+        hp, damage = (npc.hp, npc.damage) if npc else (6, 4)
         events.append(ev("COMBAT_START", enemy_id=target.id, enemy_name=target.name, enemy_hp=hp,
-                         enemy_damage=4, reward_credits=0))
+                         enemy_damage=damage, reward_credits=0))
         events += _faction_rep(target.faction, -2, f"attacked {target.name}")
-        enemy_id, enemy_name, enemy_hp, enemy_damage = target.id, target.name, hp, 4
+        enemy_id, enemy_name, enemy_hp, enemy_damage = target.id, target.name, hp, damage
     else:
         enemy_id, enemy_name, enemy_hp, enemy_damage = (combat.enemy_id, combat.enemy_name, combat.enemy_hp,
                                                         combat.enemy_damage)
@@ -328,7 +328,8 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                 state.combat is None and not target.companion:
             npc = pack.npcs.get(target.id)
             events.append(ev("COMBAT_START", enemy_id=target.id, enemy_name=target.name,
-                             enemy_hp=npc.hp if npc else 6, enemy_damage=4, reward_credits=0))
+                             enemy_hp=npc.hp if npc else 6, enemy_damage=npc.damage if npc else 4,
+                             reward_credits=0))
             summary += f" {target.name} goes for you."
         events += _enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     return Resolution(_result(router, chk, minutes, summary, _fail_stress(chk)), events)

@@ -81,7 +81,8 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]
         if person is not None and not person.companion:
             on_stage.insert(0, person)
     on_stage.sort(key=lambda n: n.id != target)  # the addressed NPC is never the one the cap cuts
-    npcs = [n for n in on_stage if not n.companion][:cap]
+    gone = {e.data["npc"] for e in state.staged_events if e.type == "NPC_DEFEATED"}  # beaten this very turn
+    npcs = [n for n in on_stage if not n.companion and n.id not in gone][:cap]
     companions = [c for c in companions_at(state, pack, location)]
     return npcs + companions, events
 

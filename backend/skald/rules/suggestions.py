@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from skald.packs.models import EraPack, Risk, Tone
-from skald.rules import dice, intent
+from skald.rules import dice, intent, party
 from skald.rules.scene import current_location, link_to
 from skald.state import ActionClass, GameState, PresentNpc, Suggestion
 
@@ -103,7 +103,8 @@ def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Rando
         out[Tone.NEUTRAL].append(s(f"Slip away from {enemy}", Tone.NEUTRAL, Risk.DANGEROUS, ActionClass.SNEAK))
         return out
     for comp in strangers:
-        out[Tone.PARAGON].append(s(f"Ask {comp.name} to join you", Tone.PARAGON, Risk.SAFE, ActionClass.RECRUIT))
+        if not party.recruitment_blockers(state, pack, comp.id):  # only companions who would say yes
+            out[Tone.PARAGON].append(s(f"Ask {comp.name} to join you", Tone.PARAGON, Risk.SAFE, ActionClass.RECRUIT))
     for person in people:
         first = person.name.split()[0]
         out[Tone.PARAGON].append(s(f"Persuade {first} to trust you", Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE))

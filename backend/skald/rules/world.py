@@ -43,6 +43,8 @@ def _world_events(state: GameState, pack: EraPack, tick: int, rng, power: dict[s
             public.append(event.effects.rumor)
             out.append(Event(type="RUMOR_SPREAD", data={"rumor": event.effects.rumor}))
         for npc_id, location in event.effects.npc_moves.items():
+            if npc_id in state.world.defeated_npcs:
+                continue
             npc_at[npc_id] = location
             out.append(Event(type="NPC_MOVE", data={"npc": npc_id, "to": location}))
         here = not event.locations or state.location in event.locations
