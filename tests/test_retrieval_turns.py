@@ -66,6 +66,10 @@ def test_retrieved_lore_reaches_the_narrator_and_is_cited(tmp_path, pack, index,
     user = nar["messages"][1]["content"]
     cited_files = {c.split(":", 1)[1].split("#")[0] for c in state.lore_citations}
     assert any(f"({path})" in user for path in cited_files)  # the cited chunks are in the prompt
+    style = [c for c in state.lore_citations if ":style/" in c]
+    assert style, state.lore_citations  # the style lane feeds the system prompt
+    [first, *_] = server.chat_requests("nar")
+    assert first["messages"][0]["content"] == nar["messages"][0]["content"]
     [row] = rendered_turns(conn, "r")
     assert row["lore_citations"] == state.lore_citations  # Commit stored them with the turn
     assert not [w for w in state.warnings if w.startswith("retrieval")]

@@ -33,9 +33,12 @@ REFINER_RULES = (
 )
 
 
-def _system(rules: str, pack: EraPack) -> str:
-    """Static for a campaign: rules, the pack's style guide and its ``style/`` documents, the rules again."""
-    style = "\n\n".join([pack.era.style] + [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"])
+def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None) -> str:
+    """Static for a campaign: rules, the pack's style guide (its ``style`` paragraph plus the style lane's chunks,
+    or every ``style/`` document without an index), the rules again."""
+    extra = style_chunks if style_chunks else [d.body for _, d in sorted(pack.docs.items())
+                                               if d.meta.doc_type == "style"]
+    style = "\n\n".join([pack.era.style, *extra])
     era = pack.era
     setting = f"Setting: {era.name}, {era.era}. Tone: {era.tone} Themes: {', '.join(era.themes)}."
     return f"{rules}\n\n{setting}\n\nStyle guide:\n{style}\n\nRemember: {rules}"
@@ -128,7 +131,15 @@ def history_sections(state: GameState) -> list[Section]:
 
 def narrator_prompt(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None
                     ) -> Prompt:
-    return Prompt(_system(NARRATOR_RULES, pack), (Section(SectionKind.SCENE, scene_text(state, pack)),
+    """System: rules and the style lane (queried with the era's tone, so it is the same every turn); user: the
+    scene, lore and voices about what is on stage, and the recent turns."""
+    cited = cited if cited is not None else []
+    style: list[str] = []
+    if retriever is not None:
+        hits = retriever.real(pack).style(pack.id, pack.era.tone, k=2, budget=300)
+        style = [hit.text for hit in hits]
+        cited.extend(hit.id for hit in hits)
+    return Prompt(_system(NARRATOR_RULES, pack, style), (Section(SectionKind.SCENE, scene_text(state, pack)),
                                                   *lore_sections(state, pack, retriever, cited),
                                                   *history_sections(state)))
 
