@@ -286,6 +286,16 @@ class GameState(PersistentState, TurnFields):
         persistent = {name: getattr(self, name) for name in PERSISTENT_FIELDS}
         return GameState(**persistent, player_input=player_input)
 
+    def played(self) -> dict[str, Any]:
+        """What the player saw this turn: intent, action class, prose and the four suggestions (JSON-ready)."""
+        return {
+            "intent": self.intent.value if self.intent else None,
+            "action_class": self.router_output.action_class.value if self.router_output else None,
+            "text": self.final_text,
+            "suggestions": [{"label": s.label, "tone": s.tone.value, "risk": s.risk.value}
+                            for s in self.suggested_actions],
+        }
+
     def persistent(self) -> PersistentState:
         return PersistentState(**{name: getattr(self, name) for name in PERSISTENT_FIELDS})
 

@@ -117,11 +117,7 @@ def turn_json(state: GameState, pack: EraPack, debug: bool = False) -> dict[str,
         "campaign_id": state.campaign.id,
         "turn_number": state.campaign.turn_number,
         "input": state.player_input,
-        "intent": state.intent.value if state.intent else None,
-        "action_class": state.router_output.action_class.value if state.router_output else None,
-        "text": state.final_text,
-        "suggestions": [{"label": s.label, "tone": s.tone.value, "risk": s.risk.value}
-                        for s in state.suggested_actions],
+        **state.played(),
         "mechanic": None if result is None else {
             "outcome": result.outcome.value, "roll": result.roll, "total": result.total, "dc": result.dc,
             "minutes": result.minutes},

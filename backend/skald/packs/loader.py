@@ -350,10 +350,11 @@ def pack_layers(pack: str | Path) -> list[Path]:
                                 f"this pack's folder); known packs: {known}") from None
 
 
-def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[str, Entry], bool]:
-    """List entries by id across layers (see the module docstring); returns (entries, every file was readable)."""
-    prefix = name.removesuffix(".yaml")
-    entries: dict[str, Entry] = {}
+def _layer_documents(reader: _Reader, layers: list[Path], name: str, kind: type,
+                     what: str) -> tuple[list[tuple[int, str, Any, yaml.Node | None]], bool]:
+    """Each layer's ``name`` that exists and holds a ``kind`` (``what`` names it in the error), base first:
+    (depth, display path, data, node); and whether every file was readable."""
+    found: list[tuple[int, str, Any, yaml.Node | None]] = []
     readable = True
     for depth, root in enumerate(layers):
         display = f"{_display_path(root)}/{name}"
@@ -361,10 +362,21 @@ def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[s
         readable &= ok
         if data is None:
             continue
-        if not isinstance(data, list):
-            reader.issue([Origin(display, node)], (), prefix, f"expected a list of {prefix}, got {type(data).__name__}")
+        if not isinstance(data, kind):
+            reader.issue([Origin(display, node)], (), name.removesuffix(".yaml"),
+                         f"expected {what}, got {type(data).__name__}")
             readable = False
             continue
+        found.append((depth, display, data, node))
+    return found, readable
+
+
+def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[str, Entry], bool]:
+    """List entries by id across layers (see the module docstring); returns (entries, every file was readable)."""
+    prefix = name.removesuffix(".yaml")
+    entries: dict[str, Entry] = {}
+    documents, readable = _layer_documents(reader, layers, name, list, f"a list of {prefix}")
+    for depth, display, data, node in documents:
         seen_here: set[str] = set()
         for index, raw in enumerate(data):
             origin = Origin(display, node.value[index] if node is not None else None, index)
@@ -400,18 +412,8 @@ def _merge_lists(reader: _Reader, layers: list[Path], name: str) -> tuple[dict[s
 
 def _merge_mapping(reader: _Reader, layers: list[Path], name: str) -> tuple[Entry | None, bool]:
     merged: Entry | None = None
-    readable = True
-    for root in layers:
-        display = f"{_display_path(root)}/{name}"
-        data, node, ok = reader.read(root / name, display)
-        readable &= ok
-        if data is None:
-            continue
-        if not isinstance(data, dict):
-            reader.issue([Origin(display, node)], (), name.removesuffix(".yaml"),
-                         f"expected a mapping, got {type(data).__name__}")
-            readable = False
-            continue
+    documents, readable = _layer_documents(reader, layers, name, dict, "a mapping")
+    for _, display, data, node in documents:
         merged = Entry(data, [Origin(display, node)]) if merged is None else Entry(
             _deep_merge(merged.data, data), [Origin(display, node), *merged.origins])
     return merged, readable

@@ -54,11 +54,7 @@ def outcome_of(state: GameState, pack: EraPack) -> dict[str, Any]:
     """What a turn committed, in a fixed key order (``turn`` and ``kind`` are added by the writer)."""
     result = state.mechanic_result
     return {
-        "intent": state.intent.value if state.intent else None,
-        "action_class": state.router_output.action_class.value if state.router_output else None,
-        "text": state.final_text,
-        "suggestions": [{"label": s.label, "tone": s.tone.value, "risk": s.risk.value}
-                        for s in state.suggested_actions],
+        **state.played(),
         "mechanic": None if result is None else {
             "outcome": result.outcome.value, "risk": result.risk.value, "stat": result.stat, "roll": result.roll,
             "stat_modifier": result.stat_modifier, "env_modifier": result.env_modifier, "total": result.total,
