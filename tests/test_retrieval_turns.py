@@ -17,7 +17,7 @@ from skald.rag.store import LoreIndex, ingest
 from skald.settings import Settings
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
-from skald.store.writer import create_campaign
+from skald.store.writer import create_campaign, new_state
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 PROSE = "You stand in the heat of the bar. Hesper nods at you. The taps hiss. You wait. Nobody hurries."
@@ -114,3 +114,19 @@ def test_offline_turns_never_open_the_index(tmp_path, pack):
     assert retriever._real is None and not (tmp_path / "never").exists()
     assert conn.execute("SELECT COUNT(*) FROM turn_memories").fetchone()[0] == 2  # memories are kept offline too
     conn.close()
+
+
+def test_hidden_rumors_are_not_offered_as_hooks(pack, index):
+    from skald.llm import prompts
+    from skald.state import PresentNpc
+
+    hesper = pack.npcs["hesper_quill"]
+    state = new_state(pack, seed=3).model_copy(update={"present_npcs": [
+        PresentNpc(id=hesper.id, name=hesper.name, role=hesper.role, description=hesper.description)]})
+    rumor = "short_water_allotment"  # the hooks lane ranks it in the top 3 for this scene
+    public, hidden = [], []
+    prompts.director_prompt(state, pack, index, public)
+    assert f"cinder_reach:rumors.yaml#{rumor}" in public  # control: offered while the town talks about it
+    state.world.public_rumors.remove(rumor)
+    prompts.director_prompt(state, pack, index, hidden)
+    assert f"cinder_reach:rumors.yaml#{rumor}" not in hidden

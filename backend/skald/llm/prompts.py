@@ -156,7 +156,10 @@ def director_prompt(state: GameState, pack: EraPack, retriever: Any = None, cite
         location = pack.locations[current_location(state)]
         query = f"{location.name} " + " ".join(p.name for p in state.present_npcs)
         entities = [location.id, *(p.id for p in state.present_npcs)]
+        public = set(state.world.public_rumors)
         for hit in retriever.real(pack).hooks(pack.id, query, k=3, budget=300, entities=entities):
+            if "rumors.yaml#" in hit.id and hit.id.rsplit("#", 1)[1] not in public:
+                continue  # the town has not heard this one yet: no hook for the Director
             sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
                                     title=f"Possible hook ({hit.source_path}):"))
             cited.append(hit.id)
