@@ -7,8 +7,10 @@ DB     ?= data/saves/skald.db
 PACK   ?=
 SEED   ?=
 CAMPAIGN ?=
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
 
-.PHONY: play test bench replay lint clean install
+.PHONY: play serve test bench replay lint clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +24,9 @@ install: $(STAMP)
 
 play: $(STAMP)
 	@$(BIN)/skald play --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED)) $(if $(CAMPAIGN),--campaign $(CAMPAIGN))
+
+serve: $(STAMP)
+	@$(BIN)/skald serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload-packs)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import engine, packs, rag
+from bench import api, engine, packs, rag
 
 
 def main(argv: list[str]) -> None:
@@ -14,6 +14,8 @@ def main(argv: list[str]) -> None:
     for line in rag.run():
         print(line, flush=True)
     for line in engine.run(windows):
+        print(line, flush=True)
+    for line in api.run():
         print(line, flush=True)
 
 

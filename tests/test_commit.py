@@ -141,15 +141,15 @@ def test_schema_pragmas_and_version(conn):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
-    assert names == ["m001_initial", "m002_retrieval"]
+    assert names == ["m001_initial", "m002_retrieval", "m003_api"]
 
 
 def test_reopening_a_database_does_not_migrate_twice(db_path):
     connect(db_path).close()
     again = connect(db_path)
-    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 2
+    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 3
     again.close()
 
 
@@ -163,8 +163,8 @@ def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack
     old.row_factory = sqlite3.Row
     writer.create_campaign(old, pack, seed=2, campaign_id="old")  # a campaign saved before the upgrade
     old.close()
-    conn = connect(db_path)  # opening it applies m002
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    conn = connect(db_path)  # opening it applies m002 (and every later migration)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     state = load_state(conn, "old")
     after = play(conn, state, "look around", pack, offline_llm)
     assert after.campaign.turn_number == 1

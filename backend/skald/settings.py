@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, Field, SecretStr, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("director", "narrator", "suggestion_refiner")
@@ -85,6 +85,7 @@ class _Base(BaseSettings):
     embeddings: str = Field("wordllama", pattern=r"^(wordllama|ollama:.+)$",
                             description="wordllama (offline, ships in its wheel) or ollama:<model>")
     retrieval: bool = Field(True, description="false: no lore retrieval in prompts")
+    admin_key: SecretStr | None = Field(None, description="HTTP API: a key that may list every campaign")
 
     def role(self, name: str) -> RoleConfig:
         """The resolved configuration of one role. :raises SettingsError: unknown role."""

@@ -67,6 +67,21 @@ def _open_session(db: Path, llm: LLMClient, pack: str | None, campaign: str | No
         raise typer.Exit(2) from None
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
+    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
+    reload_packs: Annotated[bool, typer.Option(help="reload an era pack when its files change (an edit with errors "
+                                                    "keeps the last good version)")] = False,
+) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs; see docs/api.md). SKALD_ADMIN_KEY enables GET /campaigns."""
+    from skald.api.server import serve as run_server
+
+    settings = _settings()
+    run_server(host, port, db or settings.db_path, reload_packs)
+
+
 @app.command("record")
 def record_cmd(
     script: Annotated[Path, typer.Option(help="player inputs, one per line", exists=True, dir_okay=False)],

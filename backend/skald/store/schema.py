@@ -76,6 +76,21 @@ def m002_retrieval(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations()
+def m003_api(db: sqlite_utils.Database) -> None:
+    """The HTTP API: per-campaign access tokens (only a sha256 of each token is stored) and the idempotency
+    records of turn requests (``response`` is NULL while the turn is being played)."""
+    db["api_tokens"].create(
+        {"campaign_id": str, "token_hash": str, "created_at": str},
+        pk="campaign_id", foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["api_idempotency"].create(
+        {"campaign_id": str, "key": str, "input_hash": str, "based_on": int, "turn_number": int, "response": str,
+         "created_at": str},
+        pk=("campaign_id", "key"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> int:
     """Apply pending migrations; return the schema version (number of applied migrations)."""
     db = sqlite_utils.Database(conn)

@@ -1,4 +1,5 @@
-"""The one writer: campaign creation and the turn commit, each in a single ``BEGIN IMMEDIATE`` transaction.
+"""The one writer: campaign creation, the turn commit and campaign deletion, each in a single ``BEGIN IMMEDIATE``
+transaction.
 
 ``commit_turn`` folds the turn's staged events into the persistent state (``rules.events.apply_events``),
 then, in one transaction: checks and advances the campaign's turn number (compare-and-swap on the number
@@ -125,6 +126,20 @@ def commit_turn(conn: sqlite3.Connection, state: GameState, pack: EraPack) -> Pe
              after.location, after.world.time_minutes, _now(), json.dumps(state.lore_citations)),
         )
     return after
+
+
+def delete_campaign(conn: sqlite3.Connection, campaign_id: str) -> bool:
+    """Remove a campaign and every row that belongs to it (each table with a ``campaign_id`` column, so tables
+    added by later migrations are covered too) in one transaction. Returns whether the campaign existed."""
+    with writing(conn):
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        for table in tables:
+            columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')}
+            if table != "campaigns" and "campaign_id" in columns:
+                conn.execute(f'DELETE FROM "{table}" WHERE campaign_id = ?', (campaign_id,))
+        existed = conn.execute("DELETE FROM campaigns WHERE id = ?", (campaign_id,)).rowcount == 1
+    return existed
 
 
 def _diff_rows(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[str]]:

@@ -1,0 +1,67 @@
+"""Running the API with uvicorn: :func:`serve` for ``skald serve``, and :class:`LiveServer`, a real server on a
+loopback port in a background thread (the tests and ``bench/api.py`` use it)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+from skald.api.app import create_app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: Path | None = None, reload_packs: bool = False,
+          log_level: str = "info") -> None:
+    """Serve the API until interrupted (Ctrl-C)."""
+    app = create_app(db, reload_packs=reload_packs)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=10)
+
+
+class LiveServer:
+    """``with LiveServer(app) as server: httpx.get(server.url + "/health")``: uvicorn on 127.0.0.1, on an ephemeral
+    port, in a daemon thread; stopped (and joined) on exit."""
+
+    def __init__(self, app: FastAPI, **config: Any):
+        self.app = app
+        self.config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", access_log=False,
+                                     timeout_graceful_shutdown=5, **config)
+        self.server = uvicorn.Server(self.config)
+        self._socket: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self.url = ""
+
+    def start(self, timeout_s: float = 10.0) -> LiveServer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self._socket = sock
+        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, name="skald-api",
+                                        daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self.server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the API server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self._thread is None:
+            return
+        self.server.should_exit = True
+        self._thread.join(timeout=15)
+        self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+
+    def __enter__(self) -> LiveServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
