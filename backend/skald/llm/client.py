@@ -91,6 +91,7 @@ class LLMClient:
                          for role in ROLES}
         self.counters = {role: TokenCounter() for role in ROLES}
         self._models: dict[str, ChatOllama] = {}
+        self._models_lock = threading.Lock()
 
     @property
     def mode(self) -> str:
@@ -104,6 +105,10 @@ class LLMClient:
         return self.configs[role]
 
     def model(self, role: str) -> ChatOllama:
+        with self._models_lock:  # parallel API turns: build each role's client once
+            return self._model(role)
+
+    def _model(self, role: str) -> ChatOllama:
         if role not in self._models:
             cfg = self.config(role)
             self._models[role] = ChatOllama(

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,21 +53,23 @@ class CircuitBreaker:
     clock: Callable[[], float] = time.monotonic
     consecutive: int = 0
     opened_at: float | None = field(default=None)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # shared by parallel API turns
 
     def allow(self) -> bool:
         """False while open; True when closed or when the open period has passed (a trial call)."""
-        if self.opened_at is None:
-            return True
-        return self.clock() - self.opened_at >= self.seconds
+        with self.lock:
+            return self.opened_at is None or self.clock() - self.opened_at >= self.seconds
 
     def remaining(self) -> float:
         return 0.0 if self.opened_at is None else max(0.0, self.seconds - (self.clock() - self.opened_at))
 
     def success(self) -> None:
-        self.consecutive = 0
-        self.opened_at = None
+        with self.lock:
+            self.consecutive = 0
+            self.opened_at = None
 
     def failure(self) -> None:
-        self.consecutive += 1
-        if self.consecutive >= self.failures:
-            self.opened_at = self.clock()
+        with self.lock:
+            self.consecutive += 1
+            if self.consecutive >= self.failures:
+                self.opened_at = self.clock()

@@ -4,6 +4,7 @@ to load, and offline turns never need them), and told which pack the turn plays.
 from __future__ import annotations
 
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +23,21 @@ class LazyRetriever:
         self.embeddings = embeddings
         self.base_url = base_url
         self._real: Any = None
-        self._pack: tuple[str, str] | None = None
+        self._packs: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()  # API turns run in parallel threads
 
     def real(self, pack: EraPack) -> Any:
-        if self._real is None:
-            from skald.rag.embeddings import embedder
-            from skald.rag.retrieve import Retriever
-            from skald.rag.store import LoreIndex
+        with self._lock:
+            if self._real is None:
+                from skald.rag.embeddings import embedder
+                from skald.rag.retrieve import Retriever
+                from skald.rag.store import LoreIndex
 
-            self._real = Retriever(LoreIndex(self.path, embedder(self.embeddings, self.base_url)))
-        if self._pack != (pack.id, pack.content_hash):
-            self._real.set_pack(pack)
-            self._pack = (pack.id, pack.content_hash)
-        return self._real
+                self._real = Retriever(LoreIndex(self.path, embedder(self.embeddings, self.base_url)))
+            if (pack.id, pack.content_hash) not in self._packs:
+                self._real.set_pack(pack)
+                self._packs.add((pack.id, pack.content_hash))
+            return self._real
 
     def embed(self, pack: EraPack, texts: list[str]) -> list[list[float]]:
         """Embeddings with the index's model (for episodic memory)."""
