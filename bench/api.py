@@ -4,6 +4,7 @@ clients' own work shares the 2 cores and the GIL with the server)."""
 
 from __future__ import annotations
 
+import logging
 import statistics
 import tempfile
 import threading
@@ -24,6 +25,9 @@ TURNS = 200
 def _pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request would drown the figures
 
 
 def run(clients: int = CLIENTS, turns: int = TURNS) -> list[str]:
