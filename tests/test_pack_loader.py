@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from collections import deque
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,6 @@ from skald.packs.loader import PACKS_DIR, PackError, load_pack
 
 PACK_ID = "cinder_reach"
 TOWN_TYPES = {"bar", "market", "street", "clinic", "office", "dock"}
-ACTION_CLASSES = {"ATTACK", "SNEAK", "INVESTIGATE", "PERSUADE", "DECEIVE", "INTIMIDATE", "TRAVEL", "INTERACT", "REST"}
-TONES = {"PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL"}
 
 
 @pytest.fixture(scope="module")
@@ -21,33 +18,6 @@ def pack():
 
 
 # --- the shipped pack ------------------------------------------------------------------------------------------------
-
-
-def test_shipped_pack_meets_minimum_counts(pack):
-    assert pack.id == PACK_ID
-    assert len(pack.locations) >= 15
-    assert len(pack.npcs) >= 25
-    assert len(pack.factions) >= 4
-    assert len(pack.companions) >= 4
-    assert len(pack.backgrounds) >= 4
-    assert len(pack.rumors) >= 20
-    assert len(pack.quests) >= 6
-    assert len(pack.docs) >= 15
-    assert sum(len(b.lines) for b in pack.banter.values()) >= 10
-    assert len(pack.events) >= 4
-    assert len(pack.items) >= 12
-    assert len(pack.namebank.given) >= 12 and len(pack.namebank.family) >= 12
-    assert len(pack.namebank.roles) >= 6 and len(pack.namebank.looks) >= 6
-    assert sum(r.public for r in pack.rumors.values()) >= 3
-    assert any(not r.public for r in pack.rumors.values())
-    assert any(not r.true for r in pack.rumors.values())
-
-
-def test_start_location_is_a_bar_with_a_bartender(pack):
-    start = pack.era.start_locations[0]
-    assert pack.locations[start].type == "bar"
-    assert pack.locations[start].shop
-    assert any(npc.role == "bartender" and npc.location == start for npc in pack.npcs.values())
 
 
 def test_rules_and_items(pack):
@@ -59,23 +29,7 @@ def test_rules_and_items(pack):
     assert sum(item.heal > 0 for item in pack.items.values()) >= 2
 
 
-def test_every_link_has_a_matching_reverse_link(pack):
-    for loc in pack.locations.values():
-        for link in loc.links:
-            back = [b for b in pack.locations[link.to].links if b.to == loc.id]
-            assert back, f"{loc.id} -> {link.to} has no link back"
-            assert back[0].minutes == link.minutes, f"{loc.id} <-> {link.to} minutes differ"
-            assert back[0].risk == link.risk, f"{loc.id} <-> {link.to} risk differs"
-
-
-def test_map_is_connected_and_town_is_safe(pack):
-    seen, todo = {pack.era.start_locations[0]}, deque([pack.era.start_locations[0]])
-    while todo:
-        for link in pack.locations[todo.popleft()].links:
-            if link.to not in seen:
-                seen.add(link.to)
-                todo.append(link.to)
-    assert seen == set(pack.locations)
+def test_town_is_safe_and_the_wilds_are_not(pack):
     for loc in pack.locations.values():
         for link in loc.links:
             if loc.type in TOWN_TYPES and pack.locations[link.to].type in TOWN_TYPES:
@@ -99,12 +53,7 @@ def test_people_companions_and_quests(pack):
     assert any(20 <= c.recruit.cost_credits <= 40 for c in pack.companions.values())
     assert any(c.recruit.min_reputation or c.recruit.requires_quest for c in pack.companions.values())
     for comp in pack.companions.values():
-        assert set(comp.likes) | set(comp.dislikes) <= TONES | ACTION_CLASSES
-        assert set(comp.bonus) <= ACTION_CLASSES
         assert len(comp.banter) >= 4
-    for quest in pack.quests.values():
-        for stage in quest.stages:
-            assert stage.when.action_class in ACTION_CLASSES | {None}
 
 
 # --- broken copies of the pack ---------------------------------------------------------------------------------------

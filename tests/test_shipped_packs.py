@@ -1,0 +1,83 @@
+"""The standard every shipped era pack (not overlays) must meet: the content minimums of the era-pack issue, a
+two-way connected map, a bar to start in, and names the engine understands."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+from skald.packs.loader import available_packs, load_pack
+from skald.packs.models import Tone
+from skald.state import ActionClass
+
+BASE_PACKS = [p for p in available_packs() if not load_pack(p).layers]
+ACTION_NAMES = {a.value for a in ActionClass}
+TONE_NAMES = {t.value for t in Tone}
+
+
+@pytest.fixture(scope="module", params=BASE_PACKS)
+def pack(request):
+    return load_pack(request.param)
+
+
+def test_both_genres_ship():
+    assert {"cinder_reach", "saltmarsh_reach"} <= set(BASE_PACKS)
+
+
+def test_content_minimums(pack):
+    assert len(pack.locations) >= 15 and len(pack.npcs) >= 25 and len(pack.factions) >= 4
+    assert len(pack.companions) >= 4 and len(pack.backgrounds) >= 4 and len(pack.quests) >= 6
+    assert len(pack.rumors) >= 20 and len(pack.events) >= 4 and len(pack.items) >= 12
+    assert len(pack.docs) >= 15
+    assert {d.meta.doc_type for d in pack.docs.values()} == {"lore", "style", "voice"}
+    assert sum(len(b.lines) for b in pack.banter.values()) >= 10
+    assert pack.era.style.strip()
+    bank = pack.namebank
+    assert len(bank.given) >= 12 and len(bank.family) >= 12 and len(bank.roles) >= 6 and len(bank.looks) >= 6
+    assert sum(r.public for r in pack.rumors.values()) >= 3
+    assert any(not r.public for r in pack.rumors.values()) and any(not r.true for r in pack.rumors.values())
+
+
+def reachable(pack, start: str) -> set[str]:
+    seen, todo = {start}, deque([start])
+    while todo:
+        for link in pack.locations[todo.popleft()].links:
+            if link.to not in seen:
+                seen.add(link.to)
+                todo.append(link.to)
+    return seen
+
+
+def test_links_are_two_way_and_every_place_is_reachable(pack):
+    for loc in pack.locations.values():
+        for link in loc.links:
+            back = [b for b in pack.locations[link.to].links if b.to == loc.id]
+            assert back, f"{loc.id} -> {link.to} has no link back"
+            assert (back[0].minutes, back[0].risk) == (link.minutes, link.risk), f"{loc.id} <-> {link.to}"
+    for start in pack.era.start_locations:
+        assert reachable(pack, start) == set(pack.locations), start
+
+
+def test_the_first_start_is_a_bar_with_someone_behind_it(pack):
+    start = pack.era.start_locations[0]
+    assert pack.locations[start].type == "bar" and pack.locations[start].shop
+    assert any(npc.role in ("bartender", "innkeeper") and npc.location == start for npc in pack.npcs.values())
+
+
+def test_names_the_engine_reads_are_real(pack):
+    for comp in pack.companions.values():
+        assert set(comp.likes) | set(comp.dislikes) <= TONE_NAMES | ACTION_NAMES, comp.id
+        assert set(comp.bonus) <= ACTION_NAMES, comp.id
+    for quest in pack.quests.values():
+        for stage in quest.stages:
+            assert stage.when.action_class in ACTION_NAMES | {None}, (quest.id, stage.id)
+    names = [npc.name for npc in pack.npcs.values()] + [c.name for c in pack.companions.values()]
+    assert len(set(names)) == len(names)
+
+
+def test_every_way_of_recruiting_is_used(pack):
+    recruits = [c.recruit for c in pack.companions.values()]
+    assert any(r.cost_credits == 0 and not r.min_reputation and r.requires_quest is None and r.min_affinity <= 0
+               for r in recruits)
+    assert any(r.cost_credits > 0 for r in recruits)
+    assert any(r.min_reputation for r in recruits) and any(r.requires_quest for r in recruits)
