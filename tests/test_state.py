@@ -25,3 +25,14 @@ def test_begin_turn_clears_every_per_turn_field(campaign):
         assert getattr(fresh, name) == getattr(defaults, name), name
     for name in PERSISTENT_FIELDS:
         assert getattr(fresh, name) == getattr(campaign, name), name
+
+
+def test_pack_action_names_are_the_engines_action_classes():
+    from typing import get_args
+
+    from skald.packs.models import ActionName, Taste, Tone
+    from skald.state import ActionClass
+
+    engine = {a.value for a in ActionClass} - {"META", "RECOVER"}  # internal classes a designer never names
+    assert set(get_args(ActionName)) == engine
+    assert set(get_args(Taste)) == engine | {t.value for t in Tone}

@@ -30,6 +30,14 @@ class Tone(StrEnum):
     NEUTRAL = "NEUTRAL"
 
 
+# Action classes a designer may name (the engine's ``state.ActionClass`` less its internal META and RECOVER; a test
+# keeps the two in step). A typo in a quest trigger or a companion's tastes is an error, not a stage that never fires.
+ActionName = Literal["DIALOGUE_ONLY", "PERSUADE", "DECEIVE", "INTIMIDATE", "RECRUIT", "ATTACK", "SNEAK",
+                     "INVESTIGATE", "TRAVEL", "INTERACT", "BUY", "USE_ITEM", "REST"]
+Taste = Literal["PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL", "DIALOGUE_ONLY", "PERSUADE", "DECEIVE",
+                "INTIMIDATE", "RECRUIT", "ATTACK", "SNEAK", "TRAVEL", "INTERACT", "BUY", "USE_ITEM", "REST"]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -188,10 +196,11 @@ class Companion(Strict):
     location: Id
     faction: Id | None = None
     description: str
-    likes: list[str] = Field(default_factory=list, description="tones or action classes that raise affinity")
-    dislikes: list[str] = Field(default_factory=list)
+    likes: list[Taste] = Field(default_factory=list, description="tones or action classes that raise affinity")
+    dislikes: list[Taste] = Field(default_factory=list, description="tones or action classes that lower it")
     recruit: Recruit = Recruit()
-    bonus: dict[str, int] = Field(default_factory=dict, description="action class -> check bonus while in party")
+    bonus: dict[ActionName, int] = Field(default_factory=dict,
+                                         description="action class -> check bonus while in party")
     banter: list[str] = Field(..., min_length=1)
     leave_below: int = Field(-30, description="the companion leaves when affinity drops below this")
 
@@ -223,7 +232,7 @@ class QuestTrigger(Strict):
     location: Id | None = None
     npc: Id | None = Field(None, description="the player talked to or acted on this NPC")
     item: Id | None = Field(None, description="the player holds this item")
-    action_class: str | None = None
+    action_class: ActionName | None = Field(None, description="the turn's action class")
     success: bool = Field(True, description="the turn's check must have succeeded")
 
 

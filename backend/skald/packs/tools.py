@@ -37,7 +37,6 @@ from skald.packs.models import (
     Rumor,
     WorldEvent,
 )
-from skald.state import ActionClass
 
 TEMPLATE_DIR = PACKS_DIR / "_template"
 PACK_ID = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
@@ -359,7 +358,6 @@ def item_sources(pack: EraPack, reachable: set[str]) -> dict[str, list[str]]:
 
 def _quest_problems(pack: EraPack, quest: Quest, reachable: set[str], items: set[str]) -> list[str]:
     problems = []
-    actions = {a.value for a in ActionClass}
     giver = pack.npcs.get(quest.giver)
     if giver is None:
         problems.append(f"giver {quest.giver!r} is not an NPC")
@@ -383,9 +381,6 @@ def _quest_problems(pack: EraPack, quest: Quest, reachable: set[str], items: set
         if when.item is not None and when.item not in items:
             problems.append(where + f"item {when.item} is not sold, found or given anywhere the player can reach "
                             "(no shop, discovery, background or other quest's reward)")
-        if when.action_class is not None and when.action_class not in actions:
-            problems.append(where + f"action_class {when.action_class!r} is not an action class "
-                            f"(one of {', '.join(sorted(actions))})")
     return problems
 
 
