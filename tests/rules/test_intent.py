@@ -154,3 +154,24 @@ def test_recruit(route):
 
 def test_classification_is_deterministic(route):
     assert route("sneak past the bartender") == route("sneak past the bartender")
+
+
+@pytest.mark.parametrize(("pack_id", "start", "text", "kind"), [
+    ("cinder_reach", "scrip_market", "head to the tavern", "bar"),
+    ("cinder_reach", "ash_flats", "go back to the pub", "bar"),
+    ("cinder_reach", "slag_and_lantern", "go to a doctor", "clinic"),
+    ("saltmarsh_reach", "mallow_eyot", "go back to the inn", "bar"),
+])
+def test_a_kind_of_place_travels_to_the_nearest_one(pack_id, start, text, kind):
+    from skald.packs.loader import load_pack
+    from skald.rules.scene import route
+    from skald.store.writer import new_state
+
+    pack = load_pack(pack_id)
+    state = new_state(pack, seed=1).model_copy(update={"location": start})
+    routed = classify(text, state, pack)
+    assert routed.action_class == ActionClass.TRAVEL and routed.target_location is not None, routed
+    assert pack.locations[routed.target_location].type == kind
+    minutes = {loc: sum(lk.minutes for lk in route(pack, start, loc) or []) for loc, info in pack.locations.items()
+               if info.type == kind and loc != start}
+    assert minutes[routed.target_location] == min(minutes.values())  # the nearest of its kind

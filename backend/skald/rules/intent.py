@@ -11,7 +11,7 @@ import re
 
 from skald.packs.models import EraPack, Tone
 from skald.rules.player_input import strip_markup
-from skald.rules.scene import everyone_at
+from skald.rules.scene import everyone_at, route
 from skald.state import ActionClass, GameState, Intent, PresentNpc, RouterOutput
 
 META_COMMANDS = ("help", "status", "inventory", "party", "quests", "rumors", "save", "load", "quit", "exit", "news")
@@ -69,6 +69,15 @@ TONE_BY_CLASS = {
 }
 
 
+# Everyday words for kinds of place (location ``type``), for "go to the inn" when no place is named.
+PLACE_WORDS = {
+    "bar": ("bar", "tavern", "inn", "pub", "saloon", "alehouse"),
+    "market": ("market", "bazaar", "shops"),
+    "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital"),
+    "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
+}
+
+
 def _norm(text: str) -> str:
     return text.lower().replace("_", " ")
 
@@ -105,7 +114,22 @@ def _match_location(text: str, state: GameState, pack: EraPack) -> str | None:
         words = [w for w in re.findall(r"[a-z]{4,}", _norm(pack.locations[loc_id].name)) if w not in {"the"}]
         if any(_mentions(text, w) for w in words):
             return loc_id
+    for kind, words in PLACE_WORDS.items():  # "the inn", "a doctor": the nearest place of that kind
+        if any(_mentions(text, w) for w in words):
+            return _nearest(state.location, [loc for loc in ordered if pack.locations[loc].type == kind], pack)
     return None
+
+
+def _nearest(origin: str, candidates: list[str], pack: EraPack) -> str | None:
+    """The candidate with the quickest route from ``origin`` (ties: the first given)."""
+    best: tuple[int, str] | None = None
+    for loc_id in candidates:
+        path = route(pack, origin, loc_id) if loc_id != origin else []
+        if path is not None:
+            minutes = sum(link.minutes for link in path)
+            if best is None or minutes < best[0]:
+                best = (minutes, loc_id)
+    return best[1] if best else None
 
 
 def _match_item(text: str, state: GameState, pack: EraPack) -> str | None:
