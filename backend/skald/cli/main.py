@@ -8,12 +8,13 @@ from typing import Annotated
 
 import typer
 
+from skald.cli.common import settings_or_exit
 from skald.cli.pack_commands import pack_app
 from skald.cli.rag_commands import ingest_command, lore_app
 from skald.errors import SkaldError
 from skald.llm.client import LLMClient
 from skald.packs.loader import PackError
-from skald.settings import ROLES, SettingsError, get_settings
+from skald.settings import ROLES
 
 app = typer.Typer(help="Skald: text role-playing games with deterministic rules and LLM-written prose.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -42,7 +43,7 @@ def play(
     from skald.cli.play import run
     from skald.replay.session import Recorder, recording_transport, source_of
 
-    settings = _settings()
+    settings = settings_or_exit()
     transport = recording_transport() if record else None
     llm = LLMClient(settings, transport=transport)
     session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name)
@@ -78,7 +79,7 @@ def serve(
     """Serve the HTTP API (OpenAPI docs at /docs; see docs/api.md). SKALD_ADMIN_KEY enables GET /campaigns."""
     from skald.api.server import serve as run_server
 
-    settings = _settings()
+    settings = settings_or_exit()
     run_server(host, port, db or settings.db_path, reload_packs)
 
 
@@ -99,7 +100,7 @@ def record_cmd(
     from skald.cli.play import play_lines
     from skald.replay.session import REPLAY_URL, Recorder, recording_transport, source_of
 
-    settings = _settings()
+    settings = settings_or_exit()
     if llm_mode not in ("auto", "off", "scripted"):
         typer.echo("skald record: --llm must be auto, off or scripted", err=True)
         raise typer.Exit(2)
@@ -144,7 +145,7 @@ def replay_cmd(
     from skald.replay.recording import RecordingError
     from skald.replay.session import find_recordings, replay
 
-    _settings()
+    settings_or_exit()
     found = find_recordings(paths)
     if not found:
         typer.echo(f"skald replay: no recordings under {', '.join(map(str, paths))}", err=True)
@@ -169,7 +170,7 @@ def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None)
     from skald.store.db import connect
     from skald.store.reads import list_campaigns
 
-    conn = connect(db or _settings().db_path)
+    conn = connect(db or settings_or_exit().db_path)
     rows = list_campaigns(conn)
     for cid, turn in rows:
         typer.echo(f"{cid}\tturn {turn}")
@@ -183,7 +184,7 @@ def models() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    settings = _settings()
+    settings = settings_or_exit()
     table = Table(title=f"LLM roles (SKALD_LLM={settings.llm})")
     keys = ("provider", "model", "base_url", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts",
             "enabled")
@@ -213,15 +214,6 @@ def doctor(db: Annotated[Path | None, typer.Option(help="save file to check")] =
     problems = sum(not c.ok for c in checks)
     typer.echo(f"\n{problems} problem(s)" if problems else "\nall good")
     raise typer.Exit(1 if problems else 0)
-
-
-def _settings():
-    """Settings, or a clear message and exit status 2 when the environment has unknown or invalid SKALD_*."""
-    try:
-        return get_settings()
-    except SettingsError as exc:
-        typer.echo(f"skald: {exc}", err=True)
-        raise typer.Exit(2) from None
 
 
 if __name__ == "__main__":

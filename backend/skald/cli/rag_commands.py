@@ -13,36 +13,38 @@ from typing import Annotated, Any
 
 import typer
 
-DEFAULT_CHROMA_PATH = Path("data/chroma")
-DEFAULT_EMBEDDINGS = "wordllama"
+from skald.cli.common import settings_or_exit
+
 LANES = ("lore", "style", "voice", "hook")
 
+PacksArgument = Annotated[list[str] | None, typer.Argument(
+    metavar="PACK", help="pack ids or folders (default: every shipped pack)", show_default=False)]
+ChromaPathOption = Annotated[Path | None, typer.Option(help="index folder (default: SKALD_CHROMA_PATH)")]
+EmbeddingsOption = Annotated[str | None, typer.Option(help="wordllama or ollama:<model> (default: SKALD_EMBEDDINGS)")]
+
 lore_app = typer.Typer(help="The lore index: query it, check it.", no_args_is_help=True)
-
-
-def _settings() -> Any:
-    from skald.settings import SettingsError, get_settings
-
-    try:
-        return get_settings()
-    except SettingsError as exc:
-        typer.echo(f"skald: {exc}", err=True)
-        raise typer.Exit(2) from None
 
 
 def _index(chroma_path: Path | None, embeddings: str | None) -> Any:
     from skald.rag.embeddings import embedder
     from skald.rag.store import LoreIndex
 
-    settings = _settings()
-    path = chroma_path or Path(getattr(settings, "chroma_path", DEFAULT_CHROMA_PATH))
-    spec = embeddings or getattr(settings, "embeddings", DEFAULT_EMBEDDINGS)
+    settings = settings_or_exit()
+    path = chroma_path or settings.chroma_path
+    spec = embeddings or settings.embeddings
     try:
         embed = embedder(spec, settings.ollama_base_url)
     except ValueError as exc:
         typer.echo(f"skald: {exc}", err=True)
         raise typer.Exit(2) from None
     return LoreIndex(path, embed)
+
+
+def _open(packs: list[str] | None, chroma_path: Path | None, embeddings: str | None) -> tuple[Any, list[Any], int]:
+    """The index, the named packs (every shipped pack when none) and how many failed to load."""
+    from skald.packs.loader import available_packs
+
+    return (_index(chroma_path, embeddings), *_load(list(packs or available_packs())))
 
 
 def _load(refs: list[str]) -> tuple[list[Any], int]:
@@ -60,22 +62,18 @@ def _load(refs: list[str]) -> tuple[list[Any], int]:
 
 
 def ingest_command(
-    packs: Annotated[list[str] | None, typer.Argument(
-        metavar="PACK", help="pack ids or folders (default: every shipped pack)", show_default=False)] = None,
+    packs: PacksArgument = None,
     rebuild: Annotated[bool, typer.Option(help="drop each pack's index and build it again from scratch")] = False,
-    chroma_path: Annotated[Path | None, typer.Option(help="index folder (default: SKALD_CHROMA_PATH)")] = None,
-    embeddings: Annotated[str | None, typer.Option(help="wordllama or ollama:<model> (default: SKALD_EMBEDDINGS)")
-                          ] = None,
+    chroma_path: ChromaPathOption = None,
+    embeddings: EmbeddingsOption = None,
 ) -> None:
     """Index the packs' documents, quests and rumors for retrieval (only files changed since the last ingest)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from skald.packs.loader import available_packs
     from skald.rag.store import ingest
 
-    index = _index(chroma_path, embeddings)
-    loaded, failed = _load(list(packs or available_packs()))
+    index, loaded, failed = _open(packs, chroma_path, embeddings)
     console = Console(highlight=False)
     tasks: dict[str, Any] = {}
     with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields["
@@ -110,9 +108,8 @@ def query_cmd(
                                                                             "stage (repeatable); voice: whose")
                       ] = None,
     budget: Annotated[int | None, typer.Option(help="token budget, as a node would use (default: none)")] = None,
-    chroma_path: Annotated[Path | None, typer.Option(help="index folder (default: SKALD_CHROMA_PATH)")] = None,
-    embeddings: Annotated[str | None, typer.Option(help="wordllama or ollama:<model> (default: SKALD_EMBEDDINGS)")
-                          ] = None,
+    chroma_path: ChromaPathOption = None,
+    embeddings: EmbeddingsOption = None,
 ) -> None:
     """Print the top chunks of one lane for TEXT, with score and source (path and heading)."""
     from rich.console import Console
@@ -125,7 +122,7 @@ def query_cmd(
         typer.echo(f"skald lore query: unknown lane {lane!r}; lanes: {', '.join(LANES)}", err=True)
         raise typer.Exit(2)
     index = _index(chroma_path, embeddings)
-    loaded, failed = _load([pack or _settings().default_pack])
+    loaded, failed = _load([pack or settings_or_exit().default_pack])
     if failed:
         raise typer.Exit(2)
     retriever = Retriever(index, loaded)
@@ -144,17 +141,13 @@ def query_cmd(
 
 @lore_app.command("status")
 def status_cmd(
-    packs: Annotated[list[str] | None, typer.Argument(
-        metavar="PACK", help="pack ids or folders (default: every shipped pack)", show_default=False)] = None,
-    chroma_path: Annotated[Path | None, typer.Option(help="index folder (default: SKALD_CHROMA_PATH)")] = None,
-    embeddings: Annotated[str | None, typer.Option(help="wordllama or ollama:<model> (default: SKALD_EMBEDDINGS)")
-                          ] = None,
+    packs: PacksArgument = None,
+    chroma_path: ChromaPathOption = None,
+    embeddings: EmbeddingsOption = None,
 ) -> None:
     """Whether each pack's index is ok, missing or stale; exit 1 unless all are ok."""
-    from skald.packs.loader import available_packs
 
-    index = _index(chroma_path, embeddings)
-    loaded, failed = _load(list(packs or available_packs()))
+    index, loaded, failed = _open(packs, chroma_path, embeddings)
     bad = failed
     for pack in loaded:
         status = index.check(pack)

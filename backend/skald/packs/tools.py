@@ -21,21 +21,11 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from skald.packs.loader import PACKS_DIR, PackError, load_pack, resolve_pack_dir
+from skald.packs.loader import FILES, PACKS_DIR, PackError, load_pack, resolve_pack_dir
 from skald.packs.models import (
-    Background,
-    Banter,
-    Companion,
     DocMeta,
-    Era,
     EraPack,
-    Faction,
-    Location,
-    NameBank,
-    Npc,
     Quest,
-    Rumor,
-    WorldEvent,
 )
 
 TEMPLATE_DIR = PACKS_DIR / "_template"
@@ -187,21 +177,10 @@ def new_overlay(pack_id: str, base: str, parent: Path | None = None) -> Path:
 
 # ----------------------------------------------------------------------------------------- schema
 
-# schema file stem -> (model, the file is a list of entries)
+# schema file stem -> (model, the file is a list of entries): every file the loader reads, plus document front matter
 SCHEMA_KINDS: dict[str, tuple[type[BaseModel], bool]] = {
-    "era": (Era, False),
-    "locations": (Location, True),
-    "npcs": (Npc, True),
-    "factions": (Faction, True),
-    "companions": (Companion, True),
-    "backgrounds": (Background, True),
-    "rumors": (Rumor, True),
-    "quests": (Quest, True),
-    "events": (WorldEvent, True),
-    "banter": (Banter, True),
-    "namebanks": (NameBank, False),
-    "doc": (DocMeta, False),
-}
+    name.removesuffix(".yaml"): (model, many) for name, (model, many, _) in FILES.items()
+} | {"doc": (DocMeta, False)}
 
 
 def schemas() -> dict[str, dict[str, Any]]:
