@@ -10,12 +10,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.settings import Settings
 from skald.store.db import connect
-from skald.store.writer import create_campaign
 
 SCRIPT = Path(__file__).resolve().parents[1] / "data" / "scripts" / "cinder_reach_30.txt"
 WINDOW = 200
@@ -35,7 +35,7 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         conn = connect(db)
-        state = create_campaign(conn, pack, seed=seed, campaign_id="bench")
+        state = start_campaign(conn, pack, seed=seed, campaign_id="bench")
         for turn in range(1, last + 1):
             text = inputs[(turn - 1) % len(inputs)]
             started = time.perf_counter()

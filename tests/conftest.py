@@ -9,11 +9,11 @@ import pytest
 os.environ.setdefault("SKALD_LLM", "off")  # no Ollama here; tests that need one start their own server
 os.environ.setdefault("SKALD_RETRIEVAL", "false")  # tests that retrieve build their own index
 
+from skald.engine import start_campaign  # noqa: E402
 from skald.llm.client import LLMClient  # noqa: E402
 from skald.packs.loader import load_pack  # noqa: E402
 from skald.settings import Settings  # noqa: E402
 from skald.store.db import connect  # noqa: E402
-from skald.store.writer import create_campaign  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -40,4 +40,4 @@ def conn(db_path):
 
 @pytest.fixture
 def campaign(conn, pack):
-    return create_campaign(conn, pack, seed=1, campaign_id="test-1")
+    return start_campaign(conn, pack, seed=1, campaign_id="test-1")

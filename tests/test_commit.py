@@ -7,6 +7,7 @@ import threading
 
 import pytest
 from skald import graph as graph_module
+from skald.engine import start_campaign
 from skald.errors import PlayerInputError, TurnConflictError
 from skald.graph import NODES, build_graph, run_turn
 from skald.store import writer
@@ -75,7 +76,7 @@ def test_connection_stays_read_only_outside_commit(conn, campaign, pack, offline
 
 def test_two_racing_turns_commit_one_and_reject_the_other(db_path, pack, offline_llm):
     setup = connect(db_path)
-    base = writer.create_campaign(setup, pack, seed=4, campaign_id="race")
+    base = start_campaign(setup, pack, seed=4, campaign_id="race")
     barrier = threading.Barrier(2, timeout=20)
 
     def commit_after_both_ready(state, runtime):
@@ -161,7 +162,7 @@ def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack
     migrations.apply(sqlite_utils.Database(old), stop_before="m002_retrieval")  # a save file from before m002
     old.execute("PRAGMA user_version = 1")
     old.row_factory = sqlite3.Row
-    writer.create_campaign(old, pack, seed=2, campaign_id="old")  # a campaign saved before the upgrade
+    start_campaign(old, pack, seed=2, campaign_id="old")  # a campaign saved before the upgrade
     old.close()
     conn = connect(db_path)  # opening it applies m002 (and every later migration)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 3

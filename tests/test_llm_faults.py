@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from fake_ollama import ANY, FakeOllama, Reply, empty, hang, http_error, json_reply, text
+from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
@@ -28,7 +29,6 @@ from skald.settings import Settings
 from skald.state import GameState
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
-from skald.store.writer import create_campaign
 from support import script_lines
 
 ROLES = ("director", "narrator", "suggestion_refiner")
@@ -145,7 +145,7 @@ def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack,
     llm = LLMClient(Settings(llm="on", ollama_base_url=server.url, director_model="dir", narrator_model="nar",
                              suggestion_refiner_model="ref", llm_timeout_s=mode.timeout_s, retry_backoff_s=0.01))
     conn = connect(tmp_path / f"{name}.db")
-    state = create_campaign(conn, cinder, seed=1, campaign_id=f"faults-{name}")
+    state = start_campaign(conn, cinder, seed=1, campaign_id=f"faults-{name}")
     sent: list[list[str]] = []
     for line in LINES:
         before = len(server.chat_requests())

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_reply, prompt_tokens, text
+from skald.engine import start_campaign
 from skald.graph import PIPELINE, run_turn, stream_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
@@ -22,7 +23,6 @@ from skald.settings import Settings
 from skald.state import GameState
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
-from skald.store.writer import create_campaign
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 TONES = ["PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL"]
@@ -65,7 +65,7 @@ def server() -> Iterator[FakeOllama]:
 
 def play(db: Path, cinder: EraPack, llm: LLMClient, *inputs: str) -> tuple[Any, GameState]:
     conn = connect(db)
-    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-turns")
+    state = start_campaign(conn, cinder, seed=3, campaign_id="llm-turns")
     for line in inputs:
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm)
     return conn, state
@@ -239,7 +239,7 @@ def test_narrator_tokens_reach_the_caller_before_the_turn_ends(server: FakeOllam
         tokens.append(token)
 
     conn = connect(tmp_path / "t.db")
-    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
+    state = start_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
     state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=online(server),
                      on_token=on_token)
     assert held_at_first_token == [True]  # the first token arrived while the stream was still held
@@ -263,7 +263,7 @@ def test_a_held_stream_released_by_another_thread_after_the_first_token(server: 
     releaser = threading.Thread(target=lambda: first_token.wait(5) and gate.release())
     releaser.start()
     conn = connect(tmp_path / "t.db")
-    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
+    state = start_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
     state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=online(server),
                      on_token=on_token)
     releaser.join()
@@ -277,7 +277,7 @@ def test_stream_turn_yields_progress_in_graph_order_then_tokens_then_the_turn(se
                                                                               tmp_path: Path) -> None:
     server.always("nar", dataclasses.replace(text(PROSE), chunk_chars=40))
     conn = connect(tmp_path / "t.db")
-    state = create_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
+    state = start_campaign(conn, cinder, seed=3, campaign_id="llm-stream")
     llm = online(server)
     events = list(stream_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=llm))
     kinds = [kind for kind, _ in events]

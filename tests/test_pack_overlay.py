@@ -9,13 +9,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import PACKS_DIR, PackError, load_pack
 from skald.rules.scene import pack_npcs_at
 from skald.settings import Settings
 from skald.store.db import connect
-from skald.store.writer import create_campaign
 
 OVERLAY = "cinder_reach_nightshift"
 MOVED = "hesper_quill"
@@ -161,7 +161,7 @@ def test_a_game_on_the_overlay_meets_the_npc_at_the_new_place(tmp_path, night):
     llm = LLMClient(Settings(), online=False)
     conn = connect(tmp_path / "night.db")
     try:
-        state = create_campaign(conn, night, seed=1, campaign_id="night-1")
+        state = start_campaign(conn, night, seed=1, campaign_id="night-1")
         assert state.campaign.pack_id == OVERLAY and state.location == OLD_PLACE
         assert MOVED not in [n.id for n in pack_npcs_at(state, night, OLD_PLACE)]
 
@@ -185,7 +185,7 @@ def test_a_game_on_the_overlay_meets_the_npc_at_the_new_place(tmp_path, night):
 def test_the_same_words_on_the_base_pack_find_her_behind_her_bar(tmp_path, base):
     conn = connect(tmp_path / "base.db")
     try:
-        state = create_campaign(conn, base, seed=1, campaign_id="base-1")
+        state = start_campaign(conn, base, seed=1, campaign_id="base-1")
         state = play(conn, state, base, LLMClient(Settings(), online=False), "talk to Hesper")
         assert state.location == OLD_PLACE and state.router_output.target_npc == MOVED
     finally:

@@ -6,14 +6,15 @@ from __future__ import annotations
 import re
 
 import pytest
+from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import PACKS_DIR, load_pack
 from skald.rules.intent import classify
+from skald.rules.start import new_state
 from skald.settings import Settings
 from skald.store import reads
 from skald.store.db import connect
-from skald.store.writer import create_campaign, new_state
 from support import ROOT, script_lines
 
 PACK_ID = "saltmarsh_reach"
@@ -188,7 +189,7 @@ def test_the_pack_folder_holds_only_known_files():
 def session(salt, tmp_path_factory):
     conn = connect(tmp_path_factory.mktemp("saltmarsh") / "salt.db")
     llm = LLMClient(Settings(), online=False)
-    state = create_campaign(conn, salt, seed=1, campaign_id="saltmarsh")
+    state = start_campaign(conn, salt, seed=1, campaign_id="saltmarsh")
     states = []
     for line in script_lines(SCRIPT):
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=salt, llm=llm)

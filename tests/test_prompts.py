@@ -6,7 +6,6 @@ from __future__ import annotations
 from skald.graph import run_turn
 from skald.llm import prompts
 from skald.llm.budget import SectionKind, fit
-from skald.rules.scene import current_location
 from support import script_lines
 
 
@@ -36,7 +35,7 @@ def test_per_turn_content_is_only_in_the_user_sections(conn, campaign, pack, off
     [*_, state] = played(conn, campaign, pack, offline_llm, 5)
     prompt = prompts.narrator_prompt(state, pack)
     assert state.player_input not in prompt.system
-    assert pack.locations[current_location(state)].name not in prompt.system
+    assert pack.locations[state.after.location].name not in prompt.system
     kinds = [s.kind for s in prompt.sections]
     assert kinds[0] == SectionKind.SCENE and SectionKind.HISTORY in kinds and SectionKind.LORE in kinds
 

@@ -22,12 +22,12 @@ from skald.cli.main import app
 from skald.cli.session import Session
 from skald.llm import prompts
 from skald.llm.client import ROLE_HEADER, LLMClient
-from skald.packs.models import Risk
 from skald.replay.recording import FILE, RecordingError, read
 from skald.replay.scripted import ScriptedOllama, load_faults
 from skald.replay.session import Recorder, find_recordings, recording_transport, replay, source_of
 from skald.rules import dc, prose
 from skald.settings import Settings
+from skald.vocab import Risk
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,16 +8,17 @@ from collections.abc import Iterator
 
 import pytest
 from fake_ollama import FakeOllama, json_reply, text
+from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.rag.embeddings import embedder
 from skald.rag.handle import LazyRetriever, private_index
 from skald.rag.store import LoreIndex, ingest
+from skald.rules.start import new_state
 from skald.settings import Settings
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
-from skald.store.writer import create_campaign, new_state
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 PROSE = "You stand in the heat of the bar. Hesper nods at you. The taps hiss. You wait. Nobody hurries."
@@ -58,7 +59,7 @@ def play(conn, state, pack, llm, retriever, *lines):
 
 def test_retrieved_lore_reaches_the_narrator_and_is_cited(tmp_path, pack, index, server):
     conn = connect(tmp_path / "r.db")
-    state = create_campaign(conn, pack, seed=3, campaign_id="r")
+    state = start_campaign(conn, pack, seed=3, campaign_id="r")
     state = play(conn, state, pack, online(server), index, "talk to the bartender")
     assert state.lore_citations, state.warnings
     assert all(c.startswith("cinder_reach:") for c in state.lore_citations)
@@ -80,7 +81,7 @@ def test_a_missing_index_warns_and_ingest_restores_it(tmp_path, pack, server):
     path = tmp_path / "chroma"
     retriever = LazyRetriever(path)
     conn = connect(tmp_path / "m.db")
-    state = create_campaign(conn, pack, seed=3, campaign_id="m")
+    state = start_campaign(conn, pack, seed=3, campaign_id="m")
     state = play(conn, state, pack, online(server), retriever, "look around")
     assert state.campaign.turn_number == 1 and state.final_text == PROSE  # the turn is played all the same
     assert any("lore index for cinder_reach is missing" in w and "skald ingest cinder_reach" in w
@@ -95,7 +96,7 @@ def test_a_missing_index_warns_and_ingest_restores_it(tmp_path, pack, server):
 
 def test_the_director_recalls_older_turns(tmp_path, pack, index, server):
     conn = connect(tmp_path / "e.db")
-    state = create_campaign(conn, pack, seed=3, campaign_id="e")
+    state = start_campaign(conn, pack, seed=3, campaign_id="e")
     state = play(conn, state, pack, online(server), index, "talk to the bartender", "ask Rhea to join me",
                  "buy a drink", "look around", "talk to the bartender")
     summaries = [r[0] for r in conn.execute("SELECT summary FROM turn_memories WHERE campaign_id = 'e' "
@@ -109,7 +110,7 @@ def test_the_director_recalls_older_turns(tmp_path, pack, index, server):
 def test_offline_turns_never_open_the_index(tmp_path, pack):
     retriever = LazyRetriever(tmp_path / "never")
     conn = connect(tmp_path / "o.db")
-    state = create_campaign(conn, pack, seed=3, campaign_id="o")
+    state = start_campaign(conn, pack, seed=3, campaign_id="o")
     state = play(conn, state, pack, LLMClient(Settings(), online=False), retriever, "look around", "rest")
     assert retriever._real is None and not (tmp_path / "never").exists()
     assert conn.execute("SELECT COUNT(*) FROM turn_memories").fetchone()[0] == 2  # memories are kept offline too
@@ -118,10 +119,10 @@ def test_offline_turns_never_open_the_index(tmp_path, pack):
 
 def test_hidden_rumors_are_not_offered_as_hooks(pack, index):
     from skald.llm import prompts
-    from skald.state import PresentNpc
+    from skald.state import GameState, PresentNpc
 
     hesper = pack.npcs["hesper_quill"]
-    state = new_state(pack, seed=3).model_copy(update={"present_npcs": [
+    state = GameState.starting(new_state(pack, seed=3)).model_copy(update={"present_npcs": [
         PresentNpc(id=hesper.id, name=hesper.name, role=hesper.role, description=hesper.description)]})
     rumor = "short_water_allotment"  # the hooks lane ranks it in the top 3 for this scene
     public, hidden = [], []

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from skald import events
 from skald.cli.session import turn_json
+from skald.engine import start_campaign
 from skald.graph import NODES, compiled_graph, run_turn
 from skald.rules.dice import turn_rng
-from skald.rules.events import apply_events
-from skald.state import PERSISTENT_FIELDS, Event, GameState
+from skald.state import PERSISTENT_FIELDS, GameState
 from skald.store import reads
 from skald.store.db import connect
-from skald.store.writer import create_campaign
 from support import script_lines
 
 SEED = 1  # a seed whose dice give a fight on the ash flats (asserted below)
@@ -21,7 +21,7 @@ SEED = 1  # a seed whose dice give a fight on the ash flats (asserted below)
 
 def play_script(db_path, pack, llm, seed=SEED):
     conn = connect(db_path)
-    state = create_campaign(conn, pack, seed=seed, campaign_id="scripted")
+    state = start_campaign(conn, pack, seed=seed, campaign_id="scripted")
     outputs = []
     for line in script_lines():
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm)
@@ -75,12 +75,8 @@ def test_every_offline_turn_says_so_in_its_warnings(session):
 
 def test_projections_equal_the_fold_of_the_stored_events(session, pack):
     conn, final, _ = session
-    state = reads.initial_state(conn, "scripted").persistent()
-    by_turn: dict[int, list[Event]] = {}
-    for row in reads.turn_events(conn, "scripted"):
-        by_turn.setdefault(row["turn_number"], []).append(Event(type=row["type"], data=row["data"]))
-    for turn in range(1, 31):
-        state = apply_events(state, by_turn.get(turn, []), pack, turn)
+    state = events.replay_log(reads.initial_state(conn, "scripted"), reads.event_log(conn, "scripted"),
+                              events.limits_of(pack))
     stored = reads.load_state(conn, "scripted")
     for field in PERSISTENT_FIELDS - {"campaign", "recent"}:
         assert getattr(state, field) == getattr(stored, field), field
@@ -88,13 +84,13 @@ def test_projections_equal_the_fold_of_the_stored_events(session, pack):
 
 def test_every_node_runs_in_the_session(pack, offline_llm, tmp_path):
     conn = connect(tmp_path / "nodes.db")
-    state = create_campaign(conn, pack, seed=SEED, campaign_id="nodes")
+    state = start_campaign(conn, pack, seed=SEED, campaign_id="nodes")
     seen: set[str] = set()
     from skald.context import TurnContext
 
     for line in script_lines()[:12]:
-        begun = state.begin_turn(line)
-        ctx = TurnContext(conn=conn, pack=pack, llm=offline_llm,
+        begun = GameState.starting(state, line)
+        ctx = TurnContext(conn=conn, pack=pack, llm=offline_llm, limits=events.limits_of(pack),
                           rng=turn_rng(SEED, begun.campaign.turn_number + 1))
         final = None
         for chunk in compiled_graph().stream(begun, context=ctx, stream_mode=["updates", "values"]):

@@ -7,8 +7,7 @@ from collections import deque
 
 import pytest
 from skald.packs.loader import available_packs, load_pack
-from skald.packs.models import Tone
-from skald.state import ActionClass
+from skald.vocab import ActionClass, Tone
 
 BASE_PACKS = [p for p in available_packs() if not load_pack(p).layers]
 ACTION_NAMES = {a.value for a in ActionClass}

@@ -1,37 +1,56 @@
-"""GameState: per-turn fields are cleared at the start of each turn; persistent fields survive."""
+"""GameState: per-turn fields start at their defaults on every turn; persistent fields survive; ``after`` starts as
+the committed state with the next turn number."""
 
 from __future__ import annotations
 
-from skald.packs.models import Risk, Tone
-from skald.state import PER_TURN_FIELDS, PERSISTENT_FIELDS, Event, GameState, Suggestion, TurnFields
+import pytest
+from skald import events as ev
+from skald.graph import build_graph, run_turn
+from skald.state import PER_TURN_FIELDS, PERSISTENT_FIELDS, GameState, Suggestion, TurnFields
+from skald.vocab import Risk, Tone
 
 
 def test_fields_are_split_into_persistent_and_per_turn():
     assert PER_TURN_FIELDS.isdisjoint(PERSISTENT_FIELDS)
     assert PER_TURN_FIELDS | PERSISTENT_FIELDS == set(GameState.model_fields)
     assert {"intent", "mechanic_result", "present_npcs", "director_instructions", "final_text",
-            "suggested_actions", "warnings"} <= PER_TURN_FIELDS
+            "suggested_actions", "warnings", "after"} <= PER_TURN_FIELDS
     assert {"campaign", "player", "companions", "world", "known_npcs", "arc_stage"} <= PERSISTENT_FIELDS
 
 
-def test_begin_turn_clears_every_per_turn_field(campaign):
+class _Seen(Exception):
+    pass
+
+
+def test_a_turn_starts_with_every_per_turn_field_at_its_default(conn, campaign, pack, offline_llm):
     dirty = campaign.model_copy(update={
-        "final_text": "old prose", "warnings": ["old"], "staged_events": [Event(type="DAMAGE", data={"amount": 1})],
+        "final_text": "old prose", "warnings": ["old"], "staged_events": [ev.Damage(amount=1, source="x")],
         "suggested_actions": [Suggestion(label="x", tone=Tone.NEUTRAL, risk=Risk.SAFE)], "quit_requested": True,
+        "player_input": "look around",
     })
-    fresh = dirty.begin_turn("look around")
-    defaults = TurnFields(player_input="look around")
-    for name in PER_TURN_FIELDS:
+    seen: dict[str, GameState] = {}
+
+    def router(state, runtime):  # the first node: what does the turn start from?
+        seen["state"] = state
+        raise _Seen
+
+    with pytest.raises(_Seen):
+        run_turn(conn, dirty, pack=pack, llm=offline_llm, graph=build_graph({"router": router}).compile())
+    fresh = seen["state"]
+    defaults = TurnFields()
+    for name in TurnFields.model_fields:
         assert getattr(fresh, name) == getattr(defaults, name), name
+    assert fresh.player_input == "look around"
     for name in PERSISTENT_FIELDS:
         assert getattr(fresh, name) == getattr(campaign, name), name
+    assert fresh.after.campaign.turn_number == campaign.campaign.turn_number + 1
+    assert fresh.after.player == campaign.player and fresh.after.world == campaign.world
 
 
 def test_pack_action_names_are_the_engines_action_classes():
     from typing import get_args
 
-    from skald.packs.models import ActionName, Taste, Tone
-    from skald.state import ActionClass
+    from skald.vocab import ActionClass, ActionName, Taste
 
     engine = {a.value for a in ActionClass} - {"META", "RECOVER"}  # internal classes a designer never names
     assert set(get_args(ActionName)) == engine

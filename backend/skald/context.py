@@ -6,6 +6,7 @@ import random
 import sqlite3
 from dataclasses import dataclass
 
+from skald.events import Limits
 from skald.llm.client import LLMClient
 from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
@@ -17,6 +18,7 @@ class TurnContext:
 
     ``conn`` is in ``PRAGMA query_only`` mode while the graph runs; only Commit lifts it.
     ``rng`` is seeded from (campaign seed, turn number), so a turn's dice are reproducible.
+    ``limits`` are the pack's numbers events clamp to (``events.stage`` takes them).
     ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.
     """
 
@@ -24,4 +26,5 @@ class TurnContext:
     pack: EraPack
     llm: LLMClient
     rng: random.Random
+    limits: Limits
     retriever: LazyRetriever | None = None

@@ -19,6 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from skald.context import TurnContext
+from skald.events import limits_of
 from skald.llm.client import LLMClient
 from skald.nodes.arc_planner import arc_planner
 from skald.nodes.commit import commit
@@ -38,7 +39,7 @@ from skald.rag.handle import LazyRetriever
 from skald.rules.dice import turn_rng
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
-from skald.state import GameState
+from skald.state import GameState, TurnInput
 
 # The straight part of the pipeline after the router's branch, in order.
 PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "director", "narrator", "validator", "refiner",
@@ -52,7 +53,7 @@ NODES = {
 
 def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
     """The uncompiled graph. ``overrides`` swaps node functions by name (tests inject faults this way)."""
-    graph = StateGraph(GameState, context_schema=TurnContext)
+    graph = StateGraph(GameState, context_schema=TurnContext, input_schema=TurnInput, output_schema=GameState)
     for name, fn in (NODES | (overrides or {})).items():
         graph.add_node(name, fn)
     graph.add_edge(START, "router")
@@ -88,18 +89,20 @@ def default_retriever() -> LazyRetriever | None:
 
 
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
-             llm: LLMClient | None, retriever: LazyRetriever | None | bool = True) -> tuple[GameState, TurnContext]:
+             llm: LLMClient | None, retriever: LazyRetriever | None | bool = True) -> tuple[TurnInput, TurnContext]:
     text = check_player_input(state.player_input, get_settings().max_input_chars)
-    state = state.begin_turn(text)
+    start = GameState.starting(state, text)
+    pack = pack or get_pack(state.campaign.pack_id)
     context = TurnContext(
         conn=conn,
-        pack=pack or get_pack(state.campaign.pack_id),
+        pack=pack,
         llm=llm or default_llm(),
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
+        limits=limits_of(pack),
         retriever=default_retriever() if retriever is True else (retriever or None),
     )
     conn.execute("PRAGMA query_only = ON")
-    return state, context
+    return start, context
 
 
 def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
@@ -109,10 +112,10 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
-    :param state: the campaign's current state with ``player_input`` set; per-turn fields are reset here.
+    :param state: the campaign's current state with ``player_input`` set (any per-turn fields are ignored).
     :param on_token: called with each narrator token as the model streams it (not called offline).
     :param retriever: the lore index handle; True (default) for the one the settings name, None for none.
-    :returns: the reloaded persistent state plus this turn's per-turn fields (text, suggestions, warnings...).
+    :returns: the state this turn committed plus its per-turn fields (text, suggestions, warnings...).
     :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
     :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
     """

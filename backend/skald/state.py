@@ -1,186 +1,43 @@
 """The game state that flows through the turn graph.
 
-``GameState`` = :class:`PersistentState` (what Commit stores and reloads: campaign, player sheet, party,
-world, known NPCs, arc, quests) + :class:`TurnFields` (scratch for one turn: intent, mechanic result,
-present NPCs, director instructions, prose, suggestions, warnings...). ``GameState.begin_turn`` clears every
-per-turn field, so nothing from turn N leaks into turn N+1.
+``GameState`` = the committed :class:`~skald.persistent.PersistentState` (campaign, player sheet, party, world,
+known NPCs, arc, quests; what the turn starts from) + :class:`TurnFields` (scratch for one turn: intent, mechanic
+result, present NPCs, staged events, director instructions, prose, suggestions, warnings...) + ``after``, the
+persistent state as it will be after this turn's staged events (folded once per batch by ``events.stage``).
 
-Units: times are minutes of game time; money is credits; HP and stress are points. Every collection in the
-persistent state is bounded (recent turns, news, banter) so a 10,000-turn campaign costs what turn 10 does.
+The graph's input schema is :class:`TurnInput` (the committed state, the player's input and ``after``), so every
+per-turn field starts at its default on every turn: nothing from turn N leaks into turn N+1.
+
+Units: times are minutes of game time; money is credits; HP and stress are points.
 """
 
 from __future__ import annotations
 
 import operator
-from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from skald.packs.models import STATS, Risk, Tone
-
-RECENT_TURNS = 4  # turn summaries kept in state for the narrator and director
-NEWS_KEPT = 8
-BANTER_KEPT = 3
-PROCEDURAL_NPCS_KEPT = 24
-
-
-class Intent(StrEnum):
-    META = "META"
-    TALK = "TALK"
-    ACTION = "ACTION"
-
-
-class ActionClass(StrEnum):
-    META = "META"
-    DIALOGUE_ONLY = "DIALOGUE_ONLY"
-    PERSUADE = "PERSUADE"
-    DECEIVE = "DECEIVE"
-    INTIMIDATE = "INTIMIDATE"
-    RECRUIT = "RECRUIT"
-    ATTACK = "ATTACK"
-    SNEAK = "SNEAK"
-    INVESTIGATE = "INVESTIGATE"
-    TRAVEL = "TRAVEL"
-    INTERACT = "INTERACT"
-    BUY = "BUY"
-    USE_ITEM = "USE_ITEM"
-    REST = "REST"
-    RECOVER = "RECOVER"
-
-
-class Outcome(StrEnum):
-    CRITICAL_SUCCESS = "CRITICAL_SUCCESS"
-    SUCCESS = "SUCCESS"
-    FAILURE = "FAILURE"
-    CRITICAL_FAILURE = "CRITICAL_FAILURE"
-    NO_ROLL = "NO_ROLL"
-
-    @property
-    def succeeded(self) -> bool:
-        return self in (Outcome.CRITICAL_SUCCESS, Outcome.SUCCESS, Outcome.NO_ROLL)
-
-
-class ArcStage(StrEnum):
-    SETUP = "SETUP"
-    RISING = "RISING"
-    CLIMAX = "CLIMAX"
-    RESOLUTION = "RESOLUTION"
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
-
-
-# ---------------------------------------------------------------- persistent parts
-
-
-class Campaign(Model):
-    id: str
-    pack_id: str
-    seed: int
-    turn_number: int = 0
-    story_turns: int = Field(0, description="non-META turns played")
-
-
-class Player(Model):
-    name: str
-    background: str
-    stats: dict[str, int] = Field(description=f"ability scores {STATS}, d20 SRD scale")
-    hp: int
-    max_hp: int
-    credits: int
-    stress: int = 0
-    inventory: dict[str, int] = Field(default_factory=dict, description="item id -> quantity (> 0)")
-    defeated: bool = False
-
-
-class CompanionState(Model):
-    id: str
-    affinity: int = 0
-    loyalty: int = 0
-    in_party: bool = False
-    joined_turn: int | None = None
-
-
-class KnownNpc(Model):
-    id: str
-    name: str
-    first_met_turn: int
-    procedural: bool = False
-    location: str | None = None
-    role: str = ""
-    description: str = ""
-
-
-class Combat(Model):
-    enemy_id: str
-    enemy_name: str
-    enemy_hp: int
-    enemy_damage: int
-    reward_credits: int = 0
-    round: int = 1
-
-
-class QuestState(Model):
-    id: str
-    status: str = "active"  # active | completed
-    stage: int = 0
-
-
-class TurnSummary(Model):
-    turn: int
-    input: str
-    action_class: str
-    outcome: str
-    location: str
-    sentences: list[str] = Field(default_factory=list, description="narration sentences, for variety checks")
-
-
-class World(Model):
-    time_minutes: int
-    tick: int = Field(0, description="index of the last world tick applied")
-    faction_power: dict[str, int] = Field(default_factory=dict)
-    public_rumors: list[str] = Field(default_factory=list, description="rumor ids the town talks about")
-    known_rumors: list[str] = Field(default_factory=list, description="rumor ids the player has heard")
-    news: list[str] = Field(default_factory=list)
-    npc_locations: dict[str, str] = Field(default_factory=dict, description="NPC id -> location, where moved")
-    defeated_npcs: list[str] = Field(default_factory=list)
-    discoveries: list[str] = Field(default_factory=list, description="discovery ids already found")
-    last_intro_turn: int = -100
-    tension: int = Field(0, description="inter-party tension, 0..10")
-    banter: list[str] = Field(default_factory=list, description="queued companion lines, 'companion_id|line'")
-    fired_events: list[str] = Field(default_factory=list, description="ids of once-only world events that fired")
-    last_banter_turn: int = 0
-
-
-class PersistentState(Model):
-    campaign: Campaign
-    player: Player
-    location: str
-    world: World
-    reputation: dict[str, int] = Field(default_factory=dict, description="faction id -> reputation, -10..10")
-    companions: dict[str, CompanionState] = Field(default_factory=dict)
-    known_npcs: dict[str, KnownNpc] = Field(default_factory=dict)
-    quests: dict[str, QuestState] = Field(default_factory=dict)
-    arc_stage: ArcStage = ArcStage.SETUP
-    arc_stage_turn: int = 0
-    combat: Combat | None = None
-    recent: list[TurnSummary] = Field(default_factory=list)
-
-    @property
-    def party(self) -> list[str]:
-        return [cid for cid, c in self.companions.items() if c.in_party]
-
-
-# ---------------------------------------------------------------- per-turn parts
-
-
-class Event(Model):
-    """A staged change. Commit appends each to ``turn_events`` and folds it into the projections."""
-
-    type: str
-    data: dict[str, Any] = Field(default_factory=dict)
+from skald.events import Event
+from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported: "GameState and its parts"
+    BANTER_KEPT,
+    NEWS_KEPT,
+    PERSISTENT_FIELDS,
+    PROCEDURAL_NPCS_KEPT,
+    RECENT_TURNS,
+    Campaign,
+    Combat,
+    CompanionState,
+    KnownNpc,
+    Model,
+    PersistentState,
+    Player,
+    QuestState,
+    TurnSummary,
+    World,
+)
+from skald.text import sentences
+from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
 
 class RouterOutput(Model):
@@ -258,7 +115,6 @@ class LLMCall(Model):
 
 
 class TurnFields(Model):
-    player_input: str = ""
     router_output: RouterOutput | None = None
     intent: Intent | None = None
     meta_response: str | None = None
@@ -278,13 +134,45 @@ class TurnFields(Model):
         default_factory=list, description="llm.budget.ContextStats per role called this turn (for --debug)")
 
 
-class GameState(PersistentState, TurnFields):
+class TurnInput(PersistentState):
+    """What one turn starts from: the graph's input schema."""
+
+    player_input: str = ""
+    after: PersistentState | None = Field(
+        None, description="the persistent state as it will be after this turn: starts as the committed state with "
+                          "campaign.turn_number + 1, and every staged batch of events is folded into it once")
+
+
+class GameState(TurnInput, TurnFields):
     """Everything one turn needs. See the module docstring for which fields persist."""
 
-    def begin_turn(self, player_input: str) -> GameState:
-        """A copy with every per-turn field reset to its default and ``player_input`` set."""
-        persistent = {name: getattr(self, name) for name in PERSISTENT_FIELDS}
-        return GameState(**persistent, player_input=player_input)
+    @classmethod
+    def starting(cls, committed: PersistentState, player_input: str = "") -> GameState:
+        """A fresh turn on ``committed``: every per-turn field at its default, ``after`` = the committed state with
+        the number of the turn to play. (The graph takes it as input; rules tests start turns with it too.)"""
+        base = committed.persistent()
+        after = base.model_copy(update={"campaign": base.campaign.model_copy(
+            update={"turn_number": base.campaign.turn_number + 1})})
+        return cls.model_construct(**dict(base), player_input=player_input, after=after)
+
+    @property
+    def turn(self) -> int:
+        """The number of the turn being played (the committed turn number + 1)."""
+        return self.campaign.turn_number + 1
+
+    def closing(self) -> PersistentState:
+        """The persistent state this turn commits: ``after`` with the story-turn count advanced (on a story turn)
+        and this turn added to ``recent``; exactly what reading the campaign back from the store gives."""
+        after = self.after
+        if self.intent == Intent.META:
+            return after
+        summary = TurnSummary(
+            turn=after.campaign.turn_number, input=self.player_input,
+            action_class=self.router_output.action_class.value if self.router_output else "",
+            outcome=self.mechanic_result.outcome.value if self.mechanic_result else "",
+            location=after.location, sentences=sentences(self.final_text))
+        campaign = after.campaign.model_copy(update={"story_turns": after.campaign.story_turns + 1})
+        return after.model_copy(update={"campaign": campaign, "recent": [*after.recent, summary][-RECENT_TURNS:]})
 
     def played(self) -> dict[str, Any]:
         """What the player saw this turn: intent, action class, prose and the four suggestions (JSON-ready)."""
@@ -296,11 +184,7 @@ class GameState(PersistentState, TurnFields):
                             for s in self.suggested_actions],
         }
 
-    def persistent(self) -> PersistentState:
-        return PersistentState(**{name: getattr(self, name) for name in PERSISTENT_FIELDS})
-
 
 # Which fields of GameState live for one turn and which persist (kept outside the model: LangGraph would
 # treat class attributes as state channels).
-PER_TURN_FIELDS: frozenset[str] = frozenset(TurnFields.model_fields)
-PERSISTENT_FIELDS: frozenset[str] = frozenset(PersistentState.model_fields)
+PER_TURN_FIELDS: frozenset[str] = frozenset(TurnFields.model_fields) | {"player_input", "after"}

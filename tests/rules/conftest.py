@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from skald.events import fold, limits_of
 from skald.packs.loader import load_pack
 from skald.rules import checks, intent
-from skald.rules.events import apply_events
+from skald.rules.start import new_state
 from skald.state import GameState, RouterOutput
-from skald.store.writer import new_state
 
 PACK_ID = "cinder_reach"
 
@@ -83,8 +83,15 @@ def d20() -> Callable[..., random.Random]:
 
 
 @pytest.fixture
+def begin() -> Callable[..., GameState]:
+    """``begin(state, text="")``: ``state`` as a turn starts from it (per-turn fields empty, ``after`` set)."""
+    return GameState.starting
+
+
+@pytest.fixture
 def play(pack) -> Callable[..., Played]:
-    """``play(state, text, rng)``: classify, resolve (talk or action) and fold the events, like one turn."""
+    """``play(state, text, rng)``: classify, resolve (talk or action) and fold the events, like one turn. The
+    returned ``after`` keeps the campaign's turn number (Commit is what advances it)."""
 
     def run(state: GameState, text: str, rng: random.Random | None = None) -> Played:
         router = intent.classify(text, state, pack)
@@ -93,7 +100,7 @@ def play(pack) -> Callable[..., Played]:
             res = checks.talk_result(router, state, pack)
         else:
             res = checks.resolve(router, state, pack, rng)
-        after = apply_events(state.persistent(), res.events, pack, state.campaign.turn_number + 1)
-        return Played(router, res, GameState(**dict(after)))
+        after = fold(GameState.starting(state, text).after, res.events, limits_of(pack))
+        return Played(router, res, GameState(**dict(after.model_copy(update={"campaign": state.campaign}))))
 
     return run

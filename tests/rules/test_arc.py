@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 
-from skald.packs.models import Risk
+from skald import events as ev
 from skald.rules import arc, checks, intent
-from skald.rules.events import apply_events
-from skald.state import ActionClass, ArcStage, Event, GameState, MechanicResult, Outcome, QuestState
+from skald.state import GameState, MechanicResult, QuestState
+from skald.vocab import ActionClass, ArcStage, Outcome, Risk
+from support import apply_turn, at_turn
 
 
 def _turn(state: GameState, pack, text: str, outcome: Outcome | None = None) -> GameState:
@@ -18,12 +19,15 @@ def _turn(state: GameState, pack, text: str, outcome: Outcome | None = None) -> 
     else:
         res = checks.resolve(router, state, pack, random.Random(1))
     result = res.result if outcome is None else res.result.model_copy(update={"outcome": outcome})
-    state.router_output, state.mechanic_result, state.staged_events = router, result, list(res.events)
-    return state
+    turn = GameState.starting(state, text)
+    turn.router_output, turn.mechanic_result = router, result
+    for name, value in ev.stage(turn.after, res.events, ev.limits_of(pack)).items():
+        setattr(turn, name, value)
+    return turn
 
 
 def _quest(events, quest_id: str) -> list[dict]:
-    return [e.data for e in events if e.type == "QUEST_UPDATE" and e.data["quest"] == quest_id]
+    return [e.data for e in events if isinstance(e, ev.QuestUpdate) and e.data["quest"] == quest_id]
 
 
 def test_nothing_happens_without_a_resolved_turn(state, pack):
@@ -82,8 +86,8 @@ def test_location_trigger_uses_where_the_player_ends_up(state, pack):
     state.router_output = intent.classify("go to the Drill Graveyard", state, pack)
     state.mechanic_result = MechanicResult(action_class=ActionClass.TRAVEL, risk=Risk.DANGEROUS,
                                            outcome=Outcome.SUCCESS, minutes=90, summary="x")
-    state.staged_events = [Event(type="MOVE", data={"origin": "ash_flats", "to": "drill_graveyard"})]
-    assert _quest(arc.quest_events(state, pack), "dead_drill") == [
+    state.staged_events = [ev.Move(origin="ash_flats", to="drill_graveyard")]
+    assert _quest(arc.quest_events(at_turn(state, pack), pack), "dead_drill") == [
         {"quest": "dead_drill", "status": "active", "stage": 1}]
 
 
@@ -93,7 +97,7 @@ def test_item_trigger_counts_an_item_gained_this_turn(make_state, pack):
     state.quests["crooked_scales"] = QuestState(id="crooked_scales", stage=1)  # Bette + data slate
     state = _turn(state, pack, "talk to Bette")
     assert _quest(arc.quest_events(state, pack), "crooked_scales") == []
-    state.staged_events.append(Event(type="ITEM_GET", data={"item": "data_slate", "qty": 1}))
+    state.staged_events.append(ev.ItemGet(item="data_slate", qty=1))
     assert _quest(arc.quest_events(state, pack), "crooked_scales")[0]["status"] == "completed"
 
 
@@ -103,7 +107,7 @@ def test_completion_pays_the_reward(state, pack):
     events = arc.quest_events(state, pack)
     assert _quest(events, "short_pour") == [{"quest": "short_pour", "status": "completed", "stage": 3}]
     reward = pack.quests["short_pour"].reward
-    after = apply_events(state.persistent(), state.staged_events + events, pack, 1)
+    after = apply_turn(state.persistent(), state.staged_events + events, pack, 1)
     assert after.quests["short_pour"].status == "completed"
     assert after.player.credits == state.player.credits + reward.credits
     assert after.player.inventory.get("water_ration", 0) == state.player.inventory.get("water_ration", 0) + \
@@ -128,7 +132,7 @@ def test_a_whole_quest_played_through(make_state, pack):
         state.location = where
         state = _turn(state, pack, text, outcome)
         events = state.staged_events + arc.quest_events(state, pack)
-        state = GameState(**dict(apply_events(state.persistent(), events, pack, turn)))
+        state = GameState(**dict(apply_turn(state.persistent(), events, pack, turn)))
     assert state.quests["short_pour"].status == "completed"
 
 
@@ -145,7 +149,7 @@ def _at(state: GameState, stage: ArcStage, turns_in_stage: int) -> GameState:
 def test_setup_to_rising_after_enough_turns_or_a_quest(state):
     assert arc.next_stage(_at(state, ArcStage.SETUP, arc.SETUP_TURNS - 1), []) is None
     assert arc.next_stage(_at(state, ArcStage.SETUP, arc.SETUP_TURNS), []) == ArcStage.RISING
-    offer = Event(type="QUEST_UPDATE", data={"quest": "short_pour", "status": "active", "stage": 0})
+    offer = ev.QuestUpdate(quest="short_pour", status="active", stage=0)
     assert arc.next_stage(_at(state, ArcStage.SETUP, 1), [offer]) == ArcStage.RISING
 
 
@@ -162,7 +166,7 @@ def test_rising_to_climax(state):
 
 def test_climax_to_resolution_on_a_completed_quest(state):
     assert arc.next_stage(_at(state, ArcStage.CLIMAX, 2), []) is None
-    done = Event(type="QUEST_UPDATE", data={"quest": "short_pour", "status": "completed", "stage": 3})
+    done = ev.QuestUpdate(quest="short_pour", status="completed", stage=3)
     assert arc.next_stage(_at(state, ArcStage.CLIMAX, 2), [done]) == ArcStage.RESOLUTION
     assert arc.next_stage(_at(state, ArcStage.CLIMAX, arc.CLIMAX_TURNS), []) == ArcStage.RESOLUTION
 
@@ -177,8 +181,8 @@ def test_a_quiet_campaign_cycles_through_every_stage(state, pack):
     seen, when = [state.arc_stage], []
     for story_turn in range(1, 60):
         stage = arc.next_stage(state, [])
-        events = [Event(type="ARC_STAGE", data={"stage": stage.value, "story_turn": story_turn})] if stage else []
-        state = GameState(**dict(apply_events(state.persistent(), events, pack, story_turn)))
+        events = [ev.ArcStageChange(stage=stage.value, story_turn=story_turn)] if stage else []
+        state = GameState(**dict(apply_turn(state.persistent(), events, pack, story_turn)))
         state.campaign.story_turns = story_turn
         if stage:
             seen.append(stage)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from skald.packs.models import Risk
+from skald import events as ev
 from skald.rules import checks, dice, intent
-from skald.rules.events import apply_events
-from skald.state import ActionClass, ArcStage, Combat, CompanionState, GameState, Outcome
+from skald.state import Combat, CompanionState, GameState
+from skald.vocab import ActionClass, ArcStage, Outcome, Risk
+from support import apply_turn
 
 # Seeds whose turn-1 RNG rolls a natural 1 / natural 20 on its first d20 (found with dice.turn_rng).
 SEED_NAT_20 = 1
@@ -24,7 +25,7 @@ def _types(events) -> list[str]:
 
 
 def _fold(state: GameState, pack, events) -> GameState:
-    after = apply_events(state.persistent(), events, pack, state.campaign.turn_number + 1)
+    after = apply_turn(state.persistent(), events, pack, state.campaign.turn_number + 1)
     return GameState(**dict(after))
 
 
@@ -125,10 +126,10 @@ def test_talk_costs_eight_minutes_and_no_roll(state, pack):
 
 def test_talk_passes_on_a_local_rumor_once(state, pack, play):
     first = play(state, "talk to the bartender")
-    heard = [e.data["rumor"] for e in first.events if e.type == "RUMOR_HEARD"]
+    heard = [e.data["rumor"] for e in first.events if isinstance(e, ev.RumorHeard)]
     assert heard == ["short_water_allotment"]  # the public rumor tied to the bar
     again = play(first.after, "talk to the bartender")
-    assert "short_water_allotment" not in [e.data["rumor"] for e in again.events if e.type == "RUMOR_HEARD"]
+    assert "short_water_allotment" not in [e.data["rumor"] for e in again.events if isinstance(e, ev.RumorHeard)]
 
 
 def test_talking_to_someone_elsewhere_says_so(state, pack):
@@ -158,7 +159,7 @@ def test_travel_to_a_linked_location(state, pack, play):
 
 def test_travel_to_a_far_location_follows_the_shortest_route(state, pack, play):
     p = play(state, "go to the Lowvent Clinic")
-    move = next(e for e in p.events if e.type == "MOVE")
+    move = next(e for e in p.events if isinstance(e, ev.Move))
     assert move.data["via"] == ["kettle_row"]
     assert p.events[0].data["minutes"] == 5 + 10
     assert p.after.location == "lowvent_clinic"
@@ -168,7 +169,7 @@ def test_travel_picks_the_quicker_of_two_routes(state, pack, play, d20):
     # Bar -> Ash Flats: via the market and Cistern Yard is 5+10+15+90 = 120; via the dock 5+30+120 = 155.
     p = play(state, "go to the Ash Flats", d20(15))
     assert p.result.outcome.succeeded
-    move = next(e for e in p.events if e.type == "MOVE")
+    move = next(e for e in p.events if isinstance(e, ev.Move))
     assert move.data["via"] == ["kettle_row", "scrip_market", "cistern_yard"]
     assert p.result.minutes == 120
     assert p.result.risk == Risk.RISKY  # the riskiest link on the way
@@ -211,7 +212,7 @@ def test_rest_heals_but_never_above_max(make_state, pack, play, missing):
     state.player.hp = max(1, state.player.max_hp - missing)
     p = play(state, "rest")
     assert p.result.minutes == 240
-    heal = next(e for e in p.events if e.type == "HEAL")
+    heal = next(e for e in p.events if isinstance(e, ev.Heal))
     assert heal.data["amount"] == max(1, state.player.max_hp // 4)
     assert p.after.player.hp == min(state.player.max_hp, state.player.hp + heal.data["amount"])
     assert p.after.player.hp <= p.after.player.max_hp
@@ -255,7 +256,7 @@ def test_damage_to_zero_defeats_and_recovery_brings_the_player_back(make_state, 
 
 def test_overkill_damage_never_leaves_negative_hp(make_state, pack):
     state = make_state(hp=2)
-    events = [checks.ev("DAMAGE", amount=50, source="x")]
+    events = [checks.ev.Damage(amount=50, source="x")]
     events += checks._defeat_if_dying(state, events, pack)
     assert "DEFEATED" in _types(events)
     assert _fold(state, pack, events).player.hp == 0
@@ -263,7 +264,7 @@ def test_overkill_damage_never_leaves_negative_hp(make_state, pack):
 
 def test_heal_in_the_same_turn_can_prevent_defeat(make_state, pack):
     state = make_state(hp=3)
-    events = [checks.ev("HEAL", amount=5, source="x"), checks.ev("DAMAGE", amount=6, source="y")]
+    events = [checks.ev.Heal(amount=5, source="x"), checks.ev.Damage(amount=6, source="y")]
     assert checks._defeat_if_dying(state, events, pack) == []  # 3 + 5 = 8 - 6 = 2
     assert _fold(state, pack, events).player.hp == 2
 
@@ -365,7 +366,7 @@ def test_recruiting_a_non_companion_is_refused(state, play, d20):
 def test_attacking_someone_starts_a_fight_and_costs_reputation(state, pack, play, d20):
     p = play(state, "attack the bartender", d20(10))
     assert "COMBAT_START" in p.types()
-    rep = next(e for e in p.events if e.type == "REPUTATION_CHANGE")
+    rep = next(e for e in p.events if isinstance(e, ev.ReputationChange))
     assert rep.data["faction"] == "union" and rep.data["delta"] < 0
 
 

@@ -11,7 +11,10 @@ def test_time_costs_per_action_class():
     assert clock.time_cost("INVESTIGATE") == 15
     assert clock.time_cost("REST") == 240
     assert clock.time_cost("META") == 0
-    assert clock.time_cost("SOMETHING_NEW") == 10  # unknown classes take the default
+    with pytest.raises(ValueError, match="ATACK"):
+        clock.time_cost("ATACK")  # a misspelt class is an error, never a default cost
+    with pytest.raises(ValueError, match="route"):
+        clock.time_cost("TRAVEL")
 
 
 @pytest.mark.parametrize("minutes, day", [(0, 1), (1439, 1), (1440, 2), (2 * 1440 + 5, 3)])

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from skald.packs.models import Risk
 from skald.rules.dc import MAX_DC, MIN_DC, difficulty_class
-from skald.state import ArcStage
+from skald.vocab import ArcStage, Risk
 
 
 @pytest.mark.parametrize("risk, dc", [(Risk.SAFE, 5), (Risk.RISKY, 12), (Risk.DANGEROUS, 16)])

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from skald.packs.models import Tone
 from skald.rules.intent import classify
-from skald.state import ActionClass, Combat, Intent
+from skald.state import Combat
+from skald.vocab import ActionClass, Intent, Tone
 
 
 @pytest.fixture
@@ -165,7 +165,7 @@ def test_classification_is_deterministic(route):
 def test_a_kind_of_place_travels_to_the_nearest_one(pack_id, start, text, kind):
     from skald.packs.loader import load_pack
     from skald.rules.scene import route
-    from skald.store.writer import new_state
+    from skald.rules.start import new_state
 
     pack = load_pack(pack_id)
     state = new_state(pack, seed=1).model_copy(update={"location": start})

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from skald import events as ev
 from skald.llm import offline
 from skald.rules import checks, dice, intent
-from skald.rules.events import apply_events
 from skald.rules.population import cast
 from skald.rules.prose import MAX_SENTENCES, MAX_WORDS, MIN_SENTENCES, sentences
-from skald.state import ActionClass, GameState, Intent, SceneInstructions, TurnSummary
+from skald.state import GameState, SceneInstructions
+from skald.vocab import ActionClass, Intent
 
 VARIED = ["look around", "talk to the bartender", "ask Tobin about the drills", "rest", "go to Kettle Row",
           "look around", "talk to the deputy", "go to the Scrip Market", "buy a patch kit", "talk to Juno",
@@ -25,7 +26,7 @@ YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
 def _play_turn(state: GameState, pack, text: str) -> tuple[GameState, str]:
     """One turn with the rules and the offline narrator; returns the next state and the narration."""
     turn = state.campaign.turn_number + 1
-    state = state.begin_turn(text)
+    state = GameState.starting(state, text)
     router = intent.classify(text, state, pack)
     assert router.intent != Intent.META
     rng = dice.turn_rng(state.campaign.seed, turn)
@@ -33,17 +34,19 @@ def _play_turn(state: GameState, pack, text: str) -> tuple[GameState, str]:
         res = checks.talk_result(router, state, pack)
     else:
         res = checks.resolve(router, state, pack, rng)
-    state.router_output, state.mechanic_result, state.staged_events = router, res.result, list(res.events)
+    state.router_output, state.intent, state.mechanic_result = router, router.intent, res.result
+    _stage(state, res.events, pack)
     present, cast_events = cast(state, pack)
     state.present_npcs = present
-    state.staged_events += cast_events
+    _stage(state, cast_events, pack)
     prose = offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate", turn))
-    after = apply_events(state.persistent(), state.staged_events, pack, turn)
-    after.campaign.turn_number = turn
-    after.recent = (after.recent + [TurnSummary(turn=turn, input=text, action_class=router.action_class.value,
-                                                outcome=res.result.outcome.value, location=after.location,
-                                                sentences=sentences(prose))])[-4:]
-    return GameState(**dict(after)), prose
+    state.final_text = prose
+    return GameState(**dict(state.closing())), prose
+
+
+def _stage(state: GameState, events, pack) -> None:
+    for name, value in ev.stage(state.after, events, ev.limits_of(pack)).items():
+        setattr(state, name, getattr(state, name) + value if name == "staged_events" else value)
 
 
 def _check_prose(prose: str) -> list[str]:
@@ -87,6 +90,7 @@ def test_prose_states_the_outcome(state, pack):
 
 
 def test_banter_from_the_director_is_used(state, pack):
+    state = GameState.starting(state)
     state.director_instructions = SceneInstructions(beat="quiet", mood="wry",
                                                     banter='Rhea says, "Not fungus again."')
     prose = offline.narrate(state, pack, dice.rng_for(1, "narrate", 1))

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from skald.packs.models import Risk, Tone
+from skald import events as ev
 from skald.rules import party
-from skald.rules.events import apply_events
-from skald.state import (
-    BANTER_KEPT,
-    ActionClass,
-    CompanionState,
-    GameState,
-    Intent,
-    MechanicResult,
-    Outcome,
-    QuestState,
-    RouterOutput,
-)
+from skald.state import BANTER_KEPT, CompanionState, GameState, MechanicResult, QuestState, RouterOutput
+from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
+from support import apply_turn
 
 
 def _router(tone: Tone, action: ActionClass) -> RouterOutput:
@@ -74,18 +65,18 @@ def test_opposite_reactions_raise_tension(state, pack):
     events = party.reactions(state, pack, _router(Tone.PARAGON, ActionClass.REST), _result())
     deltas = _by(events, "AFFINITY_CHANGE")
     assert deltas["rhea_calloway"] > 0 > deltas["fitch_navarro"]
-    assert [e.data["delta"] for e in events if e.type == "TENSION_CHANGE"] == [1]
+    assert [e.data["delta"] for e in events if isinstance(e, ev.TensionChange)] == [1]
 
 
 def test_agreement_eases_tension_and_tension_is_capped(state, pack):
     _with_party(state, "rhea_calloway", "imke_solberg")  # both like PARAGON
     state.world.tension = 4
     events = party.reactions(state, pack, _router(Tone.PARAGON, ActionClass.REST), _result())
-    assert [e.data["delta"] for e in events if e.type == "TENSION_CHANGE"] == [-1]
+    assert [e.data["delta"] for e in events if isinstance(e, ev.TensionChange)] == [-1]
     _with_party(state, "fitch_navarro")
     state.world.tension = 10
     events = party.reactions(state, pack, _router(Tone.PARAGON, ActionClass.REST), _result())
-    assert not [e for e in events if e.type == "TENSION_CHANGE"]
+    assert not [e for e in events if isinstance(e, ev.TensionChange)]
 
 
 def test_loyalty_rises_when_affinity_passes_a_multiple_of_20(state, pack):
@@ -101,7 +92,7 @@ def test_companion_leaves_when_affinity_falls_below_the_line(state, pack):
     line = pack.companions["rhea_calloway"].leave_below
     _with_party(state, "rhea_calloway", affinity=line + 1)
     events = party.reactions(state, pack, _router(Tone.RENEGADE, ActionClass.DECEIVE), _result())
-    assert [e.data["companion"] for e in events if e.type == "COMPANION_LEAVE"] == ["rhea_calloway"]
+    assert [e.data["companion"] for e in events if isinstance(e, ev.CompanionLeave)] == ["rhea_calloway"]
 
 
 def test_affinity_change_is_clamped(state, pack):
@@ -121,7 +112,7 @@ def test_banter_every_few_turns(state, pack):
         events = party.banter(state, pack, turn)
         if events:
             fired.append(turn)
-        state = GameState(**dict(apply_events(state.persistent(), events, pack, turn)))
+        state = GameState(**dict(apply_turn(state.persistent(), events, pack, turn)))
     assert fired == list(range(party.BANTER_EVERY_TURNS, 21, party.BANTER_EVERY_TURNS))
     assert len(state.world.banter) == BANTER_KEPT
 

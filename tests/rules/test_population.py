@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from skald import events as ev
 from skald.rules import intent
-from skald.rules.events import apply_events
 from skald.rules.population import QUIET_TYPES, cast, hazard_events, procedural_npc
-from skald.state import Combat, Event, GameState, KnownNpc
+from skald.state import Combat, GameState, KnownNpc
+from support import apply_turn, at_turn
 
 
 def _types(events) -> list[str]:
@@ -14,7 +15,7 @@ def _types(events) -> list[str]:
 
 def _next_turn(state: GameState, pack, events) -> GameState:
     """Fold this turn's events and move the campaign on one turn."""
-    after = apply_events(state.persistent(), events, pack, state.campaign.turn_number + 1)
+    after = apply_turn(state.persistent(), events, pack, state.campaign.turn_number + 1)
     after.campaign.turn_number += 1
     return GameState(**dict(after))
 
@@ -30,7 +31,7 @@ def _empty_town(state: GameState, location: str, pack) -> None:
 
 
 def test_first_turn_introduces_one_newcomer(state, pack):
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert _types(events) == ["NPC_MET", "NPC_INTRODUCED"]
     assert events[0].data["npc"] == "hesper_quill"  # the first pack NPC at the bar
     ids = [n.id for n in npcs]
@@ -39,10 +40,10 @@ def test_first_turn_introduces_one_newcomer(state, pack):
 
 
 def test_second_spontaneous_intro_inside_the_window_is_throttled(state, pack):
-    _, events = cast(state, pack)
+    _, events = cast(at_turn(state, pack), pack)
     state = _next_turn(state, pack, events)
     assert pack.era.rules.intro_every_turns > 1
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert _types(events) == ["INTRO_THROTTLED"]
     assert events[0].data["npc"] == "tobin_marsh"
     assert "tobin_marsh" not in [n.id for n in npcs]
@@ -50,21 +51,21 @@ def test_second_spontaneous_intro_inside_the_window_is_throttled(state, pack):
 
 
 def test_intro_is_allowed_again_after_the_window(state, pack):
-    _, events = cast(state, pack)
+    _, events = cast(at_turn(state, pack), pack)
     state = _next_turn(state, pack, events)
     for _ in range(pack.era.rules.intro_every_turns - 1):
-        _, events = cast(state, pack)
+        _, events = cast(at_turn(state, pack), pack)
         state = _next_turn(state, pack, events)
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert _types(events) == ["NPC_MET", "NPC_INTRODUCED"]
     assert events[0].data["npc"] == "tobin_marsh"
 
 
 def test_addressed_npc_is_introduced_even_when_throttled(state, pack):
-    _, events = cast(state, pack)
+    _, events = cast(at_turn(state, pack), pack)
     state = _next_turn(state, pack, events)
     state = _addressing(state, pack, "talk to Tobin")
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert ("NPC_MET", "tobin_marsh") in [(e.type, e.data.get("npc")) for e in events]
     assert "INTRO_THROTTLED" not in _types(events)
     assert npcs[0].id == "tobin_marsh"
@@ -78,7 +79,7 @@ def test_cap_per_location_type(state, pack):
     for npc_id in crowd:
         state.world.npc_locations[npc_id] = "lowvent_clinic"
         state.known_npcs[npc_id] = KnownNpc(id=npc_id, name=pack.npcs[npc_id].name, first_met_turn=0)
-    npcs, _ = cast(state, pack)
+    npcs, _ = cast(at_turn(state, pack), pack)
     assert len([n for n in npcs if not n.companion]) == cap
 
 
@@ -91,7 +92,7 @@ def test_companions_do_not_count_against_the_cap(state, pack):
     for npc_id in ("sefa_lind", "hesper_quill", "tobin_marsh"):
         state.world.npc_locations[npc_id] = "lowvent_clinic"
         state.known_npcs[npc_id] = KnownNpc(id=npc_id, name=pack.npcs[npc_id].name, first_met_turn=0)
-    npcs, _ = cast(state, pack)
+    npcs, _ = cast(at_turn(state, pack), pack)
     assert len([n for n in npcs if not n.companion]) == pack.era.rules.encounter_caps["clinic"]
     assert {n.id for n in npcs if n.companion} == {"rhea_calloway", "fitch_navarro", "imke_solberg"}
 
@@ -102,7 +103,7 @@ def test_addressed_npc_survives_the_cap(state, pack):
         state.world.npc_locations[npc_id] = "lowvent_clinic"
         state.known_npcs[npc_id] = KnownNpc(id=npc_id, name=pack.npcs[npc_id].name, first_met_turn=0)
     state = _addressing(state, pack, "talk to Oda")
-    npcs, _ = cast(state, pack)
+    npcs, _ = cast(at_turn(state, pack), pack)
     assert "oda_brannock" in [n.id for n in npcs]
 
 
@@ -123,13 +124,13 @@ def test_procedural_npc_is_deterministic_for_seed_location_and_day(make_state, p
 def test_procedural_npc_only_where_no_pack_npc_is(make_state, pack):
     for location in pack.locations:
         state = make_state(location=location)
-        _, events = cast(state, pack)
+        _, events = cast(at_turn(state, pack), pack)
         spawned = "NPC_SPAWN" in _types(events)
         has_pack_npc = any(n.location == location for n in pack.npcs.values())
         assert not (spawned and has_pack_npc), location
     state = make_state(location="lowvent_clinic")
     _empty_town(state, "lowvent_clinic", pack)
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert _types(events) == ["NPC_SPAWN"]
     spawn = events[0].data
     assert spawn["location"] == "lowvent_clinic"
@@ -140,9 +141,9 @@ def test_procedural_npc_only_where_no_pack_npc_is(make_state, pack):
 def test_procedural_stranger_stays_once_met(make_state, pack):
     state = make_state(location="lowvent_clinic")
     _empty_town(state, "lowvent_clinic", pack)
-    _, events = cast(state, pack)
+    _, events = cast(at_turn(state, pack), pack)
     state = _next_turn(state, pack, events)
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert "NPC_SPAWN" not in _types(events)
     assert [n.id for n in npcs if not n.companion] == [procedural_npc(state, pack, "lowvent_clinic").id]
 
@@ -152,7 +153,7 @@ def test_no_procedural_strangers_out_in_the_wilds(make_state, pack):
         if loc.type in QUIET_TYPES:
             state = make_state(location=loc.id)
             _empty_town(state, loc.id, pack)
-            _, events = cast(state, pack)
+            _, events = cast(at_turn(state, pack), pack)
             assert "NPC_SPAWN" not in _types(events), loc.id
 
 
@@ -160,14 +161,14 @@ def test_procedural_spawn_is_throttled_too(make_state, pack):
     state = make_state(location="lowvent_clinic")
     _empty_town(state, "lowvent_clinic", pack)
     state.world.last_intro_turn = state.campaign.turn_number  # someone was introduced last turn
-    npcs, events = cast(state, pack)
+    npcs, events = cast(at_turn(state, pack), pack)
     assert _types(events) == ["INTRO_THROTTLED"]
     assert not [n for n in npcs if not n.companion]
 
 
 def test_cast_uses_the_location_after_this_turns_move(state, pack):
-    state.staged_events = [Event(type="MOVE", data={"origin": state.location, "to": "scrip_market"})]
-    npcs, events = cast(state, pack)
+    state.staged_events = [ev.Move(origin=state.location, to="scrip_market")]
+    npcs, events = cast(at_turn(state, pack), pack)
     assert events[0].data["npc"] in {n.id for n in pack.npcs.values() if n.location == "scrip_market"}
     assert "hesper_quill" not in [n.id for n in npcs]
 
@@ -178,19 +179,19 @@ def test_cast_uses_the_location_after_this_turns_move(state, pack):
 def _arriving(make_state, seed: int, turn: int, where: str = "ash_flats") -> GameState:
     state = make_state(seed=seed, location="cistern_yard")
     state.campaign.turn_number = turn
-    state.staged_events = [Event(type="MOVE", data={"origin": "cistern_yard", "to": where})]
+    state.staged_events = [ev.Move(origin="cistern_yard", to=where)]
     return state
 
 
 def test_hazard_on_arrival_is_deterministic(make_state, pack):
     outcomes = []
     for seed in range(30):
-        first = hazard_events(_arriving(make_state, seed, 4), pack)
-        again = hazard_events(_arriving(make_state, seed, 4), pack)
+        first = hazard_events(at_turn(_arriving(make_state, seed, 4), pack), pack)
+        again = hazard_events(at_turn(_arriving(make_state, seed, 4), pack), pack)
         assert first == again
         outcomes.append(bool(first))
     assert any(outcomes) and not all(outcomes)  # chance, not certainty
-    fights = [hazard_events(_arriving(make_state, s, 4), pack) for s in range(30)]
+    fights = [hazard_events(at_turn(_arriving(make_state, s, 4), pack), pack) for s in range(30)]
     enemies = {f[0].data["enemy_id"] for f in fights if f}
     assert enemies <= {h.id for h in pack.locations["ash_flats"].hazards}
 
@@ -198,12 +199,12 @@ def test_hazard_on_arrival_is_deterministic(make_state, pack):
 def test_no_hazard_without_arriving_or_in_a_fight(make_state, pack):
     for seed in range(20):
         still = make_state(seed=seed, location="ash_flats")
-        assert hazard_events(still, pack) == []
+        assert hazard_events(at_turn(still, pack), pack) == []
         fighting = _arriving(make_state, seed, 4)
         fighting.combat = Combat(enemy_id="x", enemy_name="X", enemy_hp=3, enemy_damage=2)
-        assert hazard_events(fighting, pack) == []
+        assert hazard_events(at_turn(fighting, pack), pack) == []
 
 
 def test_safe_places_have_no_hazards(make_state, pack):
     for seed in range(20):
-        assert hazard_events(_arriving(make_state, seed, 2, where="kettle_row"), pack) == []
+        assert hazard_events(at_turn(_arriving(make_state, seed, 2, where="kettle_row"), pack), pack) == []

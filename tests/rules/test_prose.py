@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from skald.packs.models import Risk
 from skald.rules.prose import (
     MAX_SENTENCES,
     MAX_WORDS,
@@ -13,7 +12,8 @@ from skald.rules.prose import (
     sentences,
     unknown_names,
 )
-from skald.state import ActionClass, MechanicResult, Outcome, PresentNpc
+from skald.state import MechanicResult, PresentNpc
+from skald.vocab import ActionClass, Outcome, Risk
 
 PROSE = ("You push through the door of the bar. Heat rolls off the rock wall. Hesper Quill wipes a glass and "
          "watches you. The shift board flickers green over the door. Somebody laughs too loud in the back.")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from skald.rules.events import apply_events
+from skald import events as ev
 from skald.rules.world import tick_events
 from skald.state import GameState
+from support import apply_turn
 
 
 def _types(events) -> list[str]:
@@ -24,8 +25,8 @@ def test_crossing_a_tick_boundary_moves_the_world(state, pack):
     assert events[0].data["tick"] == state.world.time_minutes // pack.era.rules.world_tick_minutes + 1
     assert types.count("WORLD_TICK") == 1
     assert "FACTION_MOVE" in types and "NEWS" in types
-    move = next(e for e in events if e.type == "FACTION_MOVE")
-    news = next(e for e in events if e.type == "NEWS")
+    move = next(e for e in events if isinstance(e, ev.FactionMove))
+    news = next(e for e in events if isinstance(e, ev.News))
     assert move.data["faction"] in pack.factions and move.data["delta"] in (-1, 1)
     assert pack.factions[move.data["faction"]].name in news.data["text"]
     assert "{faction}" not in news.data["text"]
@@ -33,7 +34,7 @@ def test_crossing_a_tick_boundary_moves_the_world(state, pack):
 
 def test_rumors_spread_on_ticks(state, pack):
     events = tick_events(state, pack, _to_boundary(state, pack), travelled=False)
-    spread = [e.data["rumor"] for e in events if e.type == "RUMOR_SPREAD"]
+    spread = [e.data["rumor"] for e in events if isinstance(e, ev.RumorSpread)]
     assert len(spread) == 1
     assert spread[0] in pack.rumors and spread[0] not in state.world.public_rumors
 
@@ -71,19 +72,19 @@ def test_a_long_rest_crosses_several_ticks(state, pack):
     tick = pack.era.rules.world_tick_minutes
     minutes = _to_boundary(state, pack) + 2 * tick  # three boundaries
     events = tick_events(state, pack, minutes, travelled=False)
-    ticks = [e.data["tick"] for e in events if e.type == "WORLD_TICK"]
+    ticks = [e.data["tick"] for e in events if isinstance(e, ev.WorldTick)]
     first = state.world.time_minutes // tick + 1
     assert ticks == [first, first + 1, first + 2]
     assert _types(events).count("NEWS") == 3
-    spread = [e.data["rumor"] for e in events if e.type == "RUMOR_SPREAD"]
+    spread = [e.data["rumor"] for e in events if isinstance(e, ev.RumorSpread)]
     assert len(spread) == len(set(spread))  # a rumor spreads once
 
 
 def test_a_very_long_absence_reports_at_most_three_ticks(state, pack):
     events = tick_events(state, pack, 10 * pack.era.rules.world_tick_minutes, travelled=False)
-    ticks = [e.data["tick"] for e in events if e.type == "WORLD_TICK"]
+    ticks = [e.data["tick"] for e in events if isinstance(e, ev.WorldTick)]
     assert len(ticks) == 3
-    after = apply_events(state.persistent(), events, pack, 1)
+    after = apply_turn(state.persistent(), events, pack, 1)
     assert after.world.tick == max(ticks)
 
 
@@ -92,7 +93,7 @@ def test_faction_power_stays_in_range_over_a_long_campaign(make_state, pack):
     tick = pack.era.rules.world_tick_minutes
     for _ in range(120):
         events = tick_events(state, pack, tick, travelled=False)
-        state = GameState(**dict(apply_events(state.persistent(), events, pack, 1)))
+        state = GameState(**dict(apply_turn(state.persistent(), events, pack, 1)))
         state.world.time_minutes += tick
         assert all(0 <= p <= 10 for p in state.world.faction_power.values())
     assert len(state.world.news) <= 8
@@ -104,7 +105,7 @@ def test_roaming_npcs_move_along_their_routes(make_state, pack):
     for seed in range(10):
         state = make_state(seed=seed)
         for e in tick_events(state, pack, 3 * pack.era.rules.world_tick_minutes, travelled=False):
-            if e.type == "NPC_MOVE":
+            if isinstance(e, ev.NpcMove):
                 moved.setdefault(e.data["npc"], set()).add(e.data["to"])
     assert moved
     for npc_id, places in moved.items():

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from skald import events as ev
 from skald.packs.loader import load_pack
 from skald.packs.models import EventEffects, EventTrigger, WorldEvent
-from skald.rules.events import apply_events
+from skald.rules.start import new_state
 from skald.rules.world import tick_events
-from skald.store.writer import new_state
+from support import apply_turn
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def with_event(pack, **trigger):
 
 
 def fired(events):
-    return [e for e in events if e.type == "EVENT_FIRED"]
+    return [e for e in events if isinstance(e, ev.EventFired)]
 
 
 def test_an_event_fires_on_its_tick_with_every_effect(base):
@@ -35,11 +36,12 @@ def test_an_event_fires_on_its_tick_with_every_effect(base):
     events = tick_events(state, pack, 240, travelled=False)  # crosses into tick 3
     kinds = [e.type for e in events]
     assert fired(events) and fired(events)[0].data["factions"] == ["union"]
-    assert any(e.type == "NEWS" and e.data["text"] == "Ninth Shift Union walk off the lifts." for e in events)
-    assert {"data": {"faction": "union", "delta": 1}, "type": "FACTION_MOVE"} in [e.model_dump() for e in events]
-    assert {"npc": "tobin_marsh", "to": "union_hall"} in [e.data for e in events if e.type == "NPC_MOVE"]
+    assert any(isinstance(e, ev.News) and e.data["text"] == "Ninth Shift Union walk off the lifts." for e in events)
+    assert {"data": {"faction": "union", "delta": 1}, "type": "FACTION_MOVE"} in [{"type": e.type, "data": e.data}
+                                                                                 for e in events]
+    assert {"npc": "tobin_marsh", "to": "union_hall"} in [e.data for e in events if isinstance(e, ev.NpcMove)]
     assert "STRESS_CHANGE" in kinds  # the player is at one of the event's locations
-    after = apply_events(state.persistent(), events, pack, 1)
+    after = apply_turn(state.persistent(), events, pack, 1)
     assert after.world.npc_locations["tobin_marsh"] == "union_hall" and after.player.stress == 1
 
 
@@ -57,7 +59,7 @@ def test_a_once_only_event_fires_once(base):
     state = new_state(pack, seed=1)
     first = tick_events(state, pack, 240, travelled=False)
     assert len(fired(first)) == 1
-    later = apply_events(state.persistent(), first, pack, 1)
+    later = apply_turn(state.persistent(), first, pack, 1)
     assert later.world.fired_events == ["test_strike"]
     again = tick_events(state.model_copy(update={"world": later.world}), pack, 240, travelled=False)
     assert not fired(again)
@@ -67,7 +69,7 @@ def test_events_do_not_move_defeated_npcs(base):
     pack = with_event(base)
     state = new_state(pack, seed=1)
     state.world.defeated_npcs.append("tobin_marsh")
-    assert not [e for e in tick_events(state, pack, 240, travelled=False) if e.type == "NPC_MOVE"
+    assert not [e for e in tick_events(state, pack, 240, travelled=False) if isinstance(e, ev.NpcMove)
                 and e.data["npc"] == "tobin_marsh"]
 
 

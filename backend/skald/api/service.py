@@ -40,6 +40,7 @@ from skald.api.models import SEED_MAX, NewCampaign
 from skald.api.packs import PackCache
 from skald.api.pool import ConnectionPool
 from skald.cli.session import turn_json
+from skald.engine import start_campaign
 from skald.errors import TurnConflictError
 from skald.graph import run_turn, stream_turn
 from skald.llm.client import LLMClient, probe_ollama
@@ -175,16 +176,9 @@ class Game:
         seed = secrets.randbelow(SEED_MAX + 1) if request.seed is None else request.seed
         token = secrets.token_urlsafe(32)
         with self.pool.connection() as conn:
-            state = writer.create_campaign(conn, pack, seed=seed, background=request.background, name=request.name)
-            cid = state.campaign.id
-            try:
-                with writing(conn):
-                    conn.execute("INSERT INTO api_tokens (campaign_id, token_hash, created_at) VALUES (?, ?, ?)",
-                                 (cid, token_hash(token), _now()))
-            except BaseException:
-                writer.delete_campaign(conn, cid)  # no campaign nobody can reach
-                raise
-        return {"campaign_id": cid, "token": token, "state": self._campaign_view(state, pack)}
+            state = start_campaign(conn, pack, seed=seed, background=request.background, name=request.name,
+                                   token_hash=token_hash(token))
+        return {"campaign_id": state.campaign.id, "token": token, "state": self._campaign_view(state, pack)}
 
     def campaign_state(self, campaign_id: str) -> dict[str, Any]:
         state = self._load(campaign_id)

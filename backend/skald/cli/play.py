@@ -16,7 +16,8 @@ from skald.cli.session import Session, debug_json, turn_json
 from skald.errors import SkaldError
 from skald.packs.watch import PackWatcher
 from skald.rules.meta_commands import status_line
-from skald.state import GameState, Intent
+from skald.state import GameState
+from skald.vocab import Intent
 
 FALLBACK_MARK = "fallback"  # fallback warnings are summarised by the start-up mode line instead
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
@@ -19,7 +20,6 @@ from skald.rules import clock
 from skald.state import GameState
 from skald.store import reads
 from skald.store.db import connect
-from skald.store.writer import create_campaign
 
 
 def next_campaign_id(conn: sqlite3.Connection, pack_id: str, seed: int) -> str:
@@ -60,7 +60,7 @@ class Session:
         pack = get_pack(pack_ref)
         if not campaign:
             cid = next_campaign_id(conn, pack.id, seed)
-            state = create_campaign(conn, pack, seed=seed, background=background, name=name, campaign_id=cid)
+            state = start_campaign(conn, pack, seed=seed, background=background, name=name, campaign_id=cid)
         return cls(conn=conn, pack=pack, llm=llm, state=state, pack_ref=pack_ref)
 
     def watcher(self) -> PackWatcher:

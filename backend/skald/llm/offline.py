@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import random
 
+from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules import clock
-from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES, sentences
-from skald.rules.scene import current_location
-from skald.state import GameState, Outcome, PresentNpc, SceneInstructions
+from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
+from skald.state import GameState, PresentNpc, SceneInstructions
+from skald.text import sentences
+from skald.vocab import Outcome, QuestStatus
 
 OPENERS = {
     # Every opener says "you": the opener is always used, so the prose stays second person even when the
@@ -62,7 +64,7 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     """Offline prose for this turn: 5-8 sentences, second person, no sentence from the previous turn."""
     result = state.mechanic_result
     instructions = state.director_instructions
-    location = pack.locations[current_location(state)]
+    location = pack.locations[state.after.location]
     used = set(state.recent[-1].sentences) if state.recent else set()
     out: list[str] = []
 
@@ -77,7 +79,7 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     add(_pick(rng, OPENERS["arrive" if moved else "stay"], used, place=location.name))
     if moved:
         add(sentences(location.description)[0])
-    when = state.world.time_minutes + (result.minutes if result else 0)
+    when = state.after.world.time_minutes
     now = clock.clock_text(when, pack.era.calendar.day_names)
     add(_pick(rng, TIME_LINES[clock.time_of_day(when)], used, clock=now))
     if result is not None:
@@ -126,36 +128,36 @@ def _focus(present: list[PresentNpc], instructions: SceneInstructions | None) ->
 def _event_lines(state: GameState, pack: EraPack) -> list[str]:
     lines = []
     for e in state.staged_events:
-        d = e.data
-        if e.type == "DAMAGE":
-            lines.append(f"It costs you {d['amount']} HP.")
-        elif e.type == "HEAL" and d.get("source") in pack.companions:
-            lines.append(f"{pack.companions[d['source']].name} patches you up ({d['amount']} HP).")
-        elif e.type == "ITEM_GET":
-            lines.append(f"You now carry {pack.items[d['item']].name.lower()}.")
-        elif e.type == "CREDITS_CHANGE" and d["delta"] > 0:
-            lines.append(f"You come away {d['delta']} credits richer.")
-        elif e.type == "RUMOR_HEARD":
-            lines.append(f"You hear talk: {_end(pack.rumors[d['rumor']].text)}")
-        elif e.type == "COMPANION_JOIN":
-            lines.append(f"{pack.companions[d['companion']].name} is with you now.")
-        elif e.type == "COMPANION_LEAVE":
-            lines.append(f"{pack.companions[d['companion']].name} has had enough and walks away.")
-        elif e.type == "COMBAT_START":
-            described = f" {_end(d['description'])}" if d.get("description") else ""
-            lines.append(f"{d['enemy_name']} comes at you.{described}")
-        elif e.type == "QUEST_UPDATE":
-            quest = pack.quests[d["quest"]]
-            if d["status"] == "completed":
-                lines.append(f"That settles it: {quest.title} is done.")
-            elif d["stage"] == 0:
-                lines.append(f"A job comes your way: {_end(quest.summary)}")
-            else:
-                lines.append(f"Next: {_end(quest.stages[d['stage']].objective)}")
-        elif e.type == "NEWS":
-            lines.append(f"Word travels fast: {_end(d['text'])}")
-        elif e.type == "DEFEATED":
-            lines.append("Your legs give out and the world goes dark.")
+        match e:
+            case ev.Damage():
+                lines.append(f"It costs you {e.amount} HP.")
+            case ev.Heal() if e.source in pack.companions:
+                lines.append(f"{pack.companions[e.source].name} patches you up ({e.amount} HP).")
+            case ev.ItemGet():
+                lines.append(f"You now carry {pack.items[e.item].name.lower()}.")
+            case ev.CreditsChange() if e.delta > 0:
+                lines.append(f"You come away {e.delta} credits richer.")
+            case ev.RumorHeard():
+                lines.append(f"You hear talk: {_end(pack.rumors[e.rumor].text)}")
+            case ev.CompanionJoin():
+                lines.append(f"{pack.companions[e.companion].name} is with you now.")
+            case ev.CompanionLeave():
+                lines.append(f"{pack.companions[e.companion].name} has had enough and walks away.")
+            case ev.CombatStart():
+                described = f" {_end(e.description)}" if e.description else ""
+                lines.append(f"{e.enemy_name} comes at you.{described}")
+            case ev.QuestUpdate():
+                quest = pack.quests[e.quest]
+                if e.status == QuestStatus.COMPLETED:
+                    lines.append(f"That settles it: {quest.title} is done.")
+                elif e.stage == 0:
+                    lines.append(f"A job comes your way: {_end(quest.summary)}")
+                else:
+                    lines.append(f"Next: {_end(quest.stages[e.stage].objective)}")
+            case ev.News():
+                lines.append(f"Word travels fast: {_end(e.text)}")
+            case ev.Defeated():
+                lines.append("Your legs give out and the world goes dark.")
     return lines[:4]
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from skald import events as ev
 from skald.llm.budget import Prompt, Section, SectionKind
 from skald.packs.models import EraPack
 from skald.rules import clock
-from skald.rules.scene import current_location
 from skald.state import GameState, Suggestion
 
 NARRATOR_RULES = (
@@ -45,9 +45,9 @@ def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None) ->
 
 
 def scene_text(state: GameState, pack: EraPack) -> str:
-    location = pack.locations[current_location(state)]
+    location = pack.locations[state.after.location]
     result = state.mechanic_result
-    minutes = state.world.time_minutes + (result.minutes if result else 0)
+    minutes = state.after.world.time_minutes
     lines = [
         f"Location: {location.name}.",
         f"Time: {clock.clock_text(minutes, pack.era.calendar.day_names)}",
@@ -56,12 +56,12 @@ def scene_text(state: GameState, pack: EraPack) -> str:
     ]
     if result is not None:
         lines.append(f"Outcome: {result.outcome.value}. {result.summary}")
-    events = [e.type for e in state.staged_events if e.type not in ("TIME_ADVANCE", "WORLD_TICK")]
+    events = [e.type for e in state.staged_events if not isinstance(e, ev.TimeAdvance | ev.WorldTick)]
     if events:
         lines.append("Consequences: " + ", ".join(events))
     for event in state.staged_events:
-        if event.type == "RUMOR_HEARD":
-            rumor = pack.rumors[event.data["rumor"]]
+        if isinstance(event, ev.RumorHeard):
+            rumor = pack.rumors[event.rumor]
             truth = "true" if rumor.true else "false, though the speaker believes it"
             lines.append(f"Rumor passed on: {rumor.text} (it is {truth}; do not reveal which)")
     if state.director_instructions:
@@ -83,7 +83,7 @@ def lore_sections(state: GameState, pack: EraPack, retriever: Any = None, cited:
     factions on stage 30; the factions on stage (description and agenda) 25.
     """
     cited = cited if cited is not None else []
-    location = pack.locations[current_location(state)]
+    location = pack.locations[state.after.location]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
     out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
@@ -153,7 +153,7 @@ def director_prompt(state: GameState, pack: EraPack, retriever: Any = None, cite
         sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
                                 title=f"Remembered, turn {memory.turn}:"))
     if retriever is not None:
-        location = pack.locations[current_location(state)]
+        location = pack.locations[state.after.location]
         query = f"{location.name} " + " ".join(p.name for p in state.present_npcs)
         entities = [location.id, *(p.id for p in state.present_npcs)]
         public = set(state.world.public_rumors)

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import events as ev
 from skald.context import TurnContext
 from skald.rules import arc
-from skald.state import Event, GameState
+from skald.state import GameState
 
 
 def arc_planner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: quests, router_output, mechanic_result, staged events, arc_stage, story turn count.
-    Writes: staged QUEST_UPDATE (+ reward CREDITS_CHANGE / ITEM_GET / REPUTATION_CHANGE) and ARC_STAGE."""
+    """Reads: quests, router_output, mechanic_result, staged events, after.location, arc_stage, story turn count.
+    Writes: staged QUEST_UPDATE (+ reward CREDITS_CHANGE / ITEM_GET / REPUTATION_CHANGE) and ARC_STAGE, and after."""
     events = arc.quest_events(state, runtime.context.pack)
     stage = arc.next_stage(state, events)
     if stage is not None:
-        events.append(Event(type="ARC_STAGE", data={"stage": stage.value,
-                                                    "story_turn": state.campaign.story_turns + 1}))
-    return {"staged_events": events}
+        events.append(ev.ArcStageChange(stage=stage, story_turn=state.campaign.story_turns + 1))
+    return ev.stage(state.after, events, runtime.context.limits)

@@ -4,31 +4,32 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import offline, prompts
 from skald.llm.ask import ask
 from skald.rules import clock, suggestions
-from skald.rules.events import projected
-from skald.rules.scene import current_location
-from skald.state import GameState, Outcome, SceneInstructions
+from skald.state import GameState, SceneInstructions
 from skald.store import memories
+from skald.vocab import Outcome
 
+MUST_CONVEY = (ev.Damage, ev.CombatStart, ev.CompanionJoin, ev.QuestUpdate, ev.Defeated, ev.RumorHeard)
 MOOD_BY_TAG = {"dark": "shadowed", "crowded": "busy", "lawless": "tense", "quiet": "hushed", "hot": "sweltering",
                "dusty": "gritty"}
 
 
 def _beat(state: GameState) -> str:
-    kinds = {e.type for e in state.staged_events}
+    kinds = {type(e) for e in state.staged_events}
     result = state.mechanic_result
-    if "DEFEATED" in kinds:
+    if ev.Defeated in kinds:
         return "a defeat"
-    if "COMBAT_START" in kinds or state.combat is not None:
+    if ev.CombatStart in kinds or state.combat is not None:
         return "a fight"
     if result and result.action_class.value == "RECOVER":
         return "a recovery"
-    if "MOVE" in kinds:
+    if ev.Move in kinds:
         return "an arrival"
-    if "QUEST_UPDATE" in kinds or "DISCOVERY" in kinds:
+    if ev.QuestUpdate in kinds or ev.Discovery in kinds:
         return "a turn in the story"
     if result and result.outcome == Outcome.NO_ROLL:
         return "a quiet exchange"
@@ -40,7 +41,7 @@ def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str
     if ctx.retriever is None:
         return []
     try:
-        return memories.recall(ctx.conn, state.campaign.id, state.campaign.turn_number + 1, query,
+        return memories.recall(ctx.conn, state.campaign.id, state.turn, query,
                                lambda texts: ctx.retriever.embed(ctx.pack, texts))
     except Exception as exc:  # noqa: BLE001 - memory is a nicety; the turn goes on without it
         warnings.append(f"memory: recall failed ({type(exc).__name__}); playing on without it")
@@ -53,22 +54,20 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     ``director`` LLM role when it answers, otherwise from ``llm.offline.director_note``."""
     ctx = runtime.context
     pack = ctx.pack
-    location = pack.locations[current_location(state)]
+    location = pack.locations[state.after.location]
     tags = [MOOD_BY_TAG[t] for t in location.tags if t in MOOD_BY_TAG]
-    minutes = state.world.time_minutes + (state.mechanic_result.minutes if state.mechanic_result else 0)
-    mood = ", ".join(tags[:2] + [clock.time_of_day(minutes)])
+    mood = ", ".join(tags[:2] + [clock.time_of_day(state.after.world.time_minutes)])
     beat = _beat(state)
     target = state.router_output.target_npc if state.router_output else None
     focus = target if any(p.id == target for p in state.present_npcs) else next(
         (p.id for p in state.present_npcs if not p.companion), None)
-    banter = next((e for e in state.staged_events if e.type == "BANTER_QUEUED"), None)
+    banter = next((e for e in state.staged_events if isinstance(e, ev.BanterQueued)), None)
     banter_line = None
     if banter is not None:  # an exchange from banter.yaml is already written as 'Name: line' lines
-        banter_line = banter.data["line"] if banter.data.get("banter") else (
-            f'{pack.companions[banter.data["companion"]].name} says, "{banter.data["line"]}"')
+        banter_line = banter.line if banter.banter else (
+            f'{pack.companions[banter.companion].name} says, "{banter.line}"')
     must = [state.mechanic_result.summary] if state.mechanic_result else []
-    must += [e.type for e in state.staged_events if e.type in ("DAMAGE", "COMBAT_START", "COMPANION_JOIN",
-                                                              "QUEST_UPDATE", "DEFEATED", "RUMOR_HEARD")]
+    must += [e.type for e in state.staged_events if isinstance(e, MUST_CONVEY)]
     instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line)
     cited: list[str] = []
     recall_warnings: list[str] = []
@@ -83,5 +82,5 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     update = asked.update()
     update["warnings"] = update["warnings"] + recall_warnings  # retrieval warnings: reported once, by the narrator
     update["lore_citations"] = cited
-    picks, _ = suggestions.suggest(projected(state, pack), pack, state.present_npcs)
+    picks, _ = suggestions.suggest(state.after, pack, state.present_npcs)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import events as ev
 from skald.context import TurnContext
 from skald.rules import population
 from skald.state import GameState
 
 
 def encounter(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: location (after staged MOVE), known_npcs, world, router_output. Writes: present_npcs and
-    staged NPC_MET / NPC_SPAWN / NPC_INTRODUCED / INTRO_THROTTLED / COMBAT_START events."""
+    """Reads: after.location, known_npcs, world, router_output. Writes: present_npcs, staged NPC_MET / NPC_SPAWN /
+    NPC_INTRODUCED / INTRO_THROTTLED / COMBAT_START events, and after."""
     pack = runtime.context.pack
     present, events = population.cast(state, pack)
-    return {"present_npcs": present, "staged_events": events + population.hazard_events(state, pack)}
+    events += population.hazard_events(state, pack)
+    return {"present_npcs": present} | ev.stage(state.after, events, runtime.context.limits)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import events as ev
 from skald.context import TurnContext
 from skald.rules import checks
 from skald.state import GameState
@@ -11,7 +12,7 @@ from skald.state import GameState
 
 def mechanic(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: router_output, player, arc_stage, combat, location. Writes: mechanic_result, staged_events
-    (TIME_ADVANCE first; DAMAGE, HEAL, ITEM_GET/LOSE, CREDITS_CHANGE, MOVE, REPUTATION_CHANGE, ...).
+    (TIME_ADVANCE first; DAMAGE, HEAL, ITEM_GET/LOSE, CREDITS_CHANGE, MOVE, REPUTATION_CHANGE, ...) and after.
     Dice come from the context RNG, seeded by (campaign seed, turn number)."""
     res = checks.resolve(state.router_output, state, runtime.context.pack, runtime.context.rng)
-    return {"mechanic_result": res.result, "staged_events": res.events}
+    return {"mechanic_result": res.result} | ev.stage(state.after, res.events, runtime.context.limits)

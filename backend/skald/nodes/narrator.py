@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import offline, prompts
 from skald.llm.ask import ask
@@ -21,7 +22,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     writer = runtime.stream_writer
 
     def offline_prose() -> str:
-        rng = dice.rng_for(state.campaign.seed, "narrate", state.campaign.turn_number + 1)
+        rng = dice.rng_for(state.campaign.seed, "narrate", state.turn)
         return offline.narrate(state, pack, rng)
 
     cited: list[str] = []
@@ -34,7 +35,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if not text:
         warnings.append("narrator: reply had no usable prose; used the offline narrator")
         text, _ = prose.clean_narration(offline_prose())
-    enemies = {e.data["enemy_name"] for e in state.staged_events if e.type == "COMBAT_START"}
+    enemies = {e.enemy_name for e in state.staged_events if isinstance(e, ev.CombatStart)}
     if state.combat is not None:  # the enemy you fight or flee is part of the scene
         enemies.add(state.combat.enemy_name)
     for name in prose.unknown_names(text, pack, state.present_npcs, enemies):

@@ -9,10 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from skald.context import TurnContext
 from skald.llm import prompts
 from skald.llm.ask import ask
-from skald.packs.models import Risk, Tone
 from skald.rules import suggestions
-from skald.rules.events import projected
 from skald.state import GameState, Suggestion
+from skald.vocab import Risk, Tone
 
 
 class RefinedSuggestion(BaseModel):
@@ -43,7 +42,7 @@ def refiner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if asked.value is None:
         return asked.update()
     reply = asked.value
-    scene = suggestions.scene_of(projected(state, ctx.pack), ctx.pack, state.present_npcs)
+    scene = suggestions.scene_of(state.after, ctx.pack, state.present_npcs)
     refined = []
     for old, new in zip(original, reply.suggestions, strict=True):
         candidate = Suggestion(label=new.label.strip(), tone=old.tone, risk=old.risk, action_class=old.action_class)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import events as ev
 from skald.context import TurnContext
 from skald.rules import world
 from skald.state import GameState
 
 
 def world_sim(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: world, staged TIME_ADVANCE and MOVE events. Writes: world_ticked and staged WORLD_TICK,
-    FACTION_MOVE, NEWS, RUMOR_SPREAD, NPC_MOVE events. Pure: its RNG is keyed by the tick index."""
-    minutes = sum(e.data["minutes"] for e in state.staged_events if e.type == "TIME_ADVANCE")
-    travelled = any(e.type == "MOVE" for e in state.staged_events)
+    """Reads: world, and from after the minutes this turn took and whether the player moved. Writes: world_ticked,
+    staged WORLD_TICK, FACTION_MOVE, NEWS, RUMOR_SPREAD, NPC_MOVE events and after. Pure: its RNG is keyed by the
+    tick index."""
+    minutes = state.after.world.time_minutes - state.world.time_minutes
+    travelled = state.after.location != state.location
     events = world.tick_events(state, runtime.context.pack, minutes, travelled)
-    return {"staged_events": events, "world_ticked": any(e.type == "WORLD_TICK" for e in events)}
+    ticked = any(isinstance(e, ev.WorldTick) for e in events)
+    return {"world_ticked": ticked} | ev.stage(state.after, events, runtime.context.limits)

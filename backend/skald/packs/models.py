@@ -7,35 +7,14 @@ Times are minutes of game time; money is in the pack's currency (``credits`` in 
 
 from __future__ import annotations
 
-from enum import StrEnum
 from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-STATS = ("might", "agility", "wits", "presence")
+from skald.vocab import ActionName, Risk, Taste
+
 Id = str
-
-
-class Risk(StrEnum):
-    SAFE = "SAFE"
-    RISKY = "RISKY"
-    DANGEROUS = "DANGEROUS"
-
-
-class Tone(StrEnum):
-    PARAGON = "PARAGON"
-    INVESTIGATE = "INVESTIGATE"
-    RENEGADE = "RENEGADE"
-    NEUTRAL = "NEUTRAL"
-
-
-# Action classes a designer may name (the engine's ``state.ActionClass`` less its internal META and RECOVER; a test
-# keeps the two in step). A typo in a quest trigger or a companion's tastes is an error, not a stage that never fires.
-ActionName = Literal["DIALOGUE_ONLY", "PERSUADE", "DECEIVE", "INTIMIDATE", "RECRUIT", "ATTACK", "SNEAK",
-                     "INVESTIGATE", "TRAVEL", "INTERACT", "BUY", "USE_ITEM", "REST"]
-Taste = Literal["PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL", "DIALOGUE_ONLY", "PERSUADE", "DECEIVE",
-                "INTIMIDATE", "RECRUIT", "ATTACK", "SNEAK", "TRAVEL", "INTERACT", "BUY", "USE_ITEM", "REST"]
 
 
 class Strict(BaseModel):

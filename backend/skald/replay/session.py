@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from skald import __version__
+from skald.engine import start_campaign
 from skald.errors import SkaldError
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
@@ -26,12 +27,11 @@ from skald.packs.models import EraPack
 from skald.rag.handle import private_index
 from skald.replay.recording import FILE, FORMAT, Exchange, Recording, Turn, outcome_of, read
 from skald.replay.transports import RecordingTransport, ReplayTransport
-from skald.rules.prose import sentences
 from skald.settings import ROLES, Settings
 from skald.state import GameState
 from skald.store import reads
 from skald.store.db import connect
-from skald.store.writer import create_campaign
+from skald.text import sentences
 
 ROLE_SETTINGS = ("model", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts", "enabled")
 GLOBAL_SETTINGS = ("retries", "retry_backoff_s", "breaker_failures", "breaker_seconds", "max_input_chars")
@@ -159,6 +159,8 @@ def _field_diff(turn: int, name: str, expected: Any, actual: Any) -> str:
 
 def _prompt_text(request: dict[str, Any]) -> list[str]:
     out = [f"model: {request.get('model')}", f"options: {json.dumps(request.get('options'), sort_keys=True)}"]
+    if request.get("format") is not None:  # the JSON schema of a structured reply
+        out += ["format:", *json.dumps(request["format"], indent=1, sort_keys=True).splitlines()]
     for message in request.get("messages") or []:
         out.append(f"[{message.get('role')}]")
         out += str(message.get("content", "")).splitlines()
@@ -189,7 +191,7 @@ def replay(folder: Path, *, update: bool = False) -> ReplayReport:
                     sleep=lambda seconds: None)
     retriever = private_index([pack]) if header.get("retrieval") else None
     conn = connect(":memory:")
-    state = create_campaign(conn, pack, seed=header["seed"], background=header["background"], name=header["name"],
+    state = start_campaign(conn, pack, seed=header["seed"], background=header["background"], name=header["name"],
                             campaign_id="replay")
     updated: list[Turn] = []
     try:

@@ -9,29 +9,30 @@ Arc stages cycle SETUP -> RISING -> CLIMAX -> RESOLUTION -> SETUP (a new arc):
 
 from __future__ import annotations
 
+from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules.scene import current_location
-from skald.state import ActionClass, ArcStage, Event, GameState
+from skald.state import GameState
+from skald.vocab import ActionClass, ArcStage, QuestStatus
 
 SETUP_TURNS, RISING_TURNS, CLIMAX_TURNS, RESOLUTION_TURNS = 6, 24, 10, 6
 NOT_ASKING = {ActionClass.ATTACK, ActionClass.SNEAK}  # nobody offers a job to someone hitting or robbing them
 
 
-def quest_events(state: GameState, pack: EraPack) -> list[Event]:
+def quest_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
     """QUEST_UPDATE (offered, stage done, completed) and reward events for this turn."""
     router, result = state.router_output, state.mechanic_result
     if router is None or result is None:
         return []
-    events: list[Event] = []
-    location = current_location(state)
-    gained = {e.data["item"] for e in state.staged_events if e.type == "ITEM_GET"}
+    events: list[ev.BaseEvent] = []
+    location = state.after.location
+    gained = {e.item for e in state.staged_events if isinstance(e, ev.ItemGet)}
     for quest in pack.quests.values():
         qstate = state.quests.get(quest.id)
         if qstate is None:
             if router.target_npc == quest.giver and router.action_class not in NOT_ASKING:
-                events.append(Event(type="QUEST_UPDATE", data={"quest": quest.id, "status": "active", "stage": 0}))
+                events.append(ev.QuestUpdate(quest=quest.id, status=QuestStatus.ACTIVE, stage=0))
             continue
-        if qstate.status != "active":
+        if qstate.status != QuestStatus.ACTIVE:
             continue
         when = quest.stages[qstate.stage].when
         holds = (
@@ -44,29 +45,26 @@ def quest_events(state: GameState, pack: EraPack) -> list[Event]:
         if not holds:
             continue
         if qstate.stage + 1 < len(quest.stages):
-            events.append(Event(type="QUEST_UPDATE", data={"quest": quest.id, "status": "active",
-                                                           "stage": qstate.stage + 1}))
+            events.append(ev.QuestUpdate(quest=quest.id, status=QuestStatus.ACTIVE, stage=qstate.stage + 1))
             continue
-        events.append(Event(type="QUEST_UPDATE", data={"quest": quest.id, "status": "completed",
-                                                       "stage": qstate.stage + 1}))
+        events.append(ev.QuestUpdate(quest=quest.id, status=QuestStatus.COMPLETED, stage=qstate.stage + 1))
         reward = quest.reward
         if reward.credits:
-            events.append(Event(type="CREDITS_CHANGE", data={"delta": reward.credits, "reason": quest.title}))
+            events.append(ev.CreditsChange(delta=reward.credits, reason=quest.title))
         for item in reward.items:
-            events.append(Event(type="ITEM_GET", data={"item": item, "qty": 1}))
+            events.append(ev.ItemGet(item=item, qty=1))
         for faction, delta in reward.reputation.items():
-            events.append(Event(type="REPUTATION_CHANGE", data={"faction": faction, "delta": delta,
-                                                                "reason": quest.title}))
+            events.append(ev.ReputationChange(faction=faction, delta=delta, reason=quest.title))
     return events
 
 
-def next_stage(state: GameState, quest_events_now: list[Event]) -> ArcStage | None:
+def next_stage(state: GameState, quest_events_now: list[ev.BaseEvent]) -> ArcStage | None:
     """The stage to move to after this turn, or None to stay."""
     in_stage = state.campaign.story_turns + 1 - state.arc_stage_turn
-    completed = sum(1 for q in state.quests.values() if q.status == "completed")
-    completing = sum(1 for e in quest_events_now if e.data.get("status") == "completed")
-    active = any(q.status == "active" for q in state.quests.values()) or any(
-        e.data.get("status") == "active" for e in quest_events_now)
+    updates = [e for e in quest_events_now if isinstance(e, ev.QuestUpdate)]
+    completed = sum(1 for q in state.quests.values() if q.status == QuestStatus.COMPLETED)
+    completing = sum(1 for e in updates if e.status == QuestStatus.COMPLETED)
+    active = any(q.status == QuestStatus.ACTIVE for q in [*state.quests.values(), *updates])
     stage = state.arc_stage
     if stage == ArcStage.SETUP and (in_stage >= SETUP_TURNS or active):
         return ArcStage.RISING

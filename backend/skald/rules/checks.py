@@ -11,11 +11,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from skald.packs.models import EraPack, Link, Risk
+from skald import events as ev
+from skald.packs.models import EraPack, Link
 from skald.rules import clock, dice, party
 from skald.rules.dc import difficulty_class
 from skald.rules.scene import RISK_ORDER, everyone_at, held, link_to, route
-from skald.state import ActionClass, Event, GameState, MechanicResult, Outcome, PresentNpc, RouterOutput
+from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
+from skald.vocab import ActionClass, Outcome, Risk
 
 STAT_FOR = {
     ActionClass.ATTACK: "might",
@@ -35,11 +37,7 @@ ROUGH_PLACES = {"wilds", "ruin", "mine"}
 @dataclass
 class Resolution:
     result: MechanicResult
-    events: list[Event] = field(default_factory=list)
-
-
-def ev(kind: str, **data: object) -> Event:
-    return Event(type=kind, data=data)
+    events: list[ev.BaseEvent] = field(default_factory=list)
 
 
 @dataclass
@@ -87,7 +85,7 @@ def _absent(person_id: str, state: GameState, pack: EraPack) -> str:
 def talk_result(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     """TALK needs no check: a synthesised NO_ROLL result costing 8 minutes; may pass on a rumor."""
     minutes = clock.time_cost(ActionClass.DIALOGUE_ONLY)
-    events = [ev("TIME_ADVANCE", minutes=minutes)]
+    events = [ev.TimeAdvance(minutes=minutes)]
     people = {p.id: p for p in everyone_at(state, pack, state.location)}
     target = people.get(router.target_npc or "")
     if target is None and router.absent_npc:
@@ -96,7 +94,7 @@ def talk_result(router: RouterOutput, state: GameState, pack: EraPack) -> Resolu
         summary = f"You talk with {target.name}."
         rumor = _rumor_for(state, pack, target)
         if rumor:
-            events.append(ev("RUMOR_HEARD", rumor=rumor, source=target.id))
+            events.append(ev.RumorHeard(rumor=rumor, source=target.id))
     else:
         summary = "You speak up; whoever is near can hear you."
     result = MechanicResult(
@@ -127,9 +125,9 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         res = Resolution(_result(router, None, 2, _absent(router.absent_npc, state, pack)))
     else:
         res = resolver(router, state, pack, rng)
-    events = [ev("TIME_ADVANCE", minutes=res.result.minutes), *res.events]
+    events = [ev.TimeAdvance(minutes=res.result.minutes), *res.events]
     if res.result.stress_delta:
-        events.append(ev("STRESS_CHANGE", delta=res.result.stress_delta))
+        events.append(ev.StressChange(delta=res.result.stress_delta))
     events.extend(_defeat_if_dying(state, events, pack))
     return Resolution(res.result, events)
 
@@ -177,25 +175,25 @@ def _fail_stress(chk: _Check) -> int:
     return base + (1 if chk.outcome == Outcome.CRITICAL_FAILURE else 0)
 
 
-def _enemy_hits(state: GameState, rng: random.Random, critical: bool) -> list[Event]:
+def _enemy_hits(state: GameState, rng: random.Random, critical: bool) -> list[ev.BaseEvent]:
     if state.combat is None:
         return []
     amount = dice.roll(rng, state.combat.enemy_damage) + (2 if critical else 0)
-    return [ev("DAMAGE", amount=amount, source=state.combat.enemy_id)]
+    return [ev.Damage(amount=amount, source=state.combat.enemy_id)]
 
 
-def _defeat_if_dying(state: GameState, events: list[Event], pack: EraPack) -> list[Event]:
+def _defeat_if_dying(state: GameState, events: list[ev.BaseEvent], pack: EraPack) -> list[ev.BaseEvent]:
     hp = state.player.hp
     for e in events:
-        if e.type == "DAMAGE":
-            hp -= e.data["amount"]
-        elif e.type == "HEAL":
-            hp = min(state.player.max_hp, hp + e.data["amount"])
+        if isinstance(e, ev.Damage):
+            hp -= e.amount
+        elif isinstance(e, ev.Heal):
+            hp = min(state.player.max_hp, hp + e.amount)
     if hp > 0 or state.player.defeated:
         return []
-    out = [ev("DEFEATED", location=state.location)]
-    if state.combat is not None and not any(e.type == "COMBAT_END" for e in events):
-        out.insert(0, ev("COMBAT_END", outcome="defeat", enemy=state.combat.enemy_id))
+    out = [ev.Defeated(location=state.location)]
+    if state.combat is not None and not any(isinstance(e, ev.CombatEnd) for e in events):
+        out.insert(0, ev.CombatEnd(outcome="defeat", enemy=state.combat.enemy_id))
     return out
 
 
@@ -203,16 +201,16 @@ def _target(router: RouterOutput, state: GameState, pack: EraPack) -> PresentNpc
     return next((p for p in everyone_at(state, pack, state.location) if p.id == router.target_npc), None)
 
 
-def _faction_rep(faction: str | None, delta: int, reason: str) -> list[Event]:
-    return [ev("REPUTATION_CHANGE", faction=faction, delta=delta, reason=reason)] if faction and delta else []
+def _faction_rep(faction: str | None, delta: int, reason: str) -> list[ev.BaseEvent]:
+    return [ev.ReputationChange(faction=faction, delta=delta, reason=reason)] if faction and delta else []
 
 
 # ------------------------------------------------------------------ per action class
 
 
 def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
-    minutes = clock.time_cost("ATTACK")
-    events: list[Event] = []
+    minutes = clock.time_cost(ActionClass.ATTACK)
+    events: list[ev.BaseEvent] = []
     combat = state.combat
     if combat is None:
         target = _target(router, state, pack)
@@ -222,7 +220,7 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
             return Resolution(_result(router, None, minutes, summary))
         npc = pack.npcs.get(target.id)
         hp, damage = (npc.hp, npc.damage) if npc else (6, 4)
-        events.append(ev("COMBAT_START", enemy_id=target.id, enemy_name=target.name, enemy_hp=hp,
+        events.append(ev.CombatStart(enemy_id=target.id, enemy_name=target.name, enemy_hp=hp,
                          enemy_damage=damage, reward_credits=0))
         events += _faction_rep(target.faction, -2, f"attacked {target.name}")
         enemy_id, enemy_name, enemy_hp, enemy_damage = target.id, target.name, hp, damage
@@ -233,19 +231,19 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     chk = _check(router, state, pack, rng, risk)
     if chk.outcome.succeeded:
         dmg = max(1, dice.roll(rng, 6) + chk.stat_modifier) * (2 if chk.outcome == Outcome.CRITICAL_SUCCESS else 1)
-        events.append(ev("ENEMY_DAMAGE", amount=dmg, enemy=enemy_id))
+        events.append(ev.EnemyDamage(amount=dmg, enemy=enemy_id))
         if enemy_hp - dmg <= 0:
             reward = combat.reward_credits if combat else 0
-            events.append(ev("COMBAT_END", outcome="victory", enemy=enemy_id))
-            events.append(ev("NPC_DEFEATED", npc=enemy_id))
+            events.append(ev.CombatEnd(outcome="victory", enemy=enemy_id))
+            events.append(ev.NpcDefeated(npc=enemy_id))
             if reward:
-                events.append(ev("CREDITS_CHANGE", delta=reward, reason=f"taken from {enemy_name}"))
+                events.append(ev.CreditsChange(delta=reward, reason=f"taken from {enemy_name}"))
             summary = f"You hit {enemy_name} for {dmg} and they go down."
         else:
             summary = f"You hit {enemy_name} for {dmg}; they are still standing."
     else:
         amount = dice.roll(rng, enemy_damage) + (2 if chk.outcome == Outcome.CRITICAL_FAILURE else 0)
-        events.append(ev("DAMAGE", amount=amount, source=enemy_id))
+        events.append(ev.Damage(amount=amount, source=enemy_id))
         summary = f"You miss {enemy_name}, and they hurt you for {amount}."
     return Resolution(_result(router, chk, minutes, summary, _fail_stress(chk)), events)
 
@@ -257,8 +255,8 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         chk = _check(router, state, pack, rng, Risk.DANGEROUS)
         flee_to = dest if dest and link_to(pack, state.location, dest) else here.links[0].to
         if chk.outcome.succeeded:
-            events = [ev("COMBAT_END", outcome="fled", enemy=state.combat.enemy_id),
-                      ev("MOVE", origin=state.location, to=flee_to)]
+            events = [ev.CombatEnd(outcome="fled", enemy=state.combat.enemy_id),
+                      ev.Move(origin=state.location, to=flee_to)]
             link = link_to(pack, state.location, flee_to)
             summary = f"You break away from {state.combat.enemy_name} and run for {pack.locations[flee_to].name}."
             return Resolution(_result(router, chk, link.minutes if link else 10, summary, _fail_stress(chk)), events)
@@ -279,7 +277,7 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                                                                            key=RISK_ORDER.__getitem__),
                 description=" ".join(lk.description for lk in path if lk.description))
     target = pack.locations[dest]
-    move = ev("MOVE", origin=state.location, to=dest, via=[lk.to for lk in path[:-1]])
+    move = ev.Move(origin=state.location, to=dest, via=[lk.to for lk in path[:-1]])
     way = f" {link.description}" if link.description else ""
     if link.risk == Risk.SAFE:
         return Resolution(_result(router, None, link.minutes, f"You travel to {target.name}.{way}"), [move])
@@ -290,12 +288,12 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     hurt = dice.roll(rng, 4 if link.risk == Risk.RISKY else 6) + (2 if chk.outcome == Outcome.CRITICAL_FAILURE else 0)
     summary = f"The way to {target.name} goes badly: you arrive late and hurt ({hurt} damage)."
     return Resolution(_result(router, chk, link.minutes * 3 // 2, summary, _fail_stress(chk)),
-                      [move, ev("DAMAGE", amount=hurt, source="route")])
+                      [move, ev.Damage(amount=hurt, source="route")])
 
 
 def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     action = router.action_class
-    minutes = clock.time_cost(action.value)
+    minutes = clock.time_cost(action)
     target = _target(router, state, pack)
     env: list[tuple[str, int]] = []
     faction = None
@@ -309,7 +307,7 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     who = target.name if target else "the people around you"
     verb = {ActionClass.PERSUADE: "persuade", ActionClass.DECEIVE: "deceive", ActionClass.INTIMIDATE: "intimidate"}[
         action]
-    events: list[Event] = []
+    events: list[ev.BaseEvent] = []
     if chk.outcome.succeeded:
         summary = f"You {verb} {who}."
         if action == ActionClass.PERSUADE:
@@ -319,7 +317,7 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         if target is not None:
             rumor = _rumor_for(state, pack, target)
             if rumor and action != ActionClass.PERSUADE:
-                events.append(ev("RUMOR_HEARD", rumor=rumor, source=target.id))
+                events.append(ev.RumorHeard(rumor=rumor, source=target.id))
     else:
         summary = f"You try to {verb} {who}, and it does not work."
         penalty = {ActionClass.PERSUADE: 0, ActionClass.DECEIVE: -2, ActionClass.INTIMIDATE: -1}[action]
@@ -327,7 +325,7 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         if action == ActionClass.INTIMIDATE and target is not None and target.disposition == "hostile" and \
                 state.combat is None and not target.companion:
             npc = pack.npcs.get(target.id)
-            events.append(ev("COMBAT_START", enemy_id=target.id, enemy_name=target.name,
+            events.append(ev.CombatStart(enemy_id=target.id, enemy_name=target.name,
                              enemy_hp=npc.hp if npc else 6, enemy_damage=npc.damage if npc else 4,
                              reward_credits=0))
             summary += f" {target.name} goes for you."
@@ -336,7 +334,7 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
 
 
 def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
-    minutes = clock.time_cost("RECRUIT")
+    minutes = clock.time_cost(ActionClass.RECRUIT)
     target = _target(router, state, pack)
     if target is None or not target.companion:
         who = target.name if target else "anyone here"
@@ -351,9 +349,9 @@ def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     if not chk.outcome.succeeded:
         return Resolution(_result(router, chk, minutes, f"{target.name} hears you out but wants to sleep on it."))
     cost = pack.companions[target.id].recruit.cost_credits
-    events = [ev("COMPANION_JOIN", companion=target.id)]
+    events = [ev.CompanionJoin(companion=target.id)]
     if cost:
-        events.append(ev("CREDITS_CHANGE", delta=-cost, reason=f"{target.name}'s fee"))
+        events.append(ev.CreditsChange(delta=-cost, reason=f"{target.name}'s fee"))
     return Resolution(_result(router, chk, minutes, f"{target.name} agrees to join you."), events)
 
 
@@ -362,15 +360,15 @@ def _sneak(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ra
     risk = Risk.DANGEROUS if "lawless" in here.tags or state.combat else Risk.RISKY
     chk = _check(router, state, pack, rng, risk)
     target = _target(router, state, pack)
-    events: list[Event] = []
+    events: list[ev.BaseEvent] = []
     stealing = "steal" in router.text or "pickpocket" in router.text
     if chk.outcome.succeeded:
         if state.combat is not None:
-            events = [ev("COMBAT_END", outcome="fled", enemy=state.combat.enemy_id)]
+            events = [ev.CombatEnd(outcome="fled", enemy=state.combat.enemy_id)]
             summary = f"You slip out of {state.combat.enemy_name}'s sight and the fight is over."
         elif stealing and target is not None:
             take = dice.roll(rng, 10)
-            events.append(ev("CREDITS_CHANGE", delta=take, reason=f"lifted from {target.name}"))
+            events.append(ev.CreditsChange(delta=take, reason=f"lifted from {target.name}"))
             summary = f"You lift {take} credits from {target.name} unseen."
         else:
             summary = "You move unseen."
@@ -378,60 +376,61 @@ def _sneak(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ra
         summary = "You are spotted."
         events += _faction_rep(here.faction, -1, "caught sneaking")
         events += _enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
-    return Resolution(_result(router, chk, clock.time_cost("SNEAK"), summary, _fail_stress(chk)), events)
+    return Resolution(_result(router, chk, clock.time_cost(ActionClass.SNEAK), summary, _fail_stress(chk)), events)
 
 
 def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     here = pack.locations[state.location]
     risk = Risk.RISKY if here.type in ROUGH_PLACES else Risk.SAFE
     chk = _check(router, state, pack, rng, risk)
-    events: list[Event] = []
+    events: list[ev.BaseEvent] = []
     found = next((d for d in here.discoveries if d.id not in state.world.discoveries), None)
     if chk.outcome.succeeded and found is not None:
-        events.append(ev("DISCOVERY", discovery=found.id, location=here.id))
+        events.append(ev.Discovery(discovery=found.id, location=here.id))
         if found.item:
-            events.append(ev("ITEM_GET", item=found.item, qty=1))
+            events.append(ev.ItemGet(item=found.item, qty=1))
         if found.credits:
-            events.append(ev("CREDITS_CHANGE", delta=found.credits, reason="found"))
+            events.append(ev.CreditsChange(delta=found.credits, reason="found"))
         if found.rumor and found.rumor not in state.world.known_rumors:
-            events.append(ev("RUMOR_HEARD", rumor=found.rumor, source=here.id))
+            events.append(ev.RumorHeard(rumor=found.rumor, source=here.id))
         summary = f"You find something: {found.text}"
     elif chk.outcome.succeeded:
         summary = f"You take in {here.name} carefully; nothing here is hidden from you now."
     else:
         summary = "You look, but nothing useful turns up."
         events += _enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
-    return Resolution(_result(router, chk, clock.time_cost("INVESTIGATE"), summary, _fail_stress(chk)), events)
+    minutes = clock.time_cost(ActionClass.INVESTIGATE)
+    return Resolution(_result(router, chk, minutes, summary, _fail_stress(chk)), events)
 
 
 def _buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     here = pack.locations[state.location]
-    minutes = clock.time_cost("BUY")
+    minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
     if item is None and here.type == "bar":
         if state.player.credits < 2:
             return Resolution(_result(router, None, minutes, "You cannot cover even a drink."))
         return Resolution(_result(router, None, minutes, "You buy a drink and let it take the edge off.", stress=-1),
-                          [ev("CREDITS_CHANGE", delta=-2, reason="a drink")])
+                          [ev.CreditsChange(delta=-2, reason="a drink")])
     if item is None or item.id not in here.shop:
         stock = ", ".join(pack.items[i].name for i in here.shop) or "nothing"
         return Resolution(_result(router, None, minutes, f"That is not for sale here; on offer: {stock}."))
     if state.player.credits < item.value:
         return Resolution(_result(router, None, minutes, f"{item.name} costs {item.value} credits; you have "
                                                           f"{state.player.credits}."))
-    events = [ev("CREDITS_CHANGE", delta=-item.value, reason=f"bought {item.name}"), ev("ITEM_GET", item=item.id,
+    events = [ev.CreditsChange(delta=-item.value, reason=f"bought {item.name}"), ev.ItemGet(item=item.id,
                                                                                            qty=1)]
     return Resolution(_result(router, None, minutes, f"You buy {item.name} for {item.value} credits."), events)
 
 
 def _use_item(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
-    minutes = clock.time_cost("USE_ITEM")
+    minutes = clock.time_cost(ActionClass.USE_ITEM)
     item = pack.items[router.target_item] if router.target_item else None
     if item is None or not held(state, item.id):
         name = item.name if item else "that"
         return Resolution(_result(router, None, minutes, f"You reach for {name}, but you do not have it."))
     if item.heal:
-        events = [ev("ITEM_LOSE", item=item.id, qty=1), ev("HEAL", amount=item.heal, source=item.id)]
+        events = [ev.ItemLose(item=item.id, qty=1), ev.Heal(amount=item.heal, source=item.id)]
         return Resolution(_result(router, None, minutes, f"You use {item.name} and feel steadier."), events)
     return Resolution(_result(router, None, minutes, f"You put {item.name} to use."))
 
@@ -442,8 +441,8 @@ def _rest(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ran
         return Resolution(_result(router, None, 2, f"There is no resting with {state.combat.enemy_name} on you.",
                                   outcome=Outcome.FAILURE, risk=Risk.DANGEROUS), events)
     heal = max(1, state.player.max_hp // 4)
-    events = [ev("HEAL", amount=heal, source="rest")]
-    return Resolution(_result(router, None, clock.time_cost("REST"), "You rest and recover some strength.",
+    events = [ev.Heal(amount=heal, source="rest")]
+    return Resolution(_result(router, None, clock.time_cost(ActionClass.REST), "You rest and recover some strength.",
                               stress=-min(2, state.player.stress)), events)
 
 
@@ -451,11 +450,11 @@ def _recover(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     rule = pack.era.rules.defeat
     restored = max(1, int(state.player.max_hp * rule.hp_fraction))
     lost = int(state.player.credits * rule.credits_lost_fraction)
-    events = [ev("RECOVERED", hp=restored, location=rule.recover_location)]
+    events = [ev.Recovered(hp=restored, location=rule.recover_location)]
     if state.location != rule.recover_location:
-        events.insert(0, ev("MOVE", origin=state.location, to=rule.recover_location))
+        events.insert(0, ev.Move(origin=state.location, to=rule.recover_location))
     if lost:
-        events.append(ev("CREDITS_CHANGE", delta=-lost, reason="lost while you were down"))
+        events.append(ev.CreditsChange(delta=-lost, reason="lost while you were down"))
     stress = min(rule.stress, pack.era.rules.max_stress - state.player.stress)
     return Resolution(_result(router, None, rule.minutes, rule.text, stress=stress), events)
 
@@ -464,7 +463,7 @@ def _generic(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     chk = _check(router, state, pack, rng, Risk.SAFE)
     summary = "You do it." if chk.outcome.succeeded else "It does not go as planned."
     events = [] if chk.outcome.succeeded else _enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
-    return Resolution(_result(router, chk, clock.time_cost(router.action_class.value), summary, _fail_stress(chk)),
+    return Resolution(_result(router, chk, clock.time_cost(router.action_class), summary, _fail_stress(chk)),
                       events)
 
 

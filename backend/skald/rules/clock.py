@@ -2,28 +2,39 @@
 
 from __future__ import annotations
 
+from skald.vocab import ActionClass
+
 MINUTES_PER_DAY = 1440
 
-TIME_COST = {
-    "DIALOGUE_ONLY": 8,
-    "PERSUADE": 10,
-    "DECEIVE": 10,
-    "INTIMIDATE": 5,
-    "RECRUIT": 10,
-    "ATTACK": 5,
-    "SNEAK": 10,
-    "INVESTIGATE": 15,
-    "INTERACT": 10,
-    "BUY": 10,
-    "USE_ITEM": 5,
-    "REST": 240,
-    "META": 0,
+# Minutes per action class (Skald's own table). TRAVEL takes its route's minutes and RECOVER the pack's defeat rule.
+TIME_COST: dict[ActionClass, int] = {
+    ActionClass.DIALOGUE_ONLY: 8,
+    ActionClass.PERSUADE: 10,
+    ActionClass.DECEIVE: 10,
+    ActionClass.INTIMIDATE: 5,
+    ActionClass.RECRUIT: 10,
+    ActionClass.ATTACK: 5,
+    ActionClass.SNEAK: 10,
+    ActionClass.INVESTIGATE: 15,
+    ActionClass.INTERACT: 10,
+    ActionClass.BUY: 10,
+    ActionClass.USE_ITEM: 5,
+    ActionClass.REST: 240,
+    ActionClass.META: 0,
 }
 
 
-def time_cost(action_class: str) -> int:
-    """Minutes an action of this class takes (travel takes its link's minutes instead)."""
-    return TIME_COST.get(action_class, 10)
+def time_cost(action_class: ActionClass | str) -> int:
+    """Minutes an action of this class takes.
+
+    :raises ValueError: not an action class (a misspelt ``"ATACK"`` is an error, never a default cost), or one
+        without a fixed cost (TRAVEL takes its route's minutes, RECOVER the pack's defeat rule).
+    """
+    action = ActionClass(action_class)
+    if action not in TIME_COST:
+        raise ValueError(f"{action.value} has no fixed time cost: travel takes its route's minutes and recovery the "
+                         "pack's defeat rule")
+    return TIME_COST[action]
 
 
 def day_of(minutes: int) -> int:

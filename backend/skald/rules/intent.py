@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-from skald.packs.models import EraPack, Tone
+from skald.packs.models import EraPack
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, route
-from skald.state import ActionClass, GameState, Intent, PresentNpc, RouterOutput
+from skald.state import PersistentState, PresentNpc, RouterOutput
+from skald.vocab import ActionClass, Intent, Tone
 
 META_COMMANDS = ("help", "status", "inventory", "party", "quests", "rumors", "save", "load", "quit", "exit", "news")
 
@@ -101,7 +102,7 @@ def _match_npc(text: str, people: list[PresentNpc], roles: bool = True) -> str |
     return None
 
 
-def _match_location(text: str, state: GameState, pack: EraPack) -> str | None:
+def _match_location(text: str, state: PersistentState, pack: EraPack) -> str | None:
     """A linked location named in ``text`` first, then any location in the pack."""
     linked = [link.to for link in pack.locations[state.location].links]
     ordered = linked + [loc for loc in pack.locations if loc not in linked]
@@ -132,7 +133,7 @@ def _nearest(origin: str, candidates: list[str], pack: EraPack) -> str | None:
     return best[1] if best else None
 
 
-def _match_item(text: str, state: GameState, pack: EraPack) -> str | None:
+def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:
     items = pack.items
     candidates = list(state.player.inventory) + list(pack.locations[state.location].shop) + list(items)
     for item_id in candidates:
@@ -162,7 +163,7 @@ def classify_tone(text: str, action_class: ActionClass) -> Tone:
     return Tone.NEUTRAL
 
 
-def classify(raw: str, state: GameState, pack: EraPack) -> RouterOutput:
+def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     """Classify one (already validated) player input.
 
     :returns: a :class:`RouterOutput`; META for ``/command`` or a bare command word, TALK only for

@@ -10,32 +10,26 @@ from __future__ import annotations
 
 import math
 
+from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules.scene import current_location
 from skald.state import GameState
 
 RELEVANCE_WEIGHT = 0.7
 RECENCY_WEIGHT = 0.3
 HALF_LIFE_TURNS = 20
 WINDOW = 200
-SHOWN_EVENTS = {"COMPANION_JOIN": "{companion} joined", "COMBAT_START": "a fight with {enemy_name}",
-                "QUEST_UPDATE": "quest {quest} {status}", "DEFEATED": "you went down", "DISCOVERY": "found {discovery}"}
+SHOWN_EVENTS: dict[type[ev.BaseEvent], str] = {
+    ev.CompanionJoin: "{companion} joined", ev.CombatStart: "a fight with {enemy_name}",
+    ev.QuestUpdate: "quest {quest} {status}", ev.Defeated: "you went down", ev.Discovery: "found {discovery}"}
 
 
 def summarize(state: GameState, pack: EraPack) -> str:
     """'Turn 12, The Scrip Market: persuade Juno ... -> You persuade Juno Farrow. (quest short_pour active)'."""
-    location = pack.locations[current_location(state)].name
+    location = pack.locations[state.after.location].name
     outcome = state.mechanic_result.summary if state.mechanic_result else state.final_text[:120]
-    notes = []
-    for event in state.staged_events:
-        template = SHOWN_EVENTS.get(event.type)
-        if template:
-            try:
-                notes.append(template.format(**event.data))
-            except KeyError:
-                notes.append(event.type.lower())
+    notes = [SHOWN_EVENTS[type(e)].format(**e.data) for e in state.staged_events if type(e) in SHOWN_EVENTS]
     tail = f" ({'; '.join(notes)})" if notes else ""
-    text = f"Turn {state.campaign.turn_number + 1}, {location}: {state.player_input} -> {outcome}{tail}"
+    text = f"Turn {state.turn}, {location}: {state.player_input} -> {outcome}{tail}"
     return text[:300]
 
 

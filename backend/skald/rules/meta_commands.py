@@ -33,7 +33,7 @@ def respond(command: str, args: str, state: GameState, pack: EraPack,
             campaigns: list[tuple[str, int]] | None = None) -> tuple[str, bool]:
     """(text to show, whether the player asked to quit) for a meta command."""
     p = state.player
-    turn = state.campaign.turn_number + 1  # this command is itself a committed turn
+    turn = state.turn  # this command is itself a committed turn
     if command in ("quit", "exit"):
         return (f"Campaign {state.campaign.id} is saved at turn {turn}. "
                 f"Resume with: skald play --campaign {state.campaign.id}"), True

@@ -6,15 +6,16 @@ Tension 0..10 rises when two party members react in opposite directions to the s
 
 from __future__ import annotations
 
+from skald import events as ev
 from skald.packs.models import EraPack
-from skald.state import Event, GameState, MechanicResult, RouterOutput
+from skald.state import MechanicResult, PersistentState, RouterOutput
 
 LIKE_DELTA = 3
 DISLIKE_DELTA = -4
 BANTER_EVERY_TURNS = 4
 
 
-def party_bonus(state: GameState, pack: EraPack, action_class: str) -> list[tuple[str, int]]:
+def party_bonus(state: PersistentState, pack: EraPack, action_class: str) -> list[tuple[str, int]]:
     """Check bonuses from party members for this action class, as (label, value) pairs."""
     out = []
     for cid in state.party:
@@ -24,7 +25,7 @@ def party_bonus(state: GameState, pack: EraPack, action_class: str) -> list[tupl
     return out
 
 
-def recruitment_blockers(state: GameState, pack: EraPack, companion_id: str) -> list[str]:
+def recruitment_blockers(state: PersistentState, pack: EraPack, companion_id: str) -> list[str]:
     """Why a companion will not join yet; an empty list means they will (on a successful check)."""
     comp = pack.companions[companion_id]
     need = comp.recruit
@@ -46,12 +47,13 @@ def recruitment_blockers(state: GameState, pack: EraPack, companion_id: str) -> 
     return out
 
 
-def reactions(state: GameState, pack: EraPack, router: RouterOutput, result: MechanicResult | None) -> list[Event]:
+def reactions(state: PersistentState, pack: EraPack, router: RouterOutput,
+              result: MechanicResult | None) -> list[ev.BaseEvent]:
     """AFFINITY_CHANGE (and LOYALTY_CHANGE, TENSION_CHANGE, COMPANION_LEAVE) for party members.
 
     A companion reacts to the turn's tone and action class through their pack ``likes``/``dislikes``.
     """
-    events: list[Event] = []
+    events: list[ev.BaseEvent] = []
     signs = []
     keys = {router.tone.value, router.action_class.value}
     for cid in state.party:
@@ -64,19 +66,19 @@ def reactions(state: GameState, pack: EraPack, router: RouterOutput, result: Mec
         signs.append(1 if delta > 0 else -1)
         before = state.companions[cid].affinity
         after = max(-100, min(100, before + delta))
-        events.append(Event(type="AFFINITY_CHANGE", data={"companion": cid, "delta": after - before}))
+        events.append(ev.AffinityChange(companion=cid, delta=after - before))
         if after // 20 > before // 20 and after > 0:
-            events.append(Event(type="LOYALTY_CHANGE", data={"companion": cid, "delta": 1}))
+            events.append(ev.LoyaltyChange(companion=cid, delta=1))
         if after < comp.leave_below <= before:
-            events.append(Event(type="COMPANION_LEAVE", data={"companion": cid, "reason": "affinity"}))
+            events.append(ev.CompanionLeave(companion=cid, reason="affinity"))
     if 1 in signs and -1 in signs and state.world.tension < 10:
-        events.append(Event(type="TENSION_CHANGE", data={"delta": 1}))
+        events.append(ev.TensionChange(delta=1))
     elif signs and state.world.tension > 0 and all(s > 0 for s in signs):
-        events.append(Event(type="TENSION_CHANGE", data={"delta": -1}))
+        events.append(ev.TensionChange(delta=-1))
     return events
 
 
-def banter(state: GameState, pack: EraPack, turn: int) -> list[Event]:
+def banter(state: PersistentState, pack: EraPack, turn: int) -> list[ev.BaseEvent]:
     """Queue one banter line every few turns: exchanges from ``banter.yaml`` whose speakers are all in the party
     (and whose location tags match, if given) come first; otherwise a party member's own lines, in turn."""
     party = state.party
@@ -89,15 +91,14 @@ def banter(state: GameState, pack: EraPack, turn: int) -> list[Event]:
     fresh = [b for b in exchanges if " ".join(b.lines) not in heard]
     if fresh:
         chosen = fresh[(turn // BANTER_EVERY_TURNS) % len(fresh)]
-        return [Event(type="BANTER_QUEUED", data={"companion": chosen.speakers[0], "line": " ".join(chosen.lines),
-                                                  "banter": chosen.id})]
+        return [ev.BanterQueued(companion=chosen.speakers[0], line=" ".join(chosen.lines), banter=chosen.id)]
     cid = party[turn % len(party)]
     lines = pack.companions[cid].banter
     line = lines[(turn // BANTER_EVERY_TURNS) % len(lines)]
-    return [Event(type="BANTER_QUEUED", data={"companion": cid, "line": line})]
+    return [ev.BanterQueued(companion=cid, line=line)]
 
 
-def companion_initiative(state: GameState, pack: EraPack) -> list[Event]:
+def companion_initiative(state: PersistentState, pack: EraPack) -> list[ev.BaseEvent]:
     """Companion-initiated events: a loyal companion steps in when the player is badly hurt (once per turn)."""
     if state.player.hp * 3 > state.player.max_hp or state.player.defeated:
         return []
@@ -105,6 +106,6 @@ def companion_initiative(state: GameState, pack: EraPack) -> list[Event]:
         cstate = state.companions[cid]
         if cstate.loyalty >= 1:
             heal = max(2, state.player.max_hp // 6)
-            return [Event(type="HEAL", data={"amount": heal, "source": cid}),
-                    Event(type="COMPANION_ACTS", data={"companion": cid, "act": "patches you up"})]
+            return [ev.Heal(amount=heal, source=cid),
+                    ev.CompanionActs(companion=cid, act="patches you up")]
     return []

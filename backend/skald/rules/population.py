@@ -11,10 +11,11 @@
 
 from __future__ import annotations
 
+from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules import clock, dice
-from skald.rules.scene import companions_at, current_location, pack_npcs_at, procedural_npcs_at
-from skald.state import Event, GameState, PresentNpc
+from skald.rules.scene import companions_at, pack_npcs_at, procedural_npcs_at
+from skald.state import GameState, PresentNpc
 
 QUIET_TYPES = {"wilds", "ruin", "mine"}  # no procedural passers-by out here
 
@@ -30,17 +31,17 @@ def procedural_npc(state: GameState, pack: EraPack, location: str) -> PresentNpc
                       procedural=True)
 
 
-def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]]:
+def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[ev.BaseEvent]]:
     """The NPCs on stage and the NPC_MET / NPC_SPAWN / NPC_INTRODUCED / INTRO_THROTTLED events to stage."""
-    turn = state.campaign.turn_number + 1
-    location = current_location(state)
+    turn = state.turn
+    location = state.after.location
     loc = pack.locations[location]
     caps = pack.era.rules.encounter_caps
     cap = caps.get(loc.type, caps.get("default", 3))
     may_introduce = turn - state.world.last_intro_turn >= pack.era.rules.intro_every_turns
     target = state.router_output.target_npc if state.router_output else None
     known = state.known_npcs
-    events: list[Event] = []
+    events: list[ev.BaseEvent] = []
     on_stage: list[PresentNpc] = []
     strangers: list[PresentNpc] = []
     for npc in pack_npcs_at(state, pack, location) + procedural_npcs_at(state, location):
@@ -49,31 +50,30 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]
     if addressed is not None:
         on_stage.insert(0, addressed)
         strangers.remove(addressed)
-        events.append(Event(type="NPC_MET", data={"npc": addressed.id, "name": addressed.name}))
+        events.append(ev.NpcMet(npc=addressed.id, name=addressed.name))
     if strangers and addressed is None:
         newcomer = strangers[0]
         if may_introduce:
             on_stage.append(newcomer)
-            events.append(Event(type="NPC_MET", data={"npc": newcomer.id, "name": newcomer.name}))
-            events.append(Event(type="NPC_INTRODUCED", data={"npc": newcomer.id}))
+            events.append(ev.NpcMet(npc=newcomer.id, name=newcomer.name))
+            events.append(ev.NpcIntroduced(npc=newcomer.id))
         else:
-            events.append(Event(type="INTRO_THROTTLED", data={"npc": newcomer.id}))
+            events.append(ev.IntroThrottled(npc=newcomer.id))
     if not on_stage and not strangers and loc.type not in QUIET_TYPES:
         stranger = procedural_npc(state, pack, location)
         if stranger.id not in known and may_introduce:
             on_stage.append(stranger)
-            events.append(Event(type="NPC_SPAWN", data={"npc": stranger.id, "name": stranger.name,
-                                                        "location": location, "role": stranger.role,
-                                                        "description": stranger.description}))
+            events.append(ev.NpcSpawn(npc=stranger.id, name=stranger.name, location=location, role=stranger.role,
+                                      description=stranger.description))
         elif stranger.id not in known:
-            events.append(Event(type="INTRO_THROTTLED", data={"npc": stranger.id}))
+            events.append(ev.IntroThrottled(npc=stranger.id))
     enemy = state.combat.enemy_id if state.combat else None
     if enemy in pack.npcs and all(n.id != enemy for n in on_stage):  # whoever you are fighting is on stage
         fighting = next((n for n in pack_npcs_at(state, pack, location) if n.id == enemy), None)
         if fighting is not None:
             on_stage.insert(0, fighting)
             if enemy not in known:
-                events.append(Event(type="NPC_MET", data={"npc": enemy, "name": fighting.name}))
+                events.append(ev.NpcMet(npc=enemy, name=fighting.name))
     if target and all(n.id != target for n in on_stage):  # addressed a companion or a capped NPC
         person = next((n for n in companions_at(state, pack, location) if n.id == target), None)
         if person is None:
@@ -81,22 +81,21 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[Event]
         if person is not None and not person.companion:
             on_stage.insert(0, person)
     on_stage.sort(key=lambda n: n.id != target)  # the addressed NPC is never the one the cap cuts
-    gone = {e.data["npc"] for e in state.staged_events if e.type == "NPC_DEFEATED"}  # beaten this very turn
+    gone = {e.npc for e in state.staged_events if isinstance(e, ev.NpcDefeated)}  # beaten this very turn
     npcs = [n for n in on_stage if not n.companion and n.id not in gone][:cap]
     companions = [c for c in companions_at(state, pack, location)]
     return npcs + companions, events
 
 
-def hazard_events(state: GameState, pack: EraPack) -> list[Event]:
+def hazard_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
     """On arrival at a location with hazards, a seeded roll may start a fight (COMBAT_START)."""
-    if not any(e.type == "MOVE" for e in state.staged_events) or state.combat is not None:
+    location = state.after.location
+    if location == state.location or state.combat is not None:
         return []
-    location = current_location(state)
-    rng = dice.rng_for(state.campaign.seed, "hazard", state.campaign.turn_number + 1)
+    rng = dice.rng_for(state.campaign.seed, "hazard", state.turn)
     for hazard in pack.locations[location].hazards:
         if rng.random() < hazard.chance:
-            return [Event(type="COMBAT_START", data={
-                "enemy_id": hazard.id, "enemy_name": hazard.name, "enemy_hp": hazard.hp,
-                "enemy_damage": hazard.damage, "reward_credits": hazard.reward_credits,
-                "description": hazard.description})]
+            return [ev.CombatStart(enemy_id=hazard.id, enemy_name=hazard.name, enemy_hp=hazard.hp,
+                                   enemy_damage=hazard.damage, reward_credits=hazard.reward_credits,
+                                   description=hazard.description)]
     return []

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 from skald.packs.models import EraPack
-from skald.state import MechanicResult, Outcome, PresentNpc
+from skald.state import MechanicResult, PresentNpc
+from skald.text import sentences
+from skald.vocab import Outcome
 
 MAX_WORDS = 250
 MAX_SENTENCES = 8
@@ -19,16 +21,11 @@ _OPTION_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|\(?[a-d]\))\s+")
 _META_HEAD = re.compile(r"^\s*(?:#+\s*|\*\*)?(?:(?:options|choices|suggested actions|what do you do|"
                         r"ooc|out of character|note|as an ai|stats|status|game state)\b|\[)", re.IGNORECASE)
 _PROMPT = re.compile(r"^what (?:do|will|would) you do(?: now| next)?\?$", re.IGNORECASE)  # inline "What do you do?"
-_SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d)]))\s+(?=[\"'\u201c(]?[A-Z])")
 _CAPWORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 
 SUCCESS_WORDS = re.compile(r"\byou (?:succeed|manage|pull it off|win)\b", re.IGNORECASE)
 FAILURE_WORDS = re.compile(r"\byou (?:fail|failed|cannot|can't|miss|missed|are spotted|fall short)\b",
                            re.IGNORECASE)
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
 def clean_narration(text: str) -> tuple[str, list[str]]:

@@ -8,17 +8,9 @@ from __future__ import annotations
 
 import heapq
 
-from skald.packs.models import EraPack, Link, Risk
-from skald.state import Event, GameState, PersistentState, PresentNpc
-
-
-def current_location(state: GameState) -> str:
-    """The player's location after this turn's staged MOVE events (or the stored one)."""
-    location = state.location
-    for event in state.staged_events:
-        if event.type == "MOVE":
-            location = event.data["to"]
-    return location
+from skald.packs.models import EraPack, Link
+from skald.state import PersistentState, PresentNpc
+from skald.vocab import Risk
 
 
 def npc_location(state: PersistentState, pack: EraPack, npc_id: str) -> str:
@@ -118,7 +110,3 @@ def route(pack: EraPack, origin: str, destination: str) -> list[Link] | None:
 
 def held(state: PersistentState, item_id: str) -> bool:
     return state.player.inventory.get(item_id, 0) > 0
-
-
-def events_of(events: list[Event], kind: str) -> list[Event]:
-    return [e for e in events if e.type == kind]

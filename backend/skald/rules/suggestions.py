@@ -11,10 +11,11 @@ import random
 import re
 from dataclasses import dataclass
 
-from skald.packs.models import EraPack, Risk, Tone
+from skald.packs.models import EraPack
 from skald.rules import dice, intent, party
-from skald.rules.scene import current_location, link_to
-from skald.state import ActionClass, GameState, PresentNpc, Suggestion
+from skald.rules.scene import link_to
+from skald.state import PersistentState, PresentNpc, Suggestion
+from skald.vocab import ActionClass, QuestStatus, Risk, Tone
 
 TONES = (Tone.PARAGON, Tone.INVESTIGATE, Tone.RENEGADE, Tone.NEUTRAL)
 
@@ -41,13 +42,14 @@ class Scene:
     defeated: bool
 
 
-def scene_of(state: GameState, pack: EraPack, present: list[PresentNpc]) -> Scene:
+def scene_of(view: PersistentState, pack: EraPack, present: list[PresentNpc]) -> Scene:
+    """The scene the next turn starts in: ``view`` is the state after this turn (``GameState.after``)."""
     return Scene(
-        location=current_location(state),
+        location=view.location,
         present=present,
-        in_combat=state.combat is not None or any(e.type == "COMBAT_START" for e in state.staged_events),
-        held_items={i for i, q in state.player.inventory.items() if q > 0},
-        defeated=state.player.defeated or any(e.type == "DEFEATED" for e in state.staged_events),
+        in_combat=view.combat is not None,
+        held_items={i for i, q in view.player.inventory.items() if q > 0},
+        defeated=view.player.defeated,
     )
 
 
@@ -75,7 +77,8 @@ def lint(suggestion: Suggestion, scene: Scene, pack: EraPack) -> str | None:
     return None
 
 
-def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Random) -> dict[Tone, list[Suggestion]]:
+def _candidates(state: PersistentState, pack: EraPack, scene: Scene,
+                rng: random.Random) -> dict[Tone, list[Suggestion]]:
     def s(label: str, tone: Tone, risk: Risk, action: ActionClass) -> Suggestion:
         return Suggestion(label=label, tone=tone, risk=risk, action_class=action.value)
 
@@ -91,8 +94,7 @@ def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Rando
     strangers = [p for p in scene.present if p.companion and p.id not in state.party]
     healing = [pack.items[i] for i in sorted(scene.held_items) if i in pack.items and pack.items[i].heal]
     if scene.in_combat:
-        enemy = state.combat.enemy_name if state.combat else next(
-            e.data["enemy_name"] for e in state.staged_events if e.type == "COMBAT_START")
+        enemy = state.combat.enemy_name
         out[Tone.PARAGON].append(s(f"Persuade {enemy} to back off", Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE))
         out[Tone.INVESTIGATE].append(s(f"Study how {enemy} moves", Tone.INVESTIGATE, Risk.RISKY,
                                        ActionClass.INVESTIGATE))
@@ -114,7 +116,7 @@ def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Rando
                                     ActionClass.INTIMIDATE))
         out[Tone.NEUTRAL].append(s(f"Talk to {person.name}", Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY))
     for qid, qstate in state.quests.items():
-        if qstate.status == "active":
+        if qstate.status == QuestStatus.ACTIVE:
             stage = pack.quests[qid].stages[min(qstate.stage, len(pack.quests[qid].stages) - 1)]
             dest = stage.when.location
             if dest and dest != scene.location and link_to(pack, scene.location, dest):
@@ -145,10 +147,14 @@ def _candidates(state: GameState, pack: EraPack, scene: Scene, rng: random.Rando
     return out
 
 
-def suggest(state: GameState, pack: EraPack, present: list[PresentNpc]) -> tuple[list[Suggestion], list[str]]:
-    """Exactly four suggestions (PARAGON, INVESTIGATE, RENEGADE, NEUTRAL in that order) and lint notes."""
-    scene = scene_of(state, pack, present)
-    rng = dice.rng_for(state.campaign.seed, "suggest", state.campaign.turn_number + 1)
+def suggest(view: PersistentState, pack: EraPack, present: list[PresentNpc]) -> tuple[list[Suggestion], list[str]]:
+    """Exactly four suggestions (PARAGON, INVESTIGATE, RENEGADE, NEUTRAL in that order) and lint notes for the scene
+    the next turn starts in: ``view`` is the state after this turn (``GameState.after``, whose turn number is the turn
+    just played) and ``present`` who is on stage. Choices among candidates come from an RNG keyed by (campaign seed,
+    ``view.campaign.turn_number``)."""
+    state = view
+    scene = scene_of(view, pack, present)
+    rng = dice.rng_for(state.campaign.seed, "suggest", view.campaign.turn_number)
     chosen: list[Suggestion] = []
     notes: list[str] = []
     for tone, options in _candidates(state, pack, scene, rng).items():
@@ -163,12 +169,11 @@ def suggest(state: GameState, pack: EraPack, present: list[PresentNpc]) -> tuple
     return chosen, notes
 
 
-def _misroutes(option: Suggestion, state: GameState, pack: EraPack) -> str | None:
+def _misroutes(option: Suggestion, state: PersistentState, pack: EraPack) -> str | None:
     """The label, if the player picks it, must classify as the action and the tone it promises."""
     if option.action_class == ActionClass.RECOVER.value:
         return None
-    probe = state.model_copy(update={"location": current_location(state)})
-    routed = intent.classify(option.label, probe, pack)
+    routed = intent.classify(option.label, state, pack)
     if routed.action_class.value != option.action_class:
         return f"would play as {routed.action_class.value}, not {option.action_class}"
     if routed.tone != option.tone:

@@ -9,16 +9,17 @@ trigger holds fire with their effects. Travel without a tick spreads talk only.
 
 from __future__ import annotations
 
+from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules import dice
 from skald.rules.clock import ticks_crossed
-from skald.state import Event, GameState
+from skald.state import PersistentState
 
 
-def _world_events(state: GameState, pack: EraPack, tick: int, rng, power: dict[str, int], public: list[str],
-                  npc_at: dict[str, str]) -> list[Event]:
+def _world_events(state: PersistentState, pack: EraPack, tick: int, rng, power: dict[str, int], public: list[str],
+                  npc_at: dict[str, str]) -> list[ev.BaseEvent]:
     """The pack's world events (``events.yaml``) whose trigger holds on this tick, with their effects."""
-    out: list[Event] = []
+    out: list[ev.BaseEvent] = []
     fired = set(state.world.fired_events)
     for event in pack.events.values():
         trigger = event.trigger
@@ -32,29 +33,28 @@ def _world_events(state: GameState, pack: EraPack, tick: int, rng, power: dict[s
             continue
         if rng.random() >= trigger.chance:
             continue
-        out.append(Event(type="EVENT_FIRED", data={"event": event.id, "once": trigger.once, "tick": tick,
-                                                   "factions": event.factions}))
+        out.append(ev.EventFired(event=event.id, once=trigger.once, tick=tick, factions=event.factions))
         news = event.news.replace("{faction}", pack.factions[event.factions[0]].name) if event.factions else event.news
-        out.append(Event(type="NEWS", data={"text": news, "tick": tick}))
+        out.append(ev.News(text=news, tick=tick))
         for faction, delta in event.effects.faction_power.items():
             power[faction] = power.get(faction, pack.factions[faction].power) + delta
-            out.append(Event(type="FACTION_MOVE", data={"faction": faction, "delta": delta}))
+            out.append(ev.FactionMove(faction=faction, delta=delta))
         if event.effects.rumor and event.effects.rumor not in public:
             public.append(event.effects.rumor)
-            out.append(Event(type="RUMOR_SPREAD", data={"rumor": event.effects.rumor}))
+            out.append(ev.RumorSpread(rumor=event.effects.rumor))
         for npc_id, location in event.effects.npc_moves.items():
             if npc_id in state.world.defeated_npcs:
                 continue
             npc_at[npc_id] = location
-            out.append(Event(type="NPC_MOVE", data={"npc": npc_id, "to": location}))
+            out.append(ev.NpcMove(npc=npc_id, to=location))
         here = not event.locations or state.location in event.locations
         if event.effects.stress and here:
-            out.append(Event(type="STRESS_CHANGE", data={"delta": event.effects.stress}))
+            out.append(ev.StressChange(delta=event.effects.stress))
         fired.add(event.id)
     return out
 
 
-def tick_events(state: GameState, pack: EraPack, minutes: int, travelled: bool) -> list[Event]:
+def tick_events(state: PersistentState, pack: EraPack, minutes: int, travelled: bool) -> list[ev.BaseEvent]:
     """Events for every tick crossed by advancing ``minutes`` from the current world time.
 
     :returns: WORLD_TICK, FACTION_MOVE, NEWS, RUMOR_SPREAD and NPC_MOVE events; empty when no tick is
@@ -62,13 +62,13 @@ def tick_events(state: GameState, pack: EraPack, minutes: int, travelled: bool) 
     """
     before = state.world.time_minutes
     crossed = ticks_crossed(before, before + minutes, pack.era.rules.world_tick_minutes)
-    events: list[Event] = []
+    events: list[ev.BaseEvent] = []
     public = list(state.world.public_rumors)
     power = dict(state.world.faction_power)
     npc_at = dict(state.world.npc_locations)
     for tick in crossed[-3:]:  # a long rest crosses at most three ticks' worth of news
         rng = dice.rng_for(state.campaign.seed, "world", tick)
-        events.append(Event(type="WORLD_TICK", data={"tick": tick}))
+        events.append(ev.WorldTick(tick=tick))
         factions = sorted(pack.factions)
         faction = pack.factions[rng.choice(factions)]
         delta = rng.choice((-1, 1, 1))
@@ -76,29 +76,29 @@ def tick_events(state: GameState, pack: EraPack, minutes: int, travelled: bool) 
             delta = -delta
         power[faction.id] = power.get(faction.id, faction.power) + delta
         news = rng.choice(faction.moves).replace("{faction}", faction.name)
-        events.append(Event(type="FACTION_MOVE", data={"faction": faction.id, "delta": delta}))
+        events.append(ev.FactionMove(faction=faction.id, delta=delta))
         rivals = [r for r in faction.rivals if power.get(r, pack.factions[r].power) > 0]
         if delta > 0 and rivals:  # one faction's gain is a rival's loss
             rival = rng.choice(rivals)
             power[rival] = power.get(rival, pack.factions[rival].power) - 1
-            events.append(Event(type="FACTION_MOVE", data={"faction": rival, "delta": -1, "rival_of": faction.id}))
-        events.append(Event(type="NEWS", data={"text": news, "tick": tick}))
+            events.append(ev.FactionMove(faction=rival, delta=-1, rival_of=faction.id))
+        events.append(ev.News(text=news, tick=tick))
         hidden = [r for r in pack.rumors if r not in public]
         if hidden:
             rumor = rng.choice(hidden)
             public.append(rumor)
-            events.append(Event(type="RUMOR_SPREAD", data={"rumor": rumor}))
+            events.append(ev.RumorSpread(rumor=rumor))
         for npc in pack.npcs.values():
             if len(npc.roams) > 1 and npc.id not in state.world.defeated_npcs:
                 here = npc_at.get(npc.id, npc.location)
                 nxt = npc.roams[(npc.roams.index(here) + 1) % len(npc.roams)] if here in npc.roams else npc.roams[0]
                 if nxt != here and rng.random() < 0.5:
                     npc_at[npc.id] = nxt
-                    events.append(Event(type="NPC_MOVE", data={"npc": npc.id, "to": nxt}))
+                    events.append(ev.NpcMove(npc=npc.id, to=nxt))
         events += _world_events(state, pack, tick, rng, power, public, npc_at)
     if not crossed and travelled:
         rng = dice.rng_for(state.campaign.seed, "travel", state.campaign.turn_number)
         hidden = [r for r in pack.rumors if r not in public and pack.rumors[r].location]
         if hidden and rng.random() < 0.3:
-            events.append(Event(type="RUMOR_SPREAD", data={"rumor": rng.choice(hidden)}))
+            events.append(ev.RumorSpread(rumor=rng.choice(hidden)))
     return events

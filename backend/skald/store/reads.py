@@ -7,20 +7,22 @@ import sqlite3
 from typing import Any
 
 from skald.errors import CampaignNotFoundError
-from skald.rules.prose import sentences
+from skald.events import BaseEvent, from_row
 from skald.state import (
     RECENT_TURNS,
-    ArcStage,
     Campaign,
     Combat,
     CompanionState,
     GameState,
     KnownNpc,
+    PersistentState,
     Player,
     QuestState,
     TurnSummary,
     World,
 )
+from skald.text import sentences
+from skald.vocab import ArcStage
 
 
 def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
@@ -95,14 +97,29 @@ def rendered_turns(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str,
     return out
 
 
+def event_log(conn: sqlite3.Connection, campaign_id: str) -> list[tuple[int, BaseEvent]]:
+    """Every stored event of the campaign as (turn number, typed event), in order; rows written before events
+    were typed read the same (their JSON has the same field names).
+
+    :raises pydantic.ValidationError: a row no event class accepts (a corrupt log, or a type this engine does not
+        know), naming the type and the field.
+    """
+    return [(r["turn_number"], from_row(r["type"], r["data"])) for r in conn.execute(
+        "SELECT turn_number, type, data FROM turn_events WHERE campaign_id = ? ORDER BY turn_number, seq",
+        (campaign_id,))]
+
+
 def turn_events(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, Any]]:
+    """The stored event rows as they are on disk (``type`` and the decoded ``data`` JSON)."""
     return [{"turn_number": r["turn_number"], "seq": r["seq"], "type": r["type"], "data": json.loads(r["data"])}
             for r in conn.execute("SELECT * FROM turn_events WHERE campaign_id = ? ORDER BY turn_number, seq",
                                   (campaign_id,))]
 
 
-def initial_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
+def initial_state(conn: sqlite3.Connection, campaign_id: str) -> PersistentState:
+    """The campaign's state at turn 0. Save files written before events were typed stored a whole ``GameState``
+    here (with empty per-turn fields); those read the same."""
     row = conn.execute("SELECT initial_state FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise CampaignNotFoundError(campaign_id)
-    return GameState.model_validate_json(row[0])
+    return GameState.model_validate_json(row[0]).persistent()

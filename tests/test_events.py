@@ -1,22 +1,32 @@
-"""Folding events into state: each event type changes the right field, with clamps, and nothing else."""
+"""Typed events: each event type changes the right field, with clamps, and nothing else; every type round-trips
+through its stored form; a misspelt type or field is a validation error."""
 
 from __future__ import annotations
 
 import pytest
-from skald.rules.events import INFORMATIONAL, KNOWN_EVENTS, apply_events
-from skald.state import NEWS_KEPT, PROCEDURAL_NPCS_KEPT, ArcStage, CompanionState, Event, GameState
+from pydantic import ValidationError
+from skald import events
+from skald.events import EVENT_TYPES, BaseEvent, Informational, from_row, limits_of, parse
+from skald.rules.start import new_state
+from skald.state import NEWS_KEPT, PROCEDURAL_NPCS_KEPT, CompanionState
+from skald.vocab import ArcStage
 
 
-def E(kind: str, **data) -> Event:
-    return Event(type=kind, data=data)
+def E(kind: str, **data) -> BaseEvent:
+    return parse({"type": kind, **data})
+
+
+@pytest.fixture
+def state(pack):
+    return new_state(pack, seed=7, campaign_id="test7")
 
 
 @pytest.fixture
 def fold(state, pack):
-    def run(*events: Event, s=None, turn: int = 1):
-        base = s or state
-        base = base.persistent() if isinstance(base, GameState) else base
-        return apply_events(base, list(events), pack, turn)
+    def run(*staged: BaseEvent, s=None, turn: int = 1):
+        base = (s or state).persistent()
+        base = base.model_copy(update={"campaign": base.campaign.model_copy(update={"turn_number": turn})})
+        return events.fold(base, list(staged), limits_of(pack))
 
     return run
 
@@ -26,10 +36,11 @@ def test_time_advance(fold, state):
 
 
 def test_damage_and_heal_clamp_to_zero_and_max(fold, state):
-    assert fold(E("DAMAGE", amount=4)).player.hp == state.player.max_hp - 4
-    assert fold(E("DAMAGE", amount=999)).player.hp == 0
-    assert fold(E("DAMAGE", amount=5), E("HEAL", amount=2)).player.hp == state.player.max_hp - 3
-    assert fold(E("HEAL", amount=999)).player.hp == state.player.max_hp
+    assert fold(E("DAMAGE", amount=4, source="x")).player.hp == state.player.max_hp - 4
+    assert fold(E("DAMAGE", amount=999, source="x")).player.hp == 0
+    hurt_then_healed = fold(E("DAMAGE", amount=5, source="x"), E("HEAL", amount=2, source="rest"))
+    assert hurt_then_healed.player.hp == state.player.max_hp - 3
+    assert fold(E("HEAL", amount=999, source="rest")).player.hp == state.player.max_hp
 
 
 def test_stress_clamps(fold, pack):
@@ -180,33 +191,84 @@ def test_quest_update_and_arc_stage(fold):
 
 
 def test_informational_events_change_nothing(fold, state):
-    events = [E(kind, npc="x", companion="x", act="y", tick=state.world.tick) for kind in sorted(INFORMATIONAL)]
-    after = fold(*events)
+    staged = [E("INTRO_THROTTLED", npc="x"), E("COMPANION_ACTS", companion="x", act="y")]
+    assert all(isinstance(e, Informational) for e in staged)
+    after = fold(*staged, turn=state.campaign.turn_number)
     assert after == state.persistent()
 
 
-def test_unknown_event_type_raises(fold):
-    with pytest.raises(ValueError, match="BOGUS"):
-        fold(E("TIME_ADVANCE", minutes=1), E("BOGUS"))
+def test_unknown_event_type_is_a_validation_error():
+    with pytest.raises(ValidationError, match="BOGUS"):
+        E("BOGUS")
+    with pytest.raises(ValidationError, match="amount"):
+        E("DAMAGE", amont=3, source="x")  # a misspelt field is no default either
+    with pytest.raises(ValidationError, match="Field required"):
+        E("DAMAGE", source="x")
 
 
-def test_every_known_event_has_a_handler_or_is_informational():
-    assert {"DAMAGE", "HEAL", "MOVE", "QUEST_UPDATE", "WORLD_TICK"} <= KNOWN_EVENTS
+def test_every_known_event_has_a_class():
+    assert {"DAMAGE", "HEAL", "MOVE", "QUEST_UPDATE", "WORLD_TICK"} <= set(EVENT_TYPES)
+    assert all(cls.model_fields["type"].default == kind for kind, cls in EVENT_TYPES.items())
 
 
-def test_apply_events_does_not_mutate_its_input(state, pack):
+EXAMPLES: dict[str, dict] = {
+    "TIME_ADVANCE": {"minutes": 10}, "DAMAGE": {"amount": 2, "source": "route"},
+    "HEAL": {"amount": 3, "source": "rest"},
+    "STRESS_CHANGE": {"delta": 1}, "CREDITS_CHANGE": {"delta": -2, "reason": "a drink"},
+    "ITEM_GET": {"item": "patch_kit", "qty": 1}, "ITEM_LOSE": {"item": "patch_kit", "qty": 1},
+    "MOVE": {"origin": "slag_and_lantern", "to": "scrip_market", "via": ["kettle_row"]},
+    "DEFEATED": {"location": "ash_flats"}, "RECOVERED": {"hp": 6, "location": "lowvent_clinic"},
+    "REPUTATION_CHANGE": {"faction": "union", "delta": 1, "reason": "helped"},
+    "COMBAT_START": {"enemy_id": "ash_storm", "enemy_name": "Ash Storm", "enemy_hp": 8, "enemy_damage": 4,
+                     "reward_credits": 3, "description": "Grit in the air."},
+    "ENEMY_DAMAGE": {"amount": 3, "enemy": "ash_storm"}, "COMBAT_END": {"outcome": "fled", "enemy": "ash_storm"},
+    "NPC_DEFEATED": {"npc": "gault_ferris"}, "NPC_MET": {"npc": "hesper_quill", "name": "Hesper Quill"},
+    "NPC_SPAWN": {"npc": "proc_x_1", "name": "Ada Vell", "location": "kettle_row", "role": "hawker",
+                  "description": "Sells everything."},
+    "NPC_INTRODUCED": {"npc": "hesper_quill"}, "INTRO_THROTTLED": {"npc": "tobin_marsh"},
+    "NPC_MOVE": {"npc": "tobin_marsh", "to": "kettle_row"}, "WORLD_TICK": {"tick": 3},
+    "FACTION_MOVE": {"faction": "charter", "delta": -1, "rival_of": "union"}, "NEWS": {"text": "A strike.", "tick": 3},
+    "EVENT_FIRED": {"event": "walkout", "once": True, "tick": 3, "factions": ["union"]},
+    "RUMOR_SPREAD": {"rumor": "meter_bypass"}, "RUMOR_HEARD": {"rumor": "meter_bypass", "source": "hesper_quill"},
+    "DISCOVERY": {"discovery": "tab_ledger", "location": "slag_and_lantern"},
+    "AFFINITY_CHANGE": {"companion": "rhea_calloway", "delta": 3},
+    "LOYALTY_CHANGE": {"companion": "rhea_calloway", "delta": 1}, "COMPANION_JOIN": {"companion": "rhea_calloway"},
+    "COMPANION_LEAVE": {"companion": "rhea_calloway", "reason": "affinity"},
+    "COMPANION_ACTS": {"companion": "rhea_calloway", "act": "patches you up"}, "TENSION_CHANGE": {"delta": 1},
+    "BANTER_QUEUED": {"companion": "rhea_calloway", "line": "Keep moving.", "banter": "dust_talk"},
+    "QUEST_UPDATE": {"quest": "short_pour", "status": "completed", "stage": 3},
+    "ARC_STAGE": {"stage": "CLIMAX", "story_turn": 12},
+}
+
+
+def test_examples_cover_every_event_type():
+    assert set(EXAMPLES) == set(EVENT_TYPES)
+
+
+@pytest.mark.parametrize("kind", sorted(EVENT_TYPES))
+def test_every_event_type_round_trips_through_its_stored_form(kind, fold):
+    event = E(kind, **EXAMPLES[kind])
+    assert type(event) is EVENT_TYPES[kind]
+    assert event.data == EXAMPLES[kind]  # the stored JSON has the same field names as the event
+    again = from_row(event.type, event.model_dump_json(exclude={"type"}))
+    assert again == event and parse(event.model_dump_json()) == event
+    fold(event)  # and it applies to a fresh campaign without error
+
+
+def test_apply_does_not_mutate_its_input(state, pack):
     state.companions["rhea_calloway"] = CompanionState(id="rhea_calloway", in_party=True)
     before = state.persistent()
     snapshot = before.model_dump()
-    apply_events(before, [E("DAMAGE", amount=3), E("ITEM_GET", item="patch_kit"), E("ITEM_LOSE", item="hand_lamp"),
-                          E("AFFINITY_CHANGE", companion="rhea_calloway", delta=5),
-                          E("REPUTATION_CHANGE", faction="union", delta=1), E("NEWS", text="n"),
-                          E("NPC_MOVE", npc="tobin_marsh", to="kettle_row"), E("MOVE", to="kettle_row")], pack, 1)
+    events.fold(before, [E("DAMAGE", amount=3, source="x"), E("ITEM_GET", item="patch_kit"),
+                         E("ITEM_LOSE", item="hand_lamp"), E("AFFINITY_CHANGE", companion="rhea_calloway", delta=5),
+                         E("REPUTATION_CHANGE", faction="union", delta=1), E("NEWS", text="n", tick=1),
+                         E("NPC_MOVE", npc="tobin_marsh", to="kettle_row"),
+                         E("MOVE", origin="slag_and_lantern", to="kettle_row")], limits_of(pack))
     assert before.model_dump() == snapshot
 
 
 def test_events_fold_in_order(fold, state):
-    s = fold(E("DAMAGE", amount=state.player.max_hp), E("HEAL", amount=3))
+    s = fold(E("DAMAGE", amount=state.player.max_hp, source="x"), E("HEAL", amount=3, source="rest"))
     assert s.player.hp == 3
-    s = fold(E("HEAL", amount=3), E("DAMAGE", amount=state.player.max_hp))
+    s = fold(E("HEAL", amount=3, source="rest"), E("DAMAGE", amount=state.player.max_hp, source="x"))
     assert s.player.hp == 0

@@ -1,0 +1,563 @@
+"""Every change to a campaign's persistent state is one of these events: defined and applied here, nowhere else.
+
+Nodes stage events (``GameState.staged_events``); :func:`stage` folds each batch once into the projected state
+``GameState.after``; Commit stores the events in ``turn_events`` and writes ``after`` without folding again.
+
+- One class per event, keyed on ``type`` (:data:`Event` is the discriminated union). A misspelt type or a missing
+  field is a ``pydantic.ValidationError``, never a silent default.
+- ``apply(state, limits)`` returns a new :class:`~skald.persistent.PersistentState` that shares every part it did not
+  change (copy-on-write); it never modifies ``state``. Informational events (:class:`Informational`) change nothing.
+- Turn-stamped fields (``first_met_turn``, ``joined_turn``, ``last_intro_turn``, ``last_banter_turn``) take
+  ``state.campaign.turn_number``: in ``GameState.after`` that is the number of the turn being played.
+- Stored form: ``type`` in its own column and the other fields as JSON (``data``), ``None`` fields left out, so a
+  log written before events were typed reads back unchanged (:func:`from_row`).
+
+Clamps: HP 0..max_hp, stress 0..``limits.max_stress``, reputation -10..10, faction power 0..10, tension 0..10,
+affinity -100..100, loyalty 0..10. Units: minutes of game time, credits, HP and stress points.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from skald.persistent import (
+    BANTER_KEPT,
+    NEWS_KEPT,
+    PROCEDURAL_NPCS_KEPT,
+    Combat,
+    CompanionState,
+    KnownNpc,
+    PersistentState,
+    QuestState,
+)
+from skald.vocab import ArcStage, QuestStatus
+
+if TYPE_CHECKING:
+    from skald.packs.models import EraPack
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The pack's numbers some events clamp to: the stress cap and each faction's starting power (used when a
+    faction is missing from the world, e.g. one added by a pack edit)."""
+
+    max_stress: int = 10
+    base_power: Mapping[str, int] = field(default_factory=dict)
+
+
+_LIMITS: dict[tuple[str, str], Limits] = {}
+
+
+def limits_of(pack: EraPack) -> Limits:
+    """The :class:`Limits` of ``pack`` (cached per pack id and content hash)."""
+    key = (pack.id, pack.content_hash)
+    found = _LIMITS.get(key)
+    if found is None:
+        found = Limits(pack.era.rules.max_stress, {f.id: f.power for f in pack.factions.values()})
+        if len(_LIMITS) > 64:
+            _LIMITS.clear()
+        _LIMITS[key] = found
+    return found
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def _with(model: BaseModel, **changes: Any) -> Any:
+    return model.model_copy(update=changes)
+
+
+def _player(state: PersistentState, **changes: Any) -> PersistentState:
+    return _with(state, player=_with(state.player, **changes))
+
+
+def _world(state: PersistentState, **changes: Any) -> PersistentState:
+    return _with(state, world=_with(state.world, **changes))
+
+
+def _sorted(mapping: dict[str, int]) -> dict[str, int]:
+    """Inventory and reputation are kept in id order (the order the store reads them back in)."""
+    return dict(sorted(mapping.items()))
+
+
+def _added(items: list[str], item: str) -> list[str]:
+    return items if item in items else [*items, item]
+
+
+def _companion(state: PersistentState, cid: str, **changes: Any) -> PersistentState:
+    current = state.companions.get(cid) or CompanionState(id=cid)
+    return _with(state, companions={**state.companions, cid: _with(current, **changes)})
+
+
+class BaseEvent(BaseModel):
+    """Fields common to every event. Subclasses set ``type`` and implement :meth:`apply`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: str
+
+    def apply(self, state: PersistentState, limits: Limits) -> PersistentState:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The stored fields (everything but ``type``; ``None`` left out)."""
+        return self.model_dump(mode="json", exclude={"type"}, exclude_none=True)
+
+
+class Informational(BaseEvent):
+    """An event that only informs the narrator and the log; it changes no state."""
+
+    def apply(self, state: PersistentState, limits: Limits) -> PersistentState:
+        return state
+
+
+# --------------------------------------------------------------------------------------------------- the player
+
+
+class TimeAdvance(BaseEvent):
+    type: Literal["TIME_ADVANCE"] = "TIME_ADVANCE"
+    minutes: int = Field(ge=0, description="game minutes the action took")
+
+    def apply(self, state, limits):
+        return _world(state, time_minutes=state.world.time_minutes + self.minutes)
+
+
+class Damage(BaseEvent):
+    type: Literal["DAMAGE"] = "DAMAGE"
+    amount: int = Field(ge=0, description="HP lost")
+    source: str = Field(description="who or what hurt the player: an enemy id, 'route'...")
+
+    def apply(self, state, limits):
+        return _player(state, hp=_clamp(state.player.hp - self.amount, 0, state.player.max_hp))
+
+
+class Heal(BaseEvent):
+    type: Literal["HEAL"] = "HEAL"
+    amount: int = Field(ge=0, description="HP restored")
+    source: str = Field(description="an item id, a companion id, or 'rest'")
+
+    def apply(self, state, limits):
+        return _player(state, hp=_clamp(state.player.hp + self.amount, 0, state.player.max_hp))
+
+
+class StressChange(BaseEvent):
+    type: Literal["STRESS_CHANGE"] = "STRESS_CHANGE"
+    delta: int
+
+    def apply(self, state, limits):
+        return _player(state, stress=_clamp(state.player.stress + self.delta, 0, limits.max_stress))
+
+
+class CreditsChange(BaseEvent):
+    type: Literal["CREDITS_CHANGE"] = "CREDITS_CHANGE"
+    delta: int = Field(description="credits gained (positive) or spent (negative); the purse never goes below 0")
+    reason: str = ""
+
+    def apply(self, state, limits):
+        return _player(state, credits=max(0, state.player.credits + self.delta))
+
+
+class ItemGet(BaseEvent):
+    type: Literal["ITEM_GET"] = "ITEM_GET"
+    item: str
+    qty: int = Field(1, ge=1)
+
+    def apply(self, state, limits):
+        inventory = state.player.inventory
+        return _player(state, inventory=_sorted({**inventory, self.item: inventory.get(self.item, 0) + self.qty}))
+
+
+class ItemLose(BaseEvent):
+    type: Literal["ITEM_LOSE"] = "ITEM_LOSE"
+    item: str
+    qty: int = Field(1, ge=1)
+
+    def apply(self, state, limits):
+        inventory = dict(state.player.inventory)
+        left = inventory.get(self.item, 0) - self.qty
+        if left > 0:
+            inventory[self.item] = left
+        else:
+            inventory.pop(self.item, None)
+        return _player(state, inventory=inventory)
+
+
+class Move(BaseEvent):
+    type: Literal["MOVE"] = "MOVE"
+    origin: str
+    to: str
+    via: list[str] | None = Field(None, description="locations passed through on a multi-hop route")
+
+    def apply(self, state, limits):
+        return _with(state, location=self.to)
+
+
+class Defeated(BaseEvent):
+    type: Literal["DEFEATED"] = "DEFEATED"
+    location: str
+
+    def apply(self, state, limits):
+        return _player(state, defeated=True, hp=0)
+
+
+class Recovered(BaseEvent):
+    type: Literal["RECOVERED"] = "RECOVERED"
+    hp: int = Field(description="HP the player wakes with (clamped to 1..max_hp)")
+    location: str
+
+    def apply(self, state, limits):
+        return _player(state, defeated=False, hp=_clamp(self.hp, 1, state.player.max_hp))
+
+
+class ReputationChange(BaseEvent):
+    type: Literal["REPUTATION_CHANGE"] = "REPUTATION_CHANGE"
+    faction: str
+    delta: int
+    reason: str = ""
+
+    def apply(self, state, limits):
+        value = _clamp(state.reputation.get(self.faction, 0) + self.delta, -10, 10)
+        return _with(state, reputation=_sorted({**state.reputation, self.faction: value}))
+
+
+# --------------------------------------------------------------------------------------------------- combat
+
+
+class CombatStart(BaseEvent):
+    type: Literal["COMBAT_START"] = "COMBAT_START"
+    enemy_id: str
+    enemy_name: str
+    enemy_hp: int
+    enemy_damage: int = Field(description="max damage per hit (1..enemy_damage)")
+    reward_credits: int = 0
+    description: str | None = None
+
+    def apply(self, state, limits):
+        return _with(state, combat=Combat(enemy_id=self.enemy_id, enemy_name=self.enemy_name, enemy_hp=self.enemy_hp,
+                                          enemy_damage=self.enemy_damage, reward_credits=self.reward_credits))
+
+
+class EnemyDamage(BaseEvent):
+    type: Literal["ENEMY_DAMAGE"] = "ENEMY_DAMAGE"
+    amount: int = Field(ge=0)
+    enemy: str
+
+    def apply(self, state, limits):
+        if state.combat is None:
+            return state
+        return _with(state, combat=_with(state.combat, enemy_hp=max(0, state.combat.enemy_hp - self.amount),
+                                         round=state.combat.round + 1))
+
+
+class CombatEnd(BaseEvent):
+    type: Literal["COMBAT_END"] = "COMBAT_END"
+    outcome: Literal["victory", "fled", "defeat"]
+    enemy: str
+
+    def apply(self, state, limits):
+        return _with(state, combat=None)
+
+
+class NpcDefeated(BaseEvent):
+    type: Literal["NPC_DEFEATED"] = "NPC_DEFEATED"
+    npc: str
+
+    def apply(self, state, limits):
+        return _world(state, defeated_npcs=_added(state.world.defeated_npcs, self.npc))
+
+
+# --------------------------------------------------------------------------------------------------- NPCs
+
+
+class NpcMet(BaseEvent):
+    type: Literal["NPC_MET"] = "NPC_MET"
+    npc: str
+    name: str
+
+    def apply(self, state, limits):
+        if self.npc in state.known_npcs:
+            return state
+        met = KnownNpc(id=self.npc, name=self.name, first_met_turn=state.campaign.turn_number)
+        return _with(state, known_npcs={**state.known_npcs, self.npc: met})
+
+
+class NpcSpawn(BaseEvent):
+    """A procedural stranger is introduced; only the newest ``PROCEDURAL_NPCS_KEPT`` are remembered."""
+
+    type: Literal["NPC_SPAWN"] = "NPC_SPAWN"
+    npc: str
+    name: str
+    location: str
+    role: str
+    description: str
+
+    def apply(self, state, limits):
+        turn = state.campaign.turn_number
+        known = {k: v for k, v in state.known_npcs.items() if k != self.npc}
+        known[self.npc] = KnownNpc(id=self.npc, name=self.name, first_met_turn=turn, procedural=True,
+                                   location=self.location, role=self.role, description=self.description)
+        procedural = [k for k, v in known.items() if v.procedural]
+        for old in procedural[:-PROCEDURAL_NPCS_KEPT]:
+            del known[old]
+        return _with(state, known_npcs=known, world=_with(state.world, last_intro_turn=turn))
+
+
+class NpcIntroduced(BaseEvent):
+    type: Literal["NPC_INTRODUCED"] = "NPC_INTRODUCED"
+    npc: str
+
+    def apply(self, state, limits):
+        return _world(state, last_intro_turn=state.campaign.turn_number)
+
+
+class IntroThrottled(Informational):
+    """A newcomer was not introduced this turn: at most one introduction per ``rules.intro_every_turns``."""
+
+    type: Literal["INTRO_THROTTLED"] = "INTRO_THROTTLED"
+    npc: str
+
+
+class NpcMove(BaseEvent):
+    type: Literal["NPC_MOVE"] = "NPC_MOVE"
+    npc: str
+    to: str
+
+    def apply(self, state, limits):
+        return _world(state, npc_locations={**state.world.npc_locations, self.npc: self.to})
+
+
+# --------------------------------------------------------------------------------------------------- the world
+
+
+class WorldTick(BaseEvent):
+    type: Literal["WORLD_TICK"] = "WORLD_TICK"
+    tick: int = Field(description="index of the world tick crossed (world time // rules.world_tick_minutes)")
+
+    def apply(self, state, limits):
+        return _world(state, tick=max(state.world.tick, self.tick))
+
+
+class FactionMove(BaseEvent):
+    type: Literal["FACTION_MOVE"] = "FACTION_MOVE"
+    faction: str
+    delta: int
+    rival_of: str | None = Field(None, description="set when this faction lost a point to a rival's gain")
+
+    def apply(self, state, limits):
+        power = state.world.faction_power
+        value = _clamp(power.get(self.faction, limits.base_power.get(self.faction, 0)) + self.delta, 0, 10)
+        return _world(state, faction_power={**power, self.faction: value})
+
+
+class News(BaseEvent):
+    type: Literal["NEWS"] = "NEWS"
+    text: str
+    tick: int
+
+    def apply(self, state, limits):
+        return _world(state, news=[*state.world.news, self.text][-NEWS_KEPT:])
+
+
+class EventFired(BaseEvent):
+    """A world event from the pack's ``events.yaml`` fired; once-only events are remembered."""
+
+    type: Literal["EVENT_FIRED"] = "EVENT_FIRED"
+    event: str
+    once: bool = False
+    tick: int
+    factions: list[str] = Field(default_factory=list)
+
+    def apply(self, state, limits):
+        if not self.once or self.event in state.world.fired_events:
+            return state
+        return _world(state, fired_events=[*state.world.fired_events, self.event])
+
+
+class RumorSpread(BaseEvent):
+    type: Literal["RUMOR_SPREAD"] = "RUMOR_SPREAD"
+    rumor: str
+
+    def apply(self, state, limits):
+        return _world(state, public_rumors=_added(state.world.public_rumors, self.rumor))
+
+
+class RumorHeard(BaseEvent):
+    type: Literal["RUMOR_HEARD"] = "RUMOR_HEARD"
+    rumor: str
+    source: str = Field(description="the NPC or location the player heard it from")
+
+    def apply(self, state, limits):
+        return _world(state, known_rumors=_added(state.world.known_rumors, self.rumor))
+
+
+class Discovery(BaseEvent):
+    type: Literal["DISCOVERY"] = "DISCOVERY"
+    discovery: str
+    location: str
+
+    def apply(self, state, limits):
+        return _world(state, discoveries=_added(state.world.discoveries, self.discovery))
+
+
+# --------------------------------------------------------------------------------------------------- companions
+
+
+class AffinityChange(BaseEvent):
+    type: Literal["AFFINITY_CHANGE"] = "AFFINITY_CHANGE"
+    companion: str
+    delta: int
+
+    def apply(self, state, limits):
+        current = state.companions.get(self.companion)
+        affinity = current.affinity if current else 0
+        return _companion(state, self.companion, affinity=_clamp(affinity + self.delta, -100, 100))
+
+
+class LoyaltyChange(BaseEvent):
+    type: Literal["LOYALTY_CHANGE"] = "LOYALTY_CHANGE"
+    companion: str
+    delta: int
+
+    def apply(self, state, limits):
+        current = state.companions.get(self.companion)
+        loyalty = current.loyalty if current else 0
+        return _companion(state, self.companion, loyalty=_clamp(loyalty + self.delta, 0, 10))
+
+
+class CompanionJoin(BaseEvent):
+    type: Literal["COMPANION_JOIN"] = "COMPANION_JOIN"
+    companion: str
+
+    def apply(self, state, limits):
+        return _companion(state, self.companion, in_party=True, joined_turn=state.campaign.turn_number)
+
+
+class CompanionLeave(BaseEvent):
+    type: Literal["COMPANION_LEAVE"] = "COMPANION_LEAVE"
+    companion: str
+    reason: str = ""
+
+    def apply(self, state, limits):
+        return _companion(state, self.companion, in_party=False)
+
+
+class CompanionActs(Informational):
+    """A companion did something this turn (its effect, e.g. a HEAL, is its own event)."""
+
+    type: Literal["COMPANION_ACTS"] = "COMPANION_ACTS"
+    companion: str
+    act: str
+
+
+class TensionChange(BaseEvent):
+    type: Literal["TENSION_CHANGE"] = "TENSION_CHANGE"
+    delta: int
+
+    def apply(self, state, limits):
+        return _world(state, tension=_clamp(state.world.tension + self.delta, 0, 10))
+
+
+class BanterQueued(BaseEvent):
+    """A line for the narrator to include: a companion's own line, or a whole exchange from ``banter.yaml``."""
+
+    type: Literal["BANTER_QUEUED"] = "BANTER_QUEUED"
+    companion: str
+    line: str
+    banter: str | None = Field(None, description="the banter.yaml exchange id, when the line is an exchange")
+
+    def apply(self, state, limits):
+        queued = [*state.world.banter, f"{self.companion}|{self.line}"][-BANTER_KEPT:]
+        return _world(state, banter=queued, last_banter_turn=state.campaign.turn_number)
+
+
+# --------------------------------------------------------------------------------------------------- the story
+
+
+class QuestUpdate(BaseEvent):
+    type: Literal["QUEST_UPDATE"] = "QUEST_UPDATE"
+    quest: str
+    status: QuestStatus
+    stage: int = Field(ge=0, description="the stage now reached (for a completed quest, the number of stages)")
+
+    def apply(self, state, limits):
+        quest = QuestState(id=self.quest, status=self.status, stage=self.stage)
+        return _with(state, quests={**state.quests, self.quest: quest})
+
+
+class ArcStageChange(BaseEvent):
+    type: Literal["ARC_STAGE"] = "ARC_STAGE"
+    stage: ArcStage
+    story_turn: int = Field(description="the story turn the stage starts at")
+
+    def apply(self, state, limits):
+        return _with(state, arc_stage=self.stage, arc_stage_turn=self.story_turn)
+
+
+Event = Annotated[
+    TimeAdvance | Damage | Heal | StressChange | CreditsChange | ItemGet | ItemLose | Move | Defeated | Recovered
+    | ReputationChange | CombatStart | EnemyDamage | CombatEnd | NpcDefeated | NpcMet | NpcSpawn | NpcIntroduced
+    | IntroThrottled | NpcMove | WorldTick | FactionMove | News | EventFired | RumorSpread | RumorHeard | Discovery
+    | AffinityChange | LoyaltyChange | CompanionJoin | CompanionLeave | CompanionActs | TensionChange | BanterQueued
+    | QuestUpdate | ArcStageChange,
+    Field(discriminator="type"),
+]
+EVENT_TYPES: dict[str, type[BaseEvent]] = {}  # type string -> class, filled below
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
+
+
+def _collect() -> None:
+    pending = [BaseEvent]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            pending.append(sub)
+            literal = sub.model_fields["type"].default
+            if isinstance(literal, str) and literal != "":
+                EVENT_TYPES[literal] = sub
+
+
+_collect()
+
+
+def parse(value: Mapping[str, Any] | str) -> BaseEvent:
+    """An event from ``{"type": ..., **fields}`` (or its JSON). :raises pydantic.ValidationError: unknown type,
+    missing or misspelt field."""
+    return _ADAPTER.validate_json(value) if isinstance(value, str) else _ADAPTER.validate_python(value)
+
+
+def from_row(kind: str, data: str | Mapping[str, Any]) -> BaseEvent:
+    """An event as stored in ``turn_events`` (``type`` column, ``data`` JSON). :raises pydantic.ValidationError."""
+    fields = json.loads(data) if isinstance(data, str) else dict(data)
+    return _ADAPTER.validate_python({**fields, "type": kind})
+
+
+def fold(state: PersistentState, events: Iterable[BaseEvent], limits: Limits) -> PersistentState:
+    """``state`` with ``events`` applied in order (a new state; ``state`` is not modified)."""
+    for event in events:
+        state = event.apply(state, limits)
+    return state
+
+
+def replay_log(initial: PersistentState, log: Iterable[tuple[int, BaseEvent]], limits: Limits) -> PersistentState:
+    """Fold a stored event log: ``(turn_number, event)`` pairs in order, each applied with the campaign's turn
+    number set to the turn it was played in. Returns the state with ``campaign.turn_number`` of the last turn."""
+    state = initial
+    for turn, event in log:
+        if state.campaign.turn_number != turn:
+            state = _with(state, campaign=_with(state.campaign, turn_number=turn))
+        state = event.apply(state, limits)
+    return state
+
+
+def stage(after: PersistentState, events: list[BaseEvent], limits: Limits) -> dict[str, Any]:
+    """The state update for staging ``events``: appended to ``staged_events`` and folded, once, into ``after``.
+    Every node that stages events returns this (merged with its other fields)."""
+    if not events:
+        return {}
+    return {"staged_events": list(events), "after": fold(after, events, limits)}

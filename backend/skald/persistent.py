@@ -1,0 +1,134 @@
+"""The persistent state of a campaign: what Commit stores and what the next turn starts from.
+
+:class:`PersistentState` = campaign counters, the player's sheet, location, world, reputation, companions, known
+NPCs, quests, arc stage, combat and the last few turns. It changes only through the typed events in
+``skald.events`` (folded once per turn into the projected state ``GameState.after``) and the turn counters Commit
+advances.
+
+Every model here is treated as immutable once built: an event's ``apply`` returns a new state that shares what did
+not change (``model_copy(update=...)``), so folding never deep-copies and an earlier state is never altered.
+
+Units: times are minutes of game time; money is in the pack's currency (``credits`` in the engine); HP and stress
+are points. Every collection is bounded (recent turns, news, banter, procedural NPCs) so a 10,000-turn campaign
+costs what turn 10 does.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skald.vocab import STATS, ArcStage, QuestStatus
+
+RECENT_TURNS = 4  # turn summaries kept in state for the narrator and director
+NEWS_KEPT = 8
+BANTER_KEPT = 3
+PROCEDURAL_NPCS_KEPT = 24
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class Campaign(Model):
+    id: str
+    pack_id: str
+    seed: int
+    turn_number: int = Field(0, description="turns committed; in GameState.after, the number of the turn played")
+    story_turns: int = Field(0, description="non-META turns played")
+
+
+class Player(Model):
+    name: str
+    background: str
+    stats: dict[str, int] = Field(description=f"ability scores {STATS}, d20 SRD scale")
+    hp: int
+    max_hp: int
+    credits: int
+    stress: int = 0
+    inventory: dict[str, int] = Field(default_factory=dict, description="item id -> quantity (> 0)")
+    defeated: bool = False
+
+
+class CompanionState(Model):
+    id: str
+    affinity: int = 0
+    loyalty: int = 0
+    in_party: bool = False
+    joined_turn: int | None = None
+
+
+class KnownNpc(Model):
+    id: str
+    name: str
+    first_met_turn: int
+    procedural: bool = False
+    location: str | None = None
+    role: str = ""
+    description: str = ""
+
+
+class Combat(Model):
+    enemy_id: str
+    enemy_name: str
+    enemy_hp: int
+    enemy_damage: int
+    reward_credits: int = 0
+    round: int = 1
+
+
+class QuestState(Model):
+    id: str
+    status: QuestStatus = QuestStatus.ACTIVE
+    stage: int = 0
+
+
+class TurnSummary(Model):
+    turn: int
+    input: str
+    action_class: str
+    outcome: str
+    location: str
+    sentences: list[str] = Field(default_factory=list, description="narration sentences, for variety checks")
+
+
+class World(Model):
+    time_minutes: int
+    tick: int = Field(0, description="index of the last world tick applied")
+    faction_power: dict[str, int] = Field(default_factory=dict)
+    public_rumors: list[str] = Field(default_factory=list, description="rumor ids the town talks about")
+    known_rumors: list[str] = Field(default_factory=list, description="rumor ids the player has heard")
+    news: list[str] = Field(default_factory=list)
+    npc_locations: dict[str, str] = Field(default_factory=dict, description="NPC id -> location, where moved")
+    defeated_npcs: list[str] = Field(default_factory=list)
+    discoveries: list[str] = Field(default_factory=list, description="discovery ids already found")
+    last_intro_turn: int = -100
+    tension: int = Field(0, description="inter-party tension, 0..10")
+    banter: list[str] = Field(default_factory=list, description="queued companion lines, 'companion_id|line'")
+    fired_events: list[str] = Field(default_factory=list, description="ids of once-only world events that fired")
+    last_banter_turn: int = 0
+
+
+class PersistentState(Model):
+    campaign: Campaign
+    player: Player
+    location: str
+    world: World
+    reputation: dict[str, int] = Field(default_factory=dict, description="faction id -> reputation, -10..10")
+    companions: dict[str, CompanionState] = Field(default_factory=dict)
+    known_npcs: dict[str, KnownNpc] = Field(default_factory=dict)
+    quests: dict[str, QuestState] = Field(default_factory=dict)
+    arc_stage: ArcStage = ArcStage.SETUP
+    arc_stage_turn: int = 0
+    combat: Combat | None = None
+    recent: list[TurnSummary] = Field(default_factory=list)
+
+    @property
+    def party(self) -> list[str]:
+        return [cid for cid, c in self.companions.items() if c.in_party]
+
+    def persistent(self) -> PersistentState:
+        """Just the persistent fields (shared, not copied): for a ``GameState``, the committed state."""
+        return PersistentState.model_construct(**{name: getattr(self, name) for name in PERSISTENT_FIELDS})
+
+
+PERSISTENT_FIELDS: frozenset[str] = frozenset(PersistentState.model_fields)
