@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -24,13 +25,13 @@ import pytest
 from fake_ollama import FakeOllama, json_reply, text
 from skald.api import create_app
 from skald.api.server import LiveServer
-from skald.graph import PIPELINE, build_graph, run_turn
+from skald.graph import PIPELINE, build_graph
 from skald.llm.client import LLMClient
 from skald.nodes.director import director
 from skald.packs import loader
 from skald.settings import Settings
-from skald.store.db import connect, writing
-from skald.store.reads import load_state
+from skald.store.db import connect
+from skald.store.schema import SCHEMA_VERSION
 
 PACK = "cinder_reach"
 TIMEOUT = httpx.Timeout(20.0)
@@ -123,7 +124,7 @@ class Gated:
 
 def test_health_reports_the_database_and_each_llm_role_offline(api: Api) -> None:
     body = api.client.get("/health").json()
-    assert body["status"] == "ok" and body["db"]["ok"] and body["db"]["schema_version"] == 3
+    assert body["status"] == "ok" and body["db"]["ok"] and body["db"]["schema_version"] == SCHEMA_VERSION
     assert set(body["llm"]["roles"]) == {"director", "narrator", "suggestion_refiner"}
     assert body["llm"]["online"] is False
     assert all(role["reachable"] is None for role in body["llm"]["roles"].values())
@@ -166,13 +167,15 @@ def test_create_play_ten_turns_and_page_the_transcript(api: Api) -> None:
     state = api.client.get(f"/campaigns/{cid}", headers=auth).json()
     assert state["turn_number"] == 10 and state["name"] == "Ada"
 
-    page = api.client.get(f"/campaigns/{cid}/turns", params={"offset": 3, "limit": 4}, headers=auth).json()
-    assert page["total"] == 10 and page["offset"] == 3 and page["limit"] == 4
+    page = api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 3, "limit": 4}, headers=auth).json()
+    assert page["total"] == 10 and page["next_after_turn"] == 7
     assert [t["turn_number"] for t in page["turns"]] == [4, 5, 6, 7]
     assert [t["input"] for t in page["turns"]] == lines[3:7]
     everything = api.client.get(f"/campaigns/{cid}/turns", params={"limit": 100}, headers=auth).json()["turns"]
     assert [t["turn_number"] for t in everything] == list(range(1, 11))
-    assert api.client.get(f"/campaigns/{cid}/turns", params={"offset": 10}, headers=auth).json()["turns"] == []
+    last = api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 7}, headers=auth).json()
+    assert [t["turn_number"] for t in last["turns"]] == [8, 9, 10] and last["next_after_turn"] is None
+    assert api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 10}, headers=auth).json()["turns"] == []
     assert api.client.get(f"/campaigns/{cid}/turns", params={"limit": 0}, headers=auth).status_code == 422
 
     for part in ("rumors", "party", "quests"):
@@ -306,29 +309,27 @@ def test_a_retry_with_the_same_idempotency_key_returns_the_original_result(api: 
     assert api.client.get(f"/campaigns/{cid}/turns", headers=auth).json()["total"] == 2
 
 
-def test_a_key_left_pending_by_a_crash_after_the_commit_is_recovered_not_replayed(api: Api) -> None:
+def test_a_failure_inside_the_commit_leaves_neither_the_turn_nor_its_key(api: Api, monkeypatch) -> None:
+    from skald.store import idempotency
+
     cid, auth = api.new_campaign()
-    # what a server that died between the turn's commit and storing the response leaves behind
+
+    def disk_full(*args, **kwargs):  # runs inside the turn's transaction, after the key was written
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(idempotency, "prune", disk_full)
+    failed = api.turn(cid, auth, "look around", headers={"Idempotency-Key": "k1"})
+    assert failed.status_code == 500
     conn = connect(api.db)
-    with writing(conn):
-        conn.execute("INSERT INTO api_idempotency (campaign_id, key, input_hash, based_on, created_at) "
-                     "VALUES (?, 'k1', ?, 0, 'now')", (cid, _sha("look around")))
-    state = load_state(conn, cid)
-    played = run_turn(conn, state.model_copy(update={"player_input": "look around"}),
-                      llm=LLMClient(Settings(), online=False), retriever=None)
-    # ... and one that died before its turn committed
-    with writing(conn):
-        conn.execute("INSERT INTO api_idempotency (campaign_id, key, input_hash, based_on, created_at) "
-                     "VALUES (?, 'k2', ?, 1, 'now')", (cid, _sha("go outside")))
+    assert conn.execute("SELECT COUNT(*) FROM api_idempotency WHERE campaign_id = ?", (cid,)).fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM turns WHERE campaign_id = ?", (cid,)).fetchone()[0] == 0
     conn.close()
-    recovered = api.turn(cid, auth, "look around", headers={"Idempotency-Key": "k1"})
-    assert recovered.status_code == 200 and recovered.headers["idempotent-replayed"] == "true"
-    body = recovered.json()
-    assert body["turn_number"] == 1 and body["text"] == played.final_text and len(body["suggestions"]) == 4
-    assert api.client.get(f"/campaigns/{cid}", headers=auth).json()["turn_number"] == 1  # not played again
-    assert api.turn(cid, auth, "look around", headers={"Idempotency-Key": "k1"}).json() == body
-    fresh = api.turn(cid, auth, "go outside", headers={"Idempotency-Key": "k2"})
-    assert fresh.status_code == 200 and fresh.json()["turn_number"] == 2 and "idempotent-replayed" not in fresh.headers
+    monkeypatch.undo()
+    first = api.turn(cid, auth, "look around", headers={"Idempotency-Key": "k1"})
+    assert first.status_code == 200 and first.json()["turn_number"] == 1 and "idempotent-replayed" not in first.headers
+    again = api.turn(cid, auth, "look around", headers={"Idempotency-Key": "k1"})
+    assert again.headers["idempotent-replayed"] == "true" and again.json() == first.json()
+    assert api.client.get(f"/campaigns/{cid}", headers=auth).json()["turn_number"] == 1
 
 
 def _sha(line: str) -> str:

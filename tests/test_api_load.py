@@ -85,10 +85,12 @@ def test_twenty_clients_five_campaigns_two_hundred_turns(tmp_path: Path) -> None
         numbers = {}
         for cid, auth in campaigns:
             numbers[cid] = []
-            for offset in range(0, TURNS + 1, 100):  # page through the transcript
-                page = setup.get(f"/campaigns/{cid}/turns", params={"offset": offset, "limit": 100},
+            after: int | None = 0
+            while after is not None:  # page through the transcript
+                page = setup.get(f"/campaigns/{cid}/turns", params={"after_turn": after, "limit": 100},
                                  headers=auth).json()
                 numbers[cid] += [t["turn_number"] for t in page["turns"]]
+                after = page["next_after_turn"]
             assert numbers[cid] == list(range(1, page["total"] + 1))
             assert setup.get(f"/campaigns/{cid}", headers=auth).json()["turn_number"] == page["total"]
         assert sum(len(n) for n in numbers.values()) == TURNS

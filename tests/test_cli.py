@@ -10,7 +10,7 @@ from pathlib import Path
 
 from support import SCRIPT_30
 
-SKALD = [sys.executable, "-m", "skald.cli.main"]
+SKALD = [sys.executable, "-m", "skald"]
 ENV = {**os.environ, "SKALD_LLM": "off"}
 
 

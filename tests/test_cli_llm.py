@@ -14,7 +14,7 @@ import time
 import pytest
 from fake_ollama import FakeOllama, json_reply, slow, text
 
-SKALD = [sys.executable, "-m", "skald.cli.main"]
+SKALD = [sys.executable, "-m", "skald"]
 ROLES_ENV = {"SKALD_DIRECTOR_MODEL": "dir", "SKALD_NARRATOR_MODEL": "nar", "SKALD_SUGGESTION_REFINER_MODEL": "ref"}
 VALID = {"suggestions": [{"label": f"Do the {t.lower()} thing", "tone": t, "risk": "SAFE"}
                          for t in ("PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL")]}

@@ -13,6 +13,7 @@ from skald.graph import NODES, build_graph, run_turn
 from skald.store import writer
 from skald.store.db import connect
 from skald.store.reads import load_state
+from skald.store.schema import SCHEMA_VERSION
 
 TABLES = ("campaigns", "world_state", "characters", "inventory", "party", "reputation", "known_npcs", "quests",
           "turns", "turn_events", "turn_memories")
@@ -142,15 +143,15 @@ def test_schema_pragmas_and_version(conn):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
-    assert names == ["m001_initial", "m002_retrieval", "m003_api"]
+    assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views"]
 
 
 def test_reopening_a_database_does_not_migrate_twice(db_path):
     connect(db_path).close()
     again = connect(db_path)
-    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == 3
+    assert again.execute("SELECT COUNT(*) FROM _sqlite_migrations").fetchone()[0] == SCHEMA_VERSION
     again.close()
 
 
@@ -165,7 +166,7 @@ def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack
     start_campaign(old, pack, seed=2, campaign_id="old")  # a campaign saved before the upgrade
     old.close()
     conn = connect(db_path)  # opening it applies m002 (and every later migration)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     state = load_state(conn, "old")
     after = play(conn, state, "look around", pack, offline_llm)
     assert after.campaign.turn_number == 1
@@ -185,3 +186,9 @@ def test_a_commit_that_fails_at_commit_time_rolls_back_and_restores_the_guard(co
     assert dump(conn) == before
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         conn.execute("DELETE FROM turns")
+
+
+def test_schema_version_counts_every_migration(conn):
+    from skald.store.schema import SCHEMA_VERSION, migrations, schema_version
+
+    assert schema_version(conn) == SCHEMA_VERSION == len(migrations._migrations)

@@ -66,3 +66,45 @@ def test_an_old_campaign_plays_on(old_save, cid, offline_llm):
     assert state.campaign.turn_number == start + 3
     again = reads.load_state(old_save, cid)
     assert again.persistent().model_dump(mode="json") == state.persistent().model_dump(mode="json")
+
+
+def _unpacked(tmp_path) -> str:
+    path = tmp_path / "pending.db"
+    with gzip.open(SAVES / f"{OLD}.db.gz") as packed, open(path, "wb") as out:
+        shutil.copyfileobj(packed, out)
+    return str(path)
+
+
+def test_keys_left_pending_by_an_old_engine_are_settled_when_the_save_is_opened(tmp_path, offline_llm):
+    """An engine before m004 wrote a key, then the turn, then the response: a crash in between left the key pending.
+    Opening the save settles each one once: the turn committed -> its transcript is the stored response (a retry
+    is not played again); it did not -> the key is dropped (a retry plays it)."""
+    import hashlib
+    import sqlite3
+
+    from skald.engine import Engine
+
+    path = _unpacked(tmp_path)
+    cid = "4f0c293091a1"
+    raw = sqlite3.connect(path)  # the old schema, as the old engine left it (no migration has run yet)
+    turn = raw.execute("SELECT turn_number, input FROM turns WHERE campaign_id = ? ORDER BY turn_number DESC",
+                       (cid,)).fetchone()
+    sha = hashlib.sha256(turn[1].encode()).hexdigest()
+    raw.execute("INSERT INTO api_idempotency (campaign_id, key, input_hash, based_on, created_at) VALUES "
+                "(?, 'played', ?, ?, '2026-11-01T00:00:00.000+00:00')", (cid, sha, turn[0] - 1))
+    raw.execute("INSERT INTO api_idempotency (campaign_id, key, input_hash, based_on, created_at) VALUES "
+                "(?, 'lost', ?, ?, '2026-11-01T00:00:00.000+00:00')",
+                (cid, hashlib.sha256(b"go outside").hexdigest(), turn[0]))
+    raw.commit()
+    raw.close()
+    engine = Engine(path, llm=offline_llm, retriever=None)
+    try:
+        retried = engine.play_turn(cid, turn[1], key="played")
+        assert retried.replayed and retried.body["turn_number"] == turn[0] and retried.body["recovered"]
+        assert engine.load(cid).campaign.turn_number == turn[0]  # not played again
+        fresh = engine.play_turn(cid, "go outside", key="lost")
+        assert not fresh.replayed and fresh.view.turn_number == turn[0] + 1
+        old_key = engine.play_turn(cid, "look around", key="key-0")  # stored by the old engine, in its old shape
+        assert old_key.replayed and old_key.view is None and old_key.body["turn_number"] == 1
+    finally:
+        engine.close()

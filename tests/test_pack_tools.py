@@ -16,7 +16,8 @@ import yaml
 from skald.cli.pack_commands import pack_app
 from skald.packs import tools
 from skald.packs.loader import PACKS_DIR, load_pack
-from skald.packs.watch import PackWatcher, state_problems
+from skald.packs.watch import PackWatcher
+from skald.rules import pack_fit
 from typer.testing import CliRunner
 
 TEMPLATE = PACKS_DIR / "_template"
@@ -25,7 +26,7 @@ runner = CliRunner()
 
 
 def skald_pack(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skald.cli.main", "pack", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "skald", "pack", *args], capture_output=True, text=True,
                           env=ENV, cwd=cwd, timeout=60)
 
 
@@ -359,8 +360,7 @@ def test_play_watch_swaps_the_session_pack(tmp_path, offline_llm, capsys):
 
     root = copy_pack(TEMPLATE, tmp_path / "watched")
     era, backgrounds = root / "era.yaml", root / "backgrounds.yaml"
-    session = Session.open(tmp_path / "play.db", offline_llm, pack_id=str(root), seed=1)
-    watcher = session.watcher()
+    session = Session.open(tmp_path / "play.db", offline_llm, pack_id=str(root), seed=1, watch=True)
 
     def lines():
         yield "look around"
@@ -373,7 +373,7 @@ def test_play_watch_swaps_the_session_pack(tmp_path, offline_llm, capsys):
         yield "/status"
 
     try:
-        assert play_lines(session, lines(), as_json=False, watcher=watcher) == 4
+        assert play_lines(session, lines(), as_json=False) == 4
     finally:
         session.close()
     out = capsys.readouterr().out
@@ -385,23 +385,23 @@ def test_play_watch_swaps_the_session_pack(tmp_path, offline_llm, capsys):
 
 
 def test_state_problems_names_what_a_campaign_would_lose(campaign, pack):
-    assert state_problems(pack, campaign) == []
+    assert pack_fit.problems(pack, campaign) == []
     gone = pack.model_copy(update={"locations": {}, "quests": {}})
-    problems = state_problems(gone, campaign.model_copy(update={"quests": {}}))
+    problems = pack_fit.problems(gone, campaign.model_copy(update={"quests": {}}))
     assert any(f"player is at {campaign.location!r}" in p for p in problems)
 
 
 @pytest.mark.parametrize("flag", [True, False])
 def test_play_watch_option_reaches_the_play_loop(tmp_path, monkeypatch, flag):
     import skald.cli.play as play
-    from skald.cli.main import app
+    from skald.commands import app
 
     seen = []
-    monkeypatch.setattr(play, "play_lines", lambda session, lines, as_json, debug=False, watcher=None:
-                        seen.append(watcher) or 0)
+    monkeypatch.setattr(play, "play_lines", lambda session, lines, as_json, debug=False:
+                        seen.append(session.engine.packs.reload) or 0)
     script = tmp_path / "turns.txt"
     script.write_text("look around\n")
     args = ["play", "--pack", str(TEMPLATE), "--db", str(tmp_path / "w.db"), "--script", str(script), "--seed", "1"]
     result = runner.invoke(app, args + (["--watch"] if flag else []))
     assert result.exit_code == 0, result.output
-    assert isinstance(seen[0], PackWatcher) if flag else seen == [None]
+    assert seen == [flag]

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 from fake_ollama import FakeOllama, Reply, text
-from skald.cli.main import app
 from skald.cli.session import Session
+from skald.commands import app
 from skald.llm import prompts
 from skald.llm.client import ROLE_HEADER, LLMClient
 from skald.replay.recording import FILE, RecordingError, read
@@ -230,7 +230,7 @@ def test_a_changed_llm_call_structure_is_reported(tmp_path):
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKALD_")} | {"SKALD_LLM": "off"}
-    return subprocess.run([sys.executable, "-c", "from skald.cli.main import app; app()", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-c", "from skald.commands import app; app()", *args], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -7,7 +7,6 @@ import json
 
 import pytest
 from skald import events
-from skald.cli.session import turn_json
 from skald.engine import start_campaign
 from skald.graph import NODES, compiled_graph, run_turn
 from skald.rules.dice import turn_rng
@@ -25,7 +24,7 @@ def play_script(db_path, pack, llm, seed=SEED):
     outputs = []
     for line in script_lines():
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm)
-        outputs.append(turn_json(state, pack))
+        outputs.append(state.view.model_dump(mode="json"))
     return conn, state, outputs
 
 
@@ -65,12 +64,14 @@ def test_all_three_routes_and_the_key_beats_happen(session):
     assert not [e for e in reads.turn_events(conn, "scripted") if e["turn_number"] in meta_numbers]
 
 
-def test_every_offline_turn_says_so_in_its_warnings(session):
-    _, _, outputs = session
+def test_every_offline_turn_says_so_once_not_as_a_warning(session):
+    """Offline mode is a flag on each turn (and one line when the game starts), not three warnings on every turn."""
+    conn, _, outputs = session
     for out in outputs:
-        if out["intent"] != "META":
-            roles = {w.split(":")[0] for w in out["warnings"] if "offline fallback" in w}
-            assert roles == {"director", "narrator", "suggestion_refiner"}
+        assert out["offline"] is True
+        assert not [w for w in out["warnings"] if "offline fallback" in w], out["warnings"]
+    stored = conn.execute("SELECT offline, warnings FROM turns WHERE campaign_id = 'scripted'").fetchall()
+    assert all(row["offline"] == 1 and "offline fallback" not in row["warnings"] for row in stored)
 
 
 def test_projections_equal_the_fold_of_the_stored_events(session, pack):

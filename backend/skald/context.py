@@ -10,6 +10,7 @@ from skald.events import Limits
 from skald.llm.client import LLMClient
 from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
+from skald.store.idempotency import KeyedTurn
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class TurnContext:
     ``rng`` is seeded from (campaign seed, turn number), so a turn's dice are reproducible.
     ``limits`` are the pack's numbers events clamp to (``events.stage`` takes them).
     ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.
+    ``keyed`` is the idempotency key the turn is played under (Commit stores it with the turn's response).
     """
 
     conn: sqlite3.Connection
@@ -28,3 +30,4 @@ class TurnContext:
     rng: random.Random
     limits: Limits
     retriever: LazyRetriever | None = None
+    keyed: KeyedTurn | None = None

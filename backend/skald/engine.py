@@ -1,19 +1,341 @@
-"""The facade every frontend plays through: start a campaign, play a turn. (Grows into the full facade.)"""
+"""The facade every frontend plays through: the terminal, the HTTP API, the recorder and (soon) the browser page.
+
+None of them opens the store or runs the graph on its own. An :class:`Engine` owns one save file's connections,
+the era packs, the LLM client and the lore index, and offers:
+
+- campaigns: :meth:`Engine.create_campaign` (with an API token in the same transaction), :meth:`Engine.load`,
+  :meth:`Engine.campaigns`, :meth:`Engine.delete_campaign`, :meth:`Engine.check_token`;
+- turns: :meth:`Engine.play_turn`, or :meth:`Engine.claim` then :meth:`Engine.play` / :meth:`Engine.stream`;
+  every played turn comes back as a typed :class:`~skald.views.TurnView`;
+- reads: :meth:`Engine.turns` (the transcript, paged by turn number) and the views of a campaign (status, party,
+  quests, rumors, news, inventory), the same ones ``/status`` and friends render.
+
+Turns of one campaign are serialised in this process by a busy set checked without waiting: a second turn while one
+is playing is refused at once (:class:`~skald.errors.TurnBusy`), never queued. Across processes, Commit's
+compare-and-swap on the turn number refuses the loser (:class:`~skald.errors.TurnConflictError`). A turn played under
+an idempotency key stores the key and its response in the turn's own transaction, so a retry (in this process or
+another) gets the stored response and never a second turn.
+"""
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
+from langgraph.graph.state import CompiledStateGraph
+
+from skald import views
+from skald.errors import KeyReused, TurnBusy, TurnConflictError, TurnStale
+from skald.graph import default_llm, run_turn, stream_turn
+from skald.llm.client import LLMClient
+from skald.packs.cache import PackCache
 from skald.packs.models import EraPack
+from skald.rules import pack_fit
 from skald.rules.start import new_state
 from skald.state import GameState
-from skald.store import writer
+from skald.store import idempotency, reads, tokens, writer
+from skald.store.idempotency import KeyedTurn, KeyTaken
+from skald.store.pool import open_pool
+
+SEED_MAX = 2**31 - 1
 
 
 def start_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, background: str | None = None,
                    name: str = "Wren", campaign_id: str | None = None, token_hash: str | None = None) -> GameState:
-    """Create and store a new campaign at turn 0 (with its API token's hash, in the same transaction); return its
-    state. :raises ValueError: unknown background. :raises sqlite3.IntegrityError: the campaign id is taken."""
+    """Create and store a new campaign at turn 0 (with its API token's hash, in the same transaction) on an open
+    connection; return its state. :raises ValueError: unknown background. :raises sqlite3.IntegrityError: the id is
+    taken."""
     state = new_state(pack, seed=seed, background=background, name=name, campaign_id=campaign_id)
     writer.create_campaign(conn, state, pack.content_hash, token_hash)
     return state
+
+
+@dataclass
+class Created:
+    state: GameState
+    view: views.CampaignView
+    token: str | None = None  # the campaign's API token, shown once (only its hash is stored)
+
+
+@dataclass
+class Played:
+    """A played turn. ``body`` is what the player gets (the view as JSON); for an idempotent retry it is the stored
+    response and ``state`` is None (``view`` too, for a response stored by an engine before typed views)."""
+
+    body: dict[str, Any]
+    view: views.TurnView | None = None
+    state: GameState | None = None
+    replayed: bool = False
+
+    @classmethod
+    def stored(cls, response: str) -> Played:
+        try:
+            view = views.TurnView.model_validate_json(response)
+        except ValueError:  # a response stored before typed views: returned as it was stored
+            import json
+
+            return cls(body=json.loads(response), replayed=True)
+        return cls(body=view.model_dump(mode="json"), view=view, replayed=True)
+
+
+@dataclass(eq=False)
+class Slot:
+    """The right to play one turn of a campaign: holds the campaign in the engine's busy set until released."""
+
+    campaign_id: str
+    state: GameState
+    pack: EraPack
+    text: str
+    keyed: KeyedTurn | None
+    _release: Callable[[str], None]
+    handed_off: bool = False  # a worker owns the slot now and releases it when the turn is over
+    _released: bool = field(default=False, repr=False)
+    _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def release(self) -> None:
+        """Give the campaign back (once; later calls do nothing)."""
+        with self._guard:
+            if self._released:
+                return
+            self._released = True
+        self._release(self.campaign_id)
+
+
+@dataclass
+class Claim:
+    """Either a stored response to replay (an idempotent retry) or a slot to play the turn with."""
+
+    replay: Played | None = None
+    slot: Slot | None = None
+
+
+class Engine:
+    """One save file and what it takes to play it.
+
+    :param db: the save file (``":memory:"`` for a private in-memory one).
+    :param llm: the LLM client for every campaign (default: the settings').
+    :param packs: the pack cache (default: shipped packs, no reloading).
+    :param retriever: the lore index (True: the settings'; None: no retrieval).
+    :param graph: a compiled turn graph (tests inject faults this way).
+    """
+
+    def __init__(self, db: str | Path, *, llm: LLMClient | None = None, packs: PackCache | None = None,
+                 retriever: Any = True, graph: CompiledStateGraph | None = None):
+        self.pool = open_pool(db)
+        self.packs = packs or PackCache()
+        self._llm = llm
+        self.retriever = retriever
+        self.graph = graph
+        self._busy: set[str] = set()
+        self._busy_guard = threading.Lock()
+
+    @property
+    def llm(self) -> LLMClient:
+        """The LLM client (the settings' one is built, and Ollama probed, only when a turn first needs it)."""
+        if self._llm is None:
+            self._llm = default_llm()
+        return self._llm
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # ------------------------------------------------------------------------------------------ campaigns
+
+    def create_campaign(self, pack_ref: str | Path, *, seed: int | None = None, background: str | None = None,
+                        name: str = "Wren", campaign_id: str | None = None, with_token: bool = False) -> Created:
+        """Start a campaign (and, ``with_token``, its API token, in the same transaction).
+
+        :raises UnknownPackError: not a pack this engine plays. :raises PackError: the pack does not load.
+        :raises ValueError: unknown background.
+        """
+        pack = self.packs.get(pack_ref)
+        seed = secrets.randbelow(SEED_MAX + 1) if seed is None else seed
+        token = secrets.token_urlsafe(32) if with_token else None
+        with self.pool.connection() as conn:
+            state = start_campaign(conn, pack, seed=seed, background=background, name=name,
+                                   campaign_id=campaign_id or uuid.uuid4().hex[:12],
+                                   token_hash=tokens.token_hash(token) if token else None)
+        return Created(state, views.campaign(state, pack), token)
+
+    def free_campaign_id(self, pack_id: str, seed: int) -> str:
+        """``<pack>-<seed>-<n>`` for the first free n: deterministic for a given save file, so replaying a session
+        into a new file gives the same ids."""
+        with self.pool.connection() as conn:
+            taken = {cid for cid, _ in reads.list_campaigns(conn)}
+        n = 1
+        while f"{pack_id}-{seed}-{n}" in taken:
+            n += 1
+        return f"{pack_id}-{seed}-{n}"
+
+    def load(self, campaign_id: str) -> GameState:
+        """The campaign's committed state. :raises CampaignNotFoundError: no such campaign."""
+        with self.pool.connection() as conn:
+            return reads.load_state(conn, campaign_id)
+
+    def campaigns(self) -> list[views.CampaignSummary]:
+        """Every campaign in the save file, most recently played first."""
+        with self.pool.connection() as conn:
+            return reads.campaign_rows(conn)
+
+    def delete_campaign(self, campaign_id: str) -> bool:
+        """Delete the campaign and every row about it. :raises TurnBusy: a turn of it is being played."""
+        self._take(campaign_id)
+        try:
+            with self.pool.connection() as conn:
+                existed = writer.delete_campaign(conn, campaign_id)
+            self.packs.forget(campaign_id)
+            return existed
+        finally:
+            self._give_back(campaign_id)
+
+    def check_token(self, campaign_id: str, token: str | None) -> bool:
+        """Whether ``token`` is the campaign's API token (constant-time compare of hashes)."""
+        with self.pool.connection() as conn:
+            return tokens.matches(conn, campaign_id, token)
+
+    # ------------------------------------------------------------------------------------------ turns
+
+    def claim(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None) -> Claim:
+        """Take the campaign for one turn: a stored response when ``key`` was already played, else a :class:`Slot`.
+
+        :raises KeyReused: ``key`` was played with another input. :raises TurnBusy: a turn is in progress here.
+        :raises TurnStale: ``expected`` is not the campaign's turn number. :raises CampaignNotFoundError.
+        """
+        keyed = KeyedTurn(key, idempotency.input_hash(text)) if key is not None else None
+        if keyed is not None:
+            replay = self._replay(campaign_id, keyed)
+            if replay is not None:
+                return Claim(replay=replay)
+        self._take(campaign_id)
+        try:
+            with self.pool.connection() as conn:
+                state = reads.load_state(conn, campaign_id)
+            if expected is not None and expected != state.campaign.turn_number:
+                raise TurnStale(expected, state.campaign.turn_number)
+            pack = self.packs.for_turn(campaign_id, state.campaign.pack_id, lambda p: pack_fit.problems(p, state))
+        except BaseException:
+            self._give_back(campaign_id)
+            raise
+        return Claim(slot=Slot(campaign_id, state, pack, text, keyed, self._give_back))
+
+    def play(self, slot: Slot, on_token: Callable[[str], None] | None = None) -> Played:
+        """Play a claimed turn and release the slot.
+
+        :raises TurnConflictError: another process played this campaign first (nothing was written; a retry of the
+            same key that another process played returns its response instead).
+        :raises PlayerInputError: the input cannot be played (nothing was written).
+        """
+        try:
+            with self.pool.connection() as conn:
+                try:
+                    final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
+                                     llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
+                                     keyed=slot.keyed)
+                except (TurnConflictError, KeyTaken) as exc:
+                    return self._lost_race(slot, exc)
+            return Played(body=final.view.model_dump(mode="json"), view=final.view, state=final)
+        finally:
+            slot.release()
+
+    def stream(self, slot: Slot) -> Iterator[tuple[str, Any]]:
+        """Play a claimed turn like :meth:`play`, yielding ``("progress", node)`` as each graph node finishes,
+        ``("token", text)`` for each narrator token, and last ``("turn", Played)``. Releases the slot when done
+        (or when the generator is closed). Raises as :meth:`play` does."""
+        try:
+            with self.pool.connection() as conn:
+                try:
+                    for kind, payload in stream_turn(conn, slot.state.model_copy(update={"player_input": slot.text}),
+                                                     pack=slot.pack, llm=self.llm, graph=self.graph,
+                                                     retriever=self.retriever, keyed=slot.keyed):
+                        if kind == "turn":
+                            yield "turn", Played(body=payload.view.model_dump(mode="json"), view=payload.view,
+                                                 state=payload)
+                        else:
+                            yield kind, payload
+                except (TurnConflictError, KeyTaken) as exc:
+                    yield "turn", self._lost_race(slot, exc)
+        finally:
+            slot.release()
+
+    def play_turn(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None,
+                  on_token: Callable[[str], None] | None = None) -> Played:
+        """Claim and play one turn (see :meth:`claim` and :meth:`play` for what it raises)."""
+        claim = self.claim(campaign_id, text, key=key, expected=expected)
+        if claim.replay is not None:
+            return claim.replay
+        return self.play(claim.slot, on_token=on_token)
+
+    # ------------------------------------------------------------------------------------------ reads
+
+    def turns(self, campaign_id: str, *, after_turn: int = 0, limit: int = 20) -> views.TurnPage:
+        """Up to ``limit`` turns after turn ``after_turn``, oldest first (paged by turn number: the cost of a page
+        does not grow with the campaign). :raises CampaignNotFoundError."""
+        with self.pool.connection() as conn:
+            total = reads.turn_number(conn, campaign_id)
+            rows = reads.turn_records(conn, campaign_id, after_turn, limit)
+        last = rows[-1].turn_number if rows else None
+        return views.TurnPage(campaign_id=campaign_id, total=total, turns=rows,
+                              next_after_turn=last if last is not None and last < total else None)
+
+    def view(self, campaign_id: str) -> views.CampaignView:
+        state, pack = self._viewed(campaign_id)
+        return views.campaign(state, pack)
+
+    def party(self, campaign_id: str) -> list[views.CompanionView]:
+        return views.party(*self._viewed(campaign_id))
+
+    def quests(self, campaign_id: str) -> list[views.QuestView]:
+        return views.quests(*self._viewed(campaign_id))
+
+    def rumors(self, campaign_id: str) -> views.RumorsView:
+        return views.rumors(*self._viewed(campaign_id))
+
+    def news(self, campaign_id: str) -> views.NewsView:
+        return views.news(self.load(campaign_id))
+
+    def inventory(self, campaign_id: str) -> views.InventoryView:
+        return views.inventory(*self._viewed(campaign_id))
+
+    # ------------------------------------------------------------------------------------------ internals
+
+    def _viewed(self, campaign_id: str) -> tuple[GameState, EraPack]:
+        state = self.load(campaign_id)
+        return state, self.packs.for_view(campaign_id, state.campaign.pack_id)
+
+    def _take(self, campaign_id: str) -> None:
+        with self._busy_guard:
+            if campaign_id not in self._busy:
+                self._busy.add(campaign_id)
+                return
+        with self.pool.connection() as conn:
+            raise TurnBusy(reads.turn_number(conn, campaign_id))
+
+    def _give_back(self, campaign_id: str) -> None:
+        with self._busy_guard:
+            self._busy.discard(campaign_id)
+
+    def _replay(self, campaign_id: str, keyed: KeyedTurn) -> Played | None:
+        """The stored response for ``keyed``, if its turn was played. :raises KeyReused: another input."""
+        with self.pool.connection() as conn:
+            stored = idempotency.lookup(conn, campaign_id, keyed.key)
+        if stored is None or stored.response is None:
+            return None
+        if stored.input_hash != keyed.input_hash:
+            raise KeyReused()
+        return Played.stored(stored.response)
+
+    def _lost_race(self, slot: Slot, exc: TurnConflictError | KeyTaken) -> Played:
+        """Another process committed first. If it played this very key, its response is this request's answer."""
+        if slot.keyed is not None:
+            replay = self._replay(slot.campaign_id, slot.keyed)
+            if replay is not None:
+                return replay
+        if isinstance(exc, KeyTaken):
+            raise KeyReused() from None
+        raise exc

@@ -29,3 +29,28 @@ class CampaignNotFoundError(SkaldError):
     def __init__(self, campaign_id: str):
         self.campaign_id = campaign_id
         super().__init__(f"no campaign {campaign_id!r} in this save file; list them with /load or start a new one")
+
+
+class TurnBusy(SkaldError):
+    """Another turn of this campaign is being played (or the campaign is being deleted) in this process."""
+
+    def __init__(self, turn_number: int):
+        self.turn_number = turn_number
+        super().__init__(f"another turn of this campaign is being played; the campaign is at turn {turn_number}: "
+                         "wait for it, reload the campaign and try again")
+
+
+class TurnStale(SkaldError):
+    """The caller's ``expected_turn`` is not the campaign's turn number."""
+
+    def __init__(self, expected: int, turn_number: int):
+        self.turn_number = turn_number
+        super().__init__(f"the campaign is at turn {turn_number}, not {expected}: reload it and play your turn again")
+
+
+class KeyReused(SkaldError):
+    """An idempotency key sent again with a different input."""
+
+    def __init__(self) -> None:
+        super().__init__("this Idempotency-Key was already used for a different input on this campaign; "
+                         "use a new key for a new turn")

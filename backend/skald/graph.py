@@ -40,6 +40,7 @@ from skald.rules.dice import turn_rng
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
 from skald.state import GameState, TurnInput
+from skald.store.idempotency import KeyedTurn
 
 # The straight part of the pipeline after the router's branch, in order.
 PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "director", "narrator", "validator", "refiner",
@@ -88,8 +89,9 @@ def default_retriever() -> LazyRetriever | None:
     return LazyRetriever(settings.chroma_path, settings.embeddings, settings.ollama_base_url)
 
 
-def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
-             llm: LLMClient | None, retriever: LazyRetriever | None | bool = True) -> tuple[TurnInput, TurnContext]:
+def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
+             retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None
+             ) -> tuple[TurnInput, TurnContext]:
     text = check_player_input(state.player_input, get_settings().max_input_chars)
     start = GameState.starting(state, text)
     pack = pack or get_pack(state.campaign.pack_id)
@@ -100,6 +102,7 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
         limits=limits_of(pack),
         retriever=default_retriever() if retriever is True else (retriever or None),
+        keyed=keyed,
     )
     conn.execute("PRAGMA query_only = ON")
     return start, context
@@ -108,22 +111,24 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None,
 def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
              llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
              on_token: Callable[[str], None] | None = None,
-             retriever: LazyRetriever | None | bool = True) -> GameState:
+             retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
     :param state: the campaign's current state with ``player_input`` set (any per-turn fields are ignored).
     :param on_token: called with each narrator token as the model streams it (not called offline).
     :param retriever: the lore index handle; True (default) for the one the settings name, None for none.
+    :param keyed: the idempotency key to store with the turn (Commit writes it in the turn's transaction).
     :returns: the state this turn committed plus its per-turn fields (text, suggestions, warnings...).
     :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
     :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
+    :raises KeyTaken: another turn holds ``keyed``'s key; nothing was written.
     """
     if on_token is None:
-        state, context = _prepare(conn, state, pack, llm, retriever)
+        state, context = _prepare(conn, state, pack, llm, retriever, keyed)
         return GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
     final = None
-    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever):
+    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed):
         if kind == "token":
             on_token(payload)
         elif kind == "turn":
@@ -133,13 +138,14 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
 
 def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
                 llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
-                retriever: LazyRetriever | None | bool = True) -> Iterator[tuple[str, Any]]:
+                retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None
+                ) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
     ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token, and last
     ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
-    state, context = _prepare(conn, state, pack, llm, retriever)
+    state, context = _prepare(conn, state, pack, llm, retriever, keyed)
     final = None
     for mode, payload in (graph or compiled_graph()).stream(state, context=context,
                                                             stream_mode=["updates", "custom", "values"]):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -165,3 +166,13 @@ def load_settings() -> _Base:
 def get_settings() -> _Base:
     """The process's settings, loaded once (see :func:`load_settings`)."""
     return load_settings()
+
+
+def settings_or_exit() -> _Base:
+    """For a command's start: the settings, or a clear message on stderr and exit status 2 when the environment has
+    unknown or invalid ``SKALD_*`` variables."""
+    try:
+        return get_settings()
+    except SettingsError as exc:
+        print(f"skald: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

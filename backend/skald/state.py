@@ -37,6 +37,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     World,
 )
 from skald.text import sentences
+from skald.views import TurnView
 from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
 
@@ -132,6 +133,7 @@ class TurnFields(Model):
         default_factory=list, description="ids of the lore chunks the prompts used this turn")
     context_stats: Annotated[list[dict[str, Any]], operator.add] = Field(
         default_factory=list, description="llm.budget.ContextStats per role called this turn (for --debug)")
+    view: TurnView | None = Field(None, description="what the player sees of this turn, built by Commit")
 
 
 class TurnInput(PersistentState):

@@ -1,6 +1,7 @@
 """The FastAPI application: routes, authentication, error responses. The work is done by :class:`Game`."""
 
 import asyncio
+import hmac
 import logging
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,29 +19,33 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import skald
-from skald.api.models import (
-    CampaignList,
-    CampaignState,
-    Companion,
-    CreatedCampaign,
-    ErrorBody,
-    Health,
-    NewCampaign,
-    PackView,
-    Quest,
-    Rumors,
-    TranscriptPage,
-    TurnRequest,
-    TurnResult,
+from skald.api.health import HealthCheck
+from skald.api.models import CampaignList, CreatedCampaign, ErrorBody, Health, NewCampaign, PackView, TurnRequest
+from skald.engine import Claim, Engine, Played
+from skald.errors import (
+    CampaignNotFoundError,
+    KeyReused,
+    PlayerInputError,
+    TurnBusy,
+    TurnConflictError,
+    TurnStale,
 )
-from skald.api.packs import PackCache, PackError, UnknownPackError
-from skald.api.pool import ConnectionPool
-from skald.api.service import BadRequest, Claim, Game, KeyReused, TurnBusy, TurnStale
-from skald.errors import CampaignNotFoundError, PlayerInputError, TurnConflictError
 from skald.llm.client import LLMClient
+from skald.packs.cache import PackCache, PackError, UnknownPackError
 from skald.packs.loader import available_packs
 from skald.packs.models import EraPack
 from skald.settings import get_settings
+from skald.store.tokens import token_hash
+from skald.views import (
+    CampaignView,
+    CompanionView,
+    InventoryView,
+    NewsView,
+    QuestView,
+    RumorsView,
+    TurnPage,
+    TurnView,
+)
 
 log = logging.getLogger("skald.api")
 
@@ -87,9 +92,10 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     settings = get_settings()
     if admin_key is None and settings.admin_key is not None:
         admin_key = settings.admin_key.get_secret_value() or None
-    pool = ConnectionPool(db_path or settings.db_path)
-    game = Game(pool, PackCache(reload=reload_packs, poll_s=pack_poll_s), llm or LLMClient(settings),
-                retriever=retriever, graph=graph, admin_key=admin_key)
+    admin_hash = token_hash(admin_key) if admin_key else None
+    engine = Engine(db_path or settings.db_path, llm=llm or LLMClient(settings), retriever=retriever, graph=graph,
+                    packs=PackCache(reload=reload_packs, poll_s=pack_poll_s))
+    health_check = HealthCheck(engine)
     workers = ThreadPoolExecutor(max_workers=STREAM_WORKERS, thread_name_prefix="skald-stream")
 
     @asynccontextmanager
@@ -98,18 +104,18 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             yield
         finally:
             workers.shutdown(wait=True)
-            pool.close()
+            engine.close()
 
     app = FastAPI(title="Skald", version=skald.__version__, description=DESCRIPTION,
                   lifespan=lifespan, max_body_size=MAX_BODY_BYTES)
-    app.state.game = game
+    app.state.engine = engine
     _install_error_handlers(app)
 
     def campaign_access(campaign_id: CampaignIdPath,
                         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str:
         """The campaign id, once the bearer token is that campaign's; 401 otherwise (the same whether the campaign
         exists or not)."""
-        if not game.check_token(campaign_id, credentials.credentials if credentials else None):
+        if not engine.check_token(campaign_id, credentials.credentials if credentials else None):
             raise HTTPException(401, "missing or invalid token for this campaign: send "
                                      "'Authorization: Bearer <token>' with the token POST /campaigns returned",
                                 headers={"WWW-Authenticate": "Bearer"})
@@ -121,7 +127,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
              responses={503: {"model": Health, "description": "the database does not answer"}})
     def health(response: Response) -> dict[str, Any]:
         """Database status and, per LLM role, whether its Ollama server answers (offline: null)."""
-        ok, body = game.health()
+        ok, body = health_check()
         if not ok:
             response.status_code = 503
         return body
@@ -130,9 +136,9 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     def packs() -> list[dict[str, Any]]:
         """The era packs a campaign can be started on, with their backgrounds and start locations."""
         out = []
-        for pack_id in game.packs.ids():
+        for pack_id in engine.packs.ids():
             try:
-                out.append(_pack_view(game.packs.get(pack_id)))
+                out.append(_pack_view(engine.packs.get(pack_id)))
             except PackError:
                 log.warning("pack %s does not load; not listed", pack_id)
         return out
@@ -141,45 +147,46 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
              responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}})
     def list_campaigns(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> dict:
         """Every campaign in the save file; needs the server's admin key (SKALD_ADMIN_KEY) as the bearer token."""
-        if not game.admin_enabled:
+        if admin_hash is None:
             raise HTTPException(403, "listing campaigns is off: start the server with SKALD_ADMIN_KEY set")
-        if not game.check_admin(credentials.credentials if credentials else None):
+        presented = credentials.credentials if credentials else ""
+        if not (hmac.compare_digest(token_hash(presented), admin_hash) and presented):
             raise HTTPException(401, "missing or invalid admin key", headers={"WWW-Authenticate": "Bearer"})
-        return {"campaigns": game.list_campaigns()}
+        return {"campaigns": engine.campaigns()}
 
     @app.post("/campaigns", response_model=CreatedCampaign, status_code=201, tags=["campaigns"],
               responses={404: {"model": ErrorBody, "description": "unknown pack"}, 422: ERRORS[422]})
     def create_campaign(body: NewCampaign) -> dict[str, Any]:
         """Start a campaign. The answer's `token` is this campaign's secret; keep it."""
-        return game.create_campaign(body)
+        try:
+            made = engine.create_campaign(body.pack, seed=body.seed, background=body.background, name=body.name,
+                                          with_token=True)
+        except ValueError as exc:  # an unknown background
+            raise HTTPException(422, str(exc)) from None
+        return {"campaign_id": made.state.campaign.id, "token": made.token, "state": made.view}
 
-    @app.get("/campaigns/{campaign_id}", response_model=CampaignState, tags=["campaigns"], responses=ERRORS)
-    def get_campaign(campaign_id: Campaign) -> dict[str, Any]:
+    @app.get("/campaigns/{campaign_id}", response_model=CampaignView, tags=["campaigns"], responses=ERRORS)
+    def get_campaign(campaign_id: Campaign) -> CampaignView:
         """The campaign's committed state."""
-        return game.campaign_state(campaign_id)
+        return engine.view(campaign_id)
 
     @app.delete("/campaigns/{campaign_id}", status_code=204, tags=["campaigns"],
                 responses=ERRORS | {409: {"model": ErrorBody, "description": "a turn is being played"}})
     def delete_campaign(campaign_id: Campaign) -> Response:
         """Delete the campaign and everything stored about it (one transaction). Its token stops working."""
-        game.delete_campaign(campaign_id)
+        engine.delete_campaign(campaign_id)
         return Response(status_code=204)
 
-    @app.post("/campaigns/{campaign_id}/turns", response_model=TurnResult, tags=["turns"], responses=TURN_ERRORS)
-    def play_turn(campaign_id: Campaign, body: TurnRequest, response: Response,
-                  idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+    @app.post("/campaigns/{campaign_id}/turns", response_model=TurnView, tags=["turns"], responses=TURN_ERRORS)
+    def play_turn(campaign_id: Campaign, body: TurnRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Play one turn. With an `Idempotency-Key` seen before, the original result is returned (header
         `Idempotent-Replayed: true`) and nothing is played."""
-        claim = game.claim_turn(campaign_id, body.input, idempotency_key, body.expected_turn)
-        if claim.replay is not None:
-            response.headers["Idempotent-Replayed"] = "true"
-            return claim.replay
-        assert claim.slot is not None
-        return game.play(claim.slot)
+        played = engine.play_turn(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn)
+        return _played(played)
 
     def stream_claim(campaign_id: Campaign, body: TurnRequest, response: Response,
                      idempotency_key: IdempotencyKey = None) -> Iterator[Claim]:
-        claim = game.claim_turn(campaign_id, body.input, idempotency_key, body.expected_turn)
+        claim = engine.claim(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn)
         if claim.replay is not None:
             response.headers["Idempotent-Replayed"] = "true"
         try:
@@ -195,7 +202,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         ({"text"}) as the narration is generated, then `turn` (the result, as POST .../turns returns it) or
         `error` ({"status", "detail", "turn_number"}). An idempotent retry gets just the `turn` event."""
         if claim.replay is not None:
-            yield ServerSentEvent(event="turn", data=claim.replay)
+            yield ServerSentEvent(event="turn", data=claim.replay.body)
             return
         slot = claim.slot
         assert slot is not None
@@ -208,7 +215,27 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             except RuntimeError:  # the event loop is gone (server stopping); the turn still finishes
                 pass
 
-        loop.run_in_executor(workers, game.stream, slot, emit)
+        def work() -> None:
+            try:
+                for kind, payload in engine.stream(slot):
+                    if kind == "progress":
+                        emit("progress", {"node": payload})
+                    elif kind == "token":
+                        emit("token", {"text": payload})
+                    else:
+                        emit("turn", payload.body)
+            except TurnConflictError as exc:
+                emit("error", {"status": 409, "detail": str(exc), "turn_number": exc.current_turn})
+            except KeyReused as exc:
+                emit("error", {"status": 422, "detail": str(exc), "turn_number": None})
+            except Exception:
+                log.exception("streamed turn of campaign %s failed", slot.campaign_id)
+                emit("error", {"status": 500, "detail": "internal server error; the turn may not have been played: "
+                                                        "reload the campaign", "turn_number": None})
+            finally:
+                emit("end", None)
+
+        loop.run_in_executor(workers, work)
         slot.handed_off = True  # from here the worker releases the campaign, even if the client goes away
         while True:
             kind, data = await events.get()
@@ -216,28 +243,46 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                 return
             yield ServerSentEvent(event=kind, data=data)
 
-    @app.get("/campaigns/{campaign_id}/turns", response_model=TranscriptPage, tags=["turns"], responses=ERRORS)
-    def transcript(campaign_id: Campaign, offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
-                   limit: Annotated[int, Query(ge=1, le=100)] = 20) -> dict[str, Any]:
-        """The transcript, oldest turn first, `limit` turns from `offset`."""
-        return game.transcript(campaign_id, offset, limit)
+    @app.get("/campaigns/{campaign_id}/turns", response_model=TurnPage, tags=["turns"], responses=ERRORS)
+    def transcript(campaign_id: Campaign, after_turn: Annotated[int, Query(ge=0, le=10**9)] = 0,
+                   limit: Annotated[int, Query(ge=1, le=100)] = 20) -> TurnPage:
+        """The transcript, oldest turn first: up to `limit` turns after turn `after_turn` (0: from the start). Page
+        on with `after_turn` = the answer's `next_after_turn`."""
+        return engine.turns(campaign_id, after_turn=after_turn, limit=limit)
 
-    @app.get("/campaigns/{campaign_id}/rumors", response_model=Rumors, tags=["campaigns"], responses=ERRORS)
-    def rumors(campaign_id: Campaign) -> dict[str, Any]:
+    @app.get("/campaigns/{campaign_id}/rumors", response_model=RumorsView, tags=["campaigns"], responses=ERRORS)
+    def rumors(campaign_id: Campaign) -> RumorsView:
         """Rumors the player has heard, and what the town talks about."""
-        return game.rumors(campaign_id)
+        return engine.rumors(campaign_id)
 
-    @app.get("/campaigns/{campaign_id}/party", response_model=list[Companion], tags=["campaigns"], responses=ERRORS)
-    def party(campaign_id: Campaign) -> list[dict[str, Any]]:
+    @app.get("/campaigns/{campaign_id}/party", response_model=list[CompanionView], tags=["campaigns"],
+             responses=ERRORS)
+    def party(campaign_id: Campaign) -> list[CompanionView]:
         """Companions the player has met; `in_party` for those travelling with them."""
-        return game.party(campaign_id)
+        return engine.party(campaign_id)
 
-    @app.get("/campaigns/{campaign_id}/quests", response_model=list[Quest], tags=["campaigns"], responses=ERRORS)
-    def quests(campaign_id: Campaign) -> list[dict[str, Any]]:
+    @app.get("/campaigns/{campaign_id}/quests", response_model=list[QuestView], tags=["campaigns"], responses=ERRORS)
+    def quests(campaign_id: Campaign) -> list[QuestView]:
         """Quests taken on, with the current objective."""
-        return game.quests(campaign_id)
+        return engine.quests(campaign_id)
+
+    @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=ERRORS)
+    def news(campaign_id: Campaign) -> NewsView:
+        """What has happened in the world lately, oldest first."""
+        return engine.news(campaign_id)
+
+    @app.get("/campaigns/{campaign_id}/inventory", response_model=InventoryView, tags=["campaigns"],
+             responses=ERRORS)
+    def inventory(campaign_id: Campaign) -> InventoryView:
+        """What the player carries, and their credits."""
+        return engine.inventory(campaign_id)
 
     return app
+
+
+def _played(played: Played) -> JSONResponse:
+    headers = {"Idempotent-Replayed": "true"} if played.replayed else None
+    return JSONResponse(played.body, headers=headers)
 
 
 def _pack_view(pack: EraPack) -> dict[str, Any]:
@@ -284,7 +329,6 @@ def _install_error_handlers(app: FastAPI) -> None:
                            "reload the campaign and play it again", turn_number=exc.current_turn)
 
     @app.exception_handler(KeyReused)
-    @app.exception_handler(BadRequest)
     @app.exception_handler(PlayerInputError)
     async def unplayable(_: Request, exc: Exception) -> JSONResponse:
         return _error(422, str(exc))

@@ -1,4 +1,6 @@
-"""Request and response bodies of the HTTP API (they make the OpenAPI schema at ``/openapi.json``)."""
+"""Request bodies of the HTTP API and the views only the server has (packs, health, campaign list). Every game view
+(turns, campaigns, party, quests, rumors, news, inventory, transcript) is one of ``skald.views``, the same the CLI
+prints; together they make the OpenAPI schema at ``/openapi.json``."""
 
 from __future__ import annotations
 
@@ -8,11 +10,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from skald.engine import SEED_MAX
 from skald.errors import PlayerInputError
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
-
-SEED_MAX = 2**31 - 1
+from skald.views import CampaignSummary, CampaignView
 
 
 class _Request(BaseModel):
@@ -51,118 +53,11 @@ class TurnRequest(_Request):
             raise PydanticCustomError("player_input", "{reason}", {"reason": str(exc)}) from None
 
 
-class Suggestion(BaseModel):
-    label: str
-    tone: str
-    risk: str
-
-
-class Mechanic(BaseModel):
-    outcome: str
-    roll: int | None
-    total: int | None
-    dc: int | None
-    minutes: int
-
-
-class TurnState(BaseModel):
-    """Where the player is and how they are, after the turn."""
-
-    location: str
-    location_name: str
-    world_time_minutes: int
-    time_of_day: str
-    hp: int
-    max_hp: int
-    credits: int
-    stress: int
-    defeated: bool
-    party: list[str] = Field(description="ids of the companions in the party")
-
-
-class TurnResult(BaseModel):
-    """One played turn (the shape of ``skald play --json``)."""
-
-    campaign_id: str
-    turn_number: int
-    input: str
-    intent: str | None
-    action_class: str | None
-    text: str = Field(description="the narration")
-    suggestions: list[Suggestion] = Field(description="four suggested next actions")
-    mechanic: Mechanic | None
-    warnings: list[str]
-    state: TurnState
-
-
-class CampaignState(TurnState):
-    """A campaign's committed state."""
-
-    campaign_id: str
-    pack: str
-    seed: int
-    turn_number: int
-    name: str
-    background: str
-    inventory: dict[str, int]
-    reputation: dict[str, int]
-
-
 class CreatedCampaign(BaseModel):
     campaign_id: str
     token: str = Field(description="this campaign's secret: send it as `Authorization: Bearer <token>`; it is shown "
                                    "once and stored only as a hash")
-    state: CampaignState
-
-
-class TurnRecord(BaseModel):
-    turn_number: int
-    input: str
-    intent: str | None
-    action_class: str | None
-    outcome: str | None
-    text: str
-    suggestions: list[Suggestion]
-    warnings: list[str]
-    location: str
-    world_time_minutes: int
-    created_at: str
-
-
-class TranscriptPage(BaseModel):
-    campaign_id: str
-    total: int = Field(description="turns played in all")
-    offset: int
-    limit: int
-    turns: list[TurnRecord]
-
-
-class Rumor(BaseModel):
-    id: str
-    text: str
-
-
-class Rumors(BaseModel):
-    known: list[Rumor] = Field(description="rumors the player has heard")
-    public: list[Rumor] = Field(description="what the town talks about")
-
-
-class Companion(BaseModel):
-    id: str
-    name: str
-    role: str
-    in_party: bool
-    affinity: int
-    loyalty: int
-    joined_turn: int | None
-
-
-class Quest(BaseModel):
-    id: str
-    title: str
-    status: str
-    stage: int
-    objective: str | None = Field(description="the current objective; null once the quest is completed")
+    state: CampaignView
 
 
 class LocationRef(BaseModel):
@@ -212,13 +107,6 @@ class Health(BaseModel):
     db: DbHealth
     llm: LlmHealth
     pack_errors: dict[str, list[str]] = Field(description="packs whose last edit was refused (--reload-packs)")
-
-
-class CampaignSummary(BaseModel):
-    campaign_id: str
-    pack: str
-    turn_number: int
-    updated_at: str
 
 
 class CampaignList(BaseModel):

@@ -1,20 +1,20 @@
-"""The ``skald`` command."""
+"""The terminal's commands of ``skald`` (play, record, replay, campaigns, models, doctor, pack, ingest, lore); the
+API adds ``serve`` in ``skald.commands``."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from skald.cli.common import settings_or_exit
 from skald.cli.pack_commands import pack_app
 from skald.cli.rag_commands import ingest_command, lore_app
 from skald.errors import SkaldError
 from skald.llm.client import LLMClient
 from skald.packs.loader import PackError
-from skald.settings import ROLES
+from skald.settings import ROLES, settings_or_exit
 
 app = typer.Typer(help="Skald: text role-playing games with deterministic rules and LLM-written prose.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -46,7 +46,7 @@ def play(
     settings = settings_or_exit()
     transport = recording_transport() if record else None
     llm = LLMClient(settings, transport=transport)
-    session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name)
+    session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name, watch)
     if record:
         session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False),
                                     retrieval=settings.retrieval)
@@ -57,30 +57,16 @@ def play(
 
 
 def _open_session(db: Path, llm: LLMClient, pack: str | None, campaign: str | None, seed: int | None,
-                  background: str | None, name: str):
+                  background: str | None, name: str, watch: bool = False, retriever: Any = True):
     from skald.cli.session import Session
 
     try:
         return Session.open(db, llm, pack_id=pack, campaign=campaign,
-                            seed=random.randrange(1 << 31) if seed is None else seed, background=background, name=name)
+                            seed=random.randrange(1 << 31) if seed is None else seed, background=background, name=name,
+                            watch=watch, retriever=retriever)
     except (SkaldError, PackError, ValueError) as exc:
         typer.echo(f"skald: {exc}", err=True)
         raise typer.Exit(2) from None
-
-
-@app.command()
-def serve(
-    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
-    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
-    reload_packs: Annotated[bool, typer.Option(help="reload an era pack when its files change (an edit with errors "
-                                                    "keeps the last good version)")] = False,
-) -> None:
-    """Serve the HTTP API (OpenAPI docs at /docs; see docs/api.md). SKALD_ADMIN_KEY enables GET /campaigns."""
-    from skald.api.server import serve as run_server
-
-    settings = settings_or_exit()
-    run_server(host, port, db or settings.db_path, reload_packs)
 
 
 @app.command("record")
@@ -122,11 +108,13 @@ def record_cmd(
     else:
         transport = recording_transport() if llm_mode == "auto" else None
         llm = LLMClient(settings, online=False if llm_mode == "off" else None, transport=transport)
-    session = _open_session(Path(":memory:"), llm, pack, None, seed, background, name)
+    retriever = None
     if settings.retrieval:  # a fresh index of the pack: the same lore a replay will build
+        from skald.packs.loader import get_pack
         from skald.rag.handle import private_index
 
-        session.retriever = private_index([session.pack], settings.embeddings)
+        retriever = private_index([get_pack(pack or settings.default_pack)], settings.embeddings)
+    session = _open_session(Path(":memory:"), llm, pack, None, seed, background, name, retriever=retriever)
     session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,
                                 source=source_of(llm, scripted=llm_mode == "scripted"))
     typer.echo(llm.mode, err=True)
@@ -167,13 +155,15 @@ def replay_cmd(
 @app.command()
 def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None) -> None:
     """List the campaigns in a save file."""
-    from skald.store.db import connect
-    from skald.store.reads import list_campaigns
+    from skald.engine import Engine
 
-    conn = connect(db or settings_or_exit().db_path)
-    rows = list_campaigns(conn)
-    for cid, turn in rows:
-        typer.echo(f"{cid}\tturn {turn}")
+    engine = Engine(db or settings_or_exit().db_path)
+    try:
+        rows = engine.campaigns()
+    finally:
+        engine.close()
+    for row in rows:
+        typer.echo(f"{row.campaign_id}\tturn {row.turn_number}")
     if not rows:
         typer.echo("no campaigns yet; start one with: skald play")
 
@@ -215,6 +205,3 @@ def doctor(db: Annotated[Path | None, typer.Option(help="save file to check")] =
     typer.echo(f"\n{problems} problem(s)" if problems else "\nall good")
     raise typer.Exit(1 if problems else 0)
 
-
-if __name__ == "__main__":
-    app()

@@ -1,4 +1,5 @@
-"""The terminal client: an interactive Rich loop on a TTY, or plain turns from a script or a pipe."""
+"""The terminal client: an interactive Rich loop on a TTY, or plain turns from a script or a pipe. It renders the
+engine's views and nothing else."""
 
 from __future__ import annotations
 
@@ -12,21 +13,22 @@ from rich.panel import Panel
 from rich.spinner import Spinner
 from rich.text import Text
 
-from skald.cli.session import Session, debug_json, turn_json
+from skald import views
+from skald.cli.session import Session
+from skald.engine import Played
 from skald.errors import SkaldError
-from skald.packs.watch import PackWatcher
 from skald.rules.meta_commands import status_line
-from skald.state import GameState
 from skald.vocab import Intent
 
 FALLBACK_MARK = "fallback"  # fallback warnings are summarised by the start-up mode line instead
 
 
-def pick(text: str, state: GameState) -> str:
+def pick(text: str, session: Session) -> str:
     """A bare number 1-4 plays that suggestion; anything else is played as typed."""
     stripped = text.strip()
-    if stripped in {"1", "2", "3", "4"} and len(state.suggested_actions) == 4:
-        return state.suggested_actions[int(stripped) - 1].label
+    suggestions = session.suggestions
+    if stripped in {"1", "2", "3", "4"} and len(suggestions) == 4:
+        return suggestions[int(stripped) - 1].label
     return text
 
 
@@ -37,19 +39,19 @@ def intro(session: Session) -> str:
             f"\n\n{here.name}. {here.description}")
 
 
-def _plain_turn(state: GameState, session: Session) -> str:
-    lines = [f"[turn {state.campaign.turn_number}] > {state.player_input}", state.final_text, ""]
-    if state.quit_requested:
+def _plain_turn(view: views.TurnView) -> str:
+    lines = [f"[turn {view.turn_number}] > {view.input}", view.text, ""]
+    if view.quit:
         return "\n".join(lines)
     lines += [f"  {i}. {s.label}  ({s.tone.value.lower()}, {s.risk.value.lower()})"
-              for i, s in enumerate(state.suggested_actions, 1)]
-    lines.append(f"  [{status_line(state, session.pack)}]")
-    lines += [f"  ! {w}" for w in state.warnings if FALLBACK_MARK not in w]
+              for i, s in enumerate(view.suggestions, 1)]
+    lines.append(f"  [{status_line(view.state)}]")
+    lines += [f"  ! {w}" for w in view.warnings if FALLBACK_MARK not in w]
     return "\n".join(lines) + "\n"
 
 
-def debug_lines(state: GameState) -> list[str]:
-    info = debug_json(state)
+def debug_lines(played: Played) -> list[str]:
+    info = views.debug(played.state) if played.state is not None else {"llm_calls": [], "context_stats": []}
     out = []
     for call in info["llm_calls"]:
         ttft = f"{call['ttft_ms']:.0f}" if call["ttft_ms"] is not None else "-"
@@ -64,37 +66,46 @@ def debug_lines(state: GameState) -> list[str]:
     return out
 
 
-def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False,
-               watcher: PackWatcher | None = None) -> int:
-    """Play each non-blank line as a turn and print it. Returns the number of turns played.
-    With ``watcher`` (``--watch``), an edited pack is reloaded before each turn (messages go to stderr in JSON)."""
-    played = 0
+def turn_json(played: Played, debug: bool = False) -> dict:
+    """The ``--json`` object of a played turn: the turn's view, plus ``debug`` (LLM calls, context) with --debug."""
+    extra = {"debug": views.debug(played.state)} if debug and played.state is not None else {}
+    return extra | played.body
+
+
+def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False) -> int:
+    """Play each non-blank line as a turn and print it. Returns the number of turns played. Pack reload messages
+    (``--watch``) are printed before the turn (to stderr in JSON mode)."""
+    played_count = 0
     for raw in lines:
         line = raw.rstrip("\n")
         if not line.strip():
             continue
-        for message in session.poll_pack(watcher) if watcher else []:
-            print(message, file=sys.stderr if as_json else sys.stdout, flush=True)
         try:
-            state = session.play(pick(line, session.state))
+            played = session.play(pick(line, session))
         except SkaldError as exc:
+            _notices(session, as_json)
             if as_json:
                 print(json.dumps({"input": line, "error": str(exc)}), flush=True)
             else:
                 print(f"! {exc}\n", flush=True)
-            session.reload()
             continue
-        played += 1
+        _notices(session, as_json)
+        played_count += 1
         if as_json:
-            print(json.dumps(turn_json(state, session.pack, debug)), flush=True)
+            print(json.dumps(turn_json(played, debug)), flush=True)
         else:
-            print(_plain_turn(state, session) + ("\n".join(debug_lines(state)) + "\n" if debug else ""), flush=True)
-        if state.quit_requested:
+            print(_plain_turn(played.view) + ("\n".join(debug_lines(played)) + "\n" if debug else ""), flush=True)
+        if played.view.quit:
             break
-    return played
+    return played_count
 
 
-def play_streaming(console: Console, session: Session, text: str) -> GameState:
+def _notices(session: Session, as_json: bool) -> None:
+    for message in session.take_notices():
+        print(message, file=sys.stderr if as_json else sys.stdout, flush=True)
+
+
+def play_streaming(console: Console, session: Session, text: str) -> Played:
     """Play a turn with a spinner until the first narrator token, then the prose as it streams; the live view
     is replaced by the final, cleaned turn when it commits."""
     streamed: list[str] = []
@@ -107,65 +118,67 @@ def play_streaming(console: Console, session: Session, text: str) -> GameState:
         return session.play(text, on_token=on_token)
 
 
-def interactive(session: Session, debug: bool = False, watcher: PackWatcher | None = None) -> None:
+def interactive(session: Session, debug: bool = False) -> None:
     console = Console()
     console.print(Panel(intro(session), title="Skald", border_style="cyan"))
-    console.print(Text(session.llm.mode, style="dim"))
+    console.print(Text(session.engine.llm.mode, style="dim"))
     console.print("Type what you do, a number to play a suggestion, or /help.\n", style="dim")
     while True:
         try:
             line = console.input("[bold cyan]> [/]")
         except (EOFError, KeyboardInterrupt):
-            console.print(f"\nCampaign {session.state.campaign.id} is saved. Resume with: "
-                          f"skald play --campaign {session.state.campaign.id}")
+            console.print(f"\nCampaign {session.campaign_id} is saved. Resume with: "
+                          f"skald play --campaign {session.campaign_id}")
             return
-        for message in session.poll_pack(watcher) if watcher else []:
-            console.print(message, style="dim" if message.startswith("pack reloaded") else "yellow", markup=False)
         try:
-            state = play_streaming(console, session, pick(line, session.state))
+            played = play_streaming(console, session, pick(line, session))
         except SkaldError as exc:
+            _show_notices(console, session)
             console.print(f"[yellow]{exc}[/]")
-            session.reload()
             continue
-        render(console, state, session)
-        for text in debug_lines(state) if debug else []:
+        _show_notices(console, session)
+        render(console, played.view)
+        for text in debug_lines(played) if debug else []:
             console.print(text, style="dim", markup=False)
-        if state.quit_requested:
+        if played.view.quit:
             return
 
 
-def render(console: Console, state: GameState, session: Session) -> None:
-    if state.intent == Intent.META:
-        console.print(Panel(state.final_text, border_style="dim"))
-        if state.quit_requested:
+def _show_notices(console: Console, session: Session) -> None:
+    for message in session.take_notices():
+        console.print(message, style="dim" if message.startswith("pack reloaded") else "yellow", markup=False)
+
+
+def render(console: Console, view: views.TurnView) -> None:
+    if view.intent == Intent.META:
+        console.print(Panel(view.text, border_style="dim"))
+        if view.quit:
             return
     else:
-        title = f"turn {state.campaign.turn_number}: {state.player_input[:60]}"
-        console.print(Panel(state.final_text, title=title, title_align="left", border_style="white"))
-    for i, s in enumerate(state.suggested_actions, 1):
+        title = f"turn {view.turn_number}: {view.input[:60]}"
+        console.print(Panel(view.text, title=title, title_align="left", border_style="white"))
+    for i, s in enumerate(view.suggestions, 1):
         console.print(f"  [bold]{i}[/]. {s.label} [dim]({s.tone.value.lower()}, {s.risk.value.lower()})[/]")
-    console.print(f"[dim]{status_line(state, session.pack)}[/]")
-    for warning in state.warnings:
+    console.print(f"[dim]{status_line(view.state)}[/]")
+    for warning in view.warnings:
         if FALLBACK_MARK not in warning:
             console.print(f"[dim yellow]! {warning}[/]")
 
 
 def run(session: Session, script: str | None, as_json: bool, debug: bool = False, watch: bool = False) -> None:
     """Interactive on a TTY without a script; otherwise play the script file or stdin line by line.
-    ``watch`` (``skald play --watch``) reloads an edited
-    pack before each turn."""
-    watcher = session.watcher() if watch else None
-    if watcher and session.recorder:
+    ``watch`` (``skald play --watch``): the session reloads an edited pack before each turn."""
+    if watch and session.recorder:
         print("! --watch with --record: turns played after a pack edit will not replay against the recorded pack",
               file=sys.stderr, flush=True)
     if script is None and sys.stdin.isatty() and not as_json:
-        interactive(session, debug, watcher)
+        interactive(session, debug)
         return
-    print(session.llm.mode, file=sys.stderr if as_json else sys.stdout, flush=True)
+    print(session.engine.llm.mode, file=sys.stderr if as_json else sys.stdout, flush=True)
     if not as_json:
         print(intro(session) + "\n", flush=True)
     if script:
         with open(script, encoding="utf-8") as handle:
-            play_lines(session, handle, as_json, debug, watcher)
+            play_lines(session, handle, as_json, debug)
     else:
-        play_lines(session, sys.stdin, as_json, debug, watcher)
+        play_lines(session, sys.stdin, as_json, debug)

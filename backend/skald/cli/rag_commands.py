@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skald.cli.common import settings_or_exit
+from skald.settings import settings_or_exit
 
 LANES = ("lore", "style", "voice", "hook")
 

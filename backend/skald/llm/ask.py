@@ -36,8 +36,8 @@ def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type
     """
     try:
         llm.check(role)
-    except LLMUnavailable as exc:
-        return Asked(warnings=[str(exc)], calls=[exc.call] if exc.call else [])
+    except LLMUnavailable as exc:  # offline or disabled: a setting, not this turn's problem (no warning)
+        return Asked(warnings=[] if exc.offline else [str(exc)], calls=[exc.call] if exc.call else [])
     fitted = llm.fit(role, prompt())
     asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
     try:

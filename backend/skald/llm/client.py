@@ -37,12 +37,15 @@ TokenSink = Callable[[str], None]
 class LLMUnavailable(Exception):
     """The role could not produce a usable reply (offline, circuit open, timeout, HTTP error, invalid reply).
 
-    ``call`` holds the call's metrics (``ok=False``) when one was attempted or skipped by the breaker.
+    ``call`` holds the call's metrics (``ok=False``) when one was attempted or skipped by the breaker. ``offline`` is
+    True when the role is not to be called at all (the client is offline, or the role is disabled): a setting of the
+    whole process, shown once (``skald play``'s start line, ``TurnView.offline``, ``/health``), not a turn's warning.
     """
 
-    def __init__(self, message: str, call: LLMCall | None = None):
+    def __init__(self, message: str, call: LLMCall | None = None, offline: bool = False):
         super().__init__(message)
         self.call = call
+        self.offline = offline
 
 
 def probe_ollama(base_url: str, timeout_s: float) -> tuple[bool, str]:
@@ -196,9 +199,9 @@ class LLMClient:
         """Raise :class:`LLMUnavailable` when the role cannot be called now (offline, disabled, circuit open)."""
         cfg = self.config(role)
         if not self.online:
-            raise LLMUnavailable(f"{role}: offline fallback ({self.detail})")
+            raise LLMUnavailable(f"{role}: offline fallback ({self.detail})", offline=True)
         if not cfg.enabled:
-            raise LLMUnavailable(f"{role}: offline fallback (disabled by SKALD_{role.upper()}_ENABLED)")
+            raise LLMUnavailable(f"{role}: offline fallback (disabled by SKALD_{role.upper()}_ENABLED)", offline=True)
         breaker = self.breakers[role]
         if not breaker.allow():
             reason = (f"{role}: fallback, circuit open after {breaker.consecutive} consecutive failures "

@@ -1,12 +1,14 @@
-"""Commit node: the only writer. One transaction stores the events and the projected state; nothing is folded or
-read back."""
+"""Commit node: the only writer. One transaction stores the events, the projected state, the rendered turn and (under
+an idempotency key) the turn's response; nothing is folded or read back."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from langgraph.runtime import Runtime
 
+from skald import views
 from skald.context import TurnContext
 from skald.rules import memory
 from skald.state import PERSISTENT_FIELDS, GameState
@@ -17,12 +19,18 @@ from skald.vocab import Intent
 def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: the whole state. Writes to SQLite in one ``BEGIN IMMEDIATE`` transaction (``store.writer.commit_turn``):
     the staged events, the projected state ``after`` (with this turn's counters and summary, ``GameState.closing``),
-    the rendered turn and its memory. Returns that state as the new persistent fields: what this transaction
+    the rendered turn, its memory and, when the context carries an idempotency key, the key with this turn's view.
+    Returns that state as the new persistent fields, and ``view`` (``views.TurnView``): what this transaction
     committed, never a later read.
 
     :raises TurnConflictError: another turn on this campaign committed first; nothing was written.
+    :raises KeyTaken: another turn holds the idempotency key; nothing was written.
     """
+    ctx = runtime.context
     committed = state.closing()
+    offline = not ctx.llm.online
+    played = state.model_copy(update={name: getattr(committed, name) for name in PERSISTENT_FIELDS})
+    view = views.turn(played, ctx.pack, offline=offline)
     result = state.mechanic_result
     row = writer.TurnRow(
         input=state.player_input, intent=state.intent.value if state.intent else None,
@@ -31,9 +39,9 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         suggestions=json.dumps([s.model_dump(mode="json") for s in state.suggested_actions]),
         warnings=json.dumps(state.warnings), mechanic=result.model_dump_json() if result else None,
         llm_calls=json.dumps([c.model_dump(mode="json") for c in state.llm_calls]),
-        lore_citations=json.dumps(state.lore_citations))
-    story = state.intent != Intent.META
-    writer.commit_turn(runtime.context.conn, writer.CommittedTurn(
-        before=state, after=committed, events=state.staged_events, row=row,
-        memory=memory.summarize(state, runtime.context.pack) if story else None))
-    return {name: getattr(committed, name) for name in PERSISTENT_FIELDS} | {"after": committed}
+        lore_citations=json.dumps(state.lore_citations), offline=offline)
+    keyed = dataclasses.replace(ctx.keyed, response=view.model_dump_json()) if ctx.keyed else None
+    writer.commit_turn(ctx.conn, writer.CommittedTurn(
+        before=state, after=committed, events=state.staged_events, row=row, keyed=keyed,
+        memory=memory.summarize(state, ctx.pack) if state.intent != Intent.META else None))
+    return {name: getattr(committed, name) for name in PERSISTENT_FIELDS} | {"after": committed, "view": view}

@@ -8,7 +8,7 @@ from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import offline, prompts
 from skald.llm.ask import ask
-from skald.rules import clock, suggestions
+from skald.rules import clock, memory, suggestions
 from skald.state import GameState, SceneInstructions
 from skald.store import memories
 from skald.vocab import Outcome
@@ -36,13 +36,13 @@ def _beat(state: GameState) -> str:
     return "a small win" if result and result.outcome.succeeded else "a setback"
 
 
-def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str]) -> list[memories.Memory]:
+def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str]) -> list[memory.Memory]:
     """Older turns worth remembering now (episodic memory), when a retriever can embed them."""
     if ctx.retriever is None:
         return []
     try:
-        return memories.recall(ctx.conn, state.campaign.id, state.turn, query,
-                               lambda texts: ctx.retriever.embed(ctx.pack, texts))
+        rows = memories.recent(ctx.conn, state.campaign.id, state.turn - 1, memory.WINDOW)
+        return memory.recall(rows, state.turn, query, lambda texts: ctx.retriever.embed(ctx.pack, texts))
     except Exception as exc:  # noqa: BLE001 - memory is a nicety; the turn goes on without it
         warnings.append(f"memory: recall failed ({type(exc).__name__}); playing on without it")
         return []

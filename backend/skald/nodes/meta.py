@@ -18,7 +18,8 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     pack = runtime.context.pack
     routed = state.router_output
     campaigns = reads.list_campaigns(runtime.context.conn) if routed.meta_command == "load" else None
-    text, quit_requested = meta_commands.respond(routed.meta_command, routed.meta_args, state, pack, campaigns)
+    text, quit_requested = meta_commands.respond(
+        routed.meta_command, meta_commands.MetaContext(state.after, pack, routed.meta_args, campaigns))
     present = [p for p in everyone_at(state, pack, state.location) if p.companion or p.id in state.known_npcs]
     picks, _ = suggestions.suggest(state.after, pack, present)
     return {"meta_response": text, "final_text": text, "quit_requested": quit_requested,

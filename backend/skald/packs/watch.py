@@ -10,11 +10,11 @@ reported and the last good pack stays in use.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from skald.packs.loader import DOC_FOLDERS, FILES, PackError, load_pack, pack_layers, resolve_pack_dir
 from skald.packs.models import EraPack
-from skald.state import GameState
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -61,31 +61,6 @@ def digest(pack: str | Path) -> str:
     return sha.hexdigest()
 
 
-def state_problems(pack: EraPack, state: GameState) -> list[str]:
-    """What in a running campaign the pack no longer has; swapping such a pack in would break the game."""
-    problems = []
-    if state.location not in pack.locations:
-        problems.append(f"campaign: the player is at {state.location!r}, which the edited pack does not have")
-    if state.player.background not in pack.backgrounds:
-        problems.append(f"campaign: the player's background {state.player.background!r} is gone")
-    for item in state.player.inventory:
-        if item not in pack.items:
-            problems.append(f"campaign: the player carries {item!r}, which is no longer an item")
-    for comp in state.companions:
-        if comp not in pack.companions:
-            problems.append(f"campaign: companion {comp!r} is gone")
-    for qid, quest in state.quests.items():
-        if qid not in pack.quests:
-            problems.append(f"campaign: quest {qid!r} is gone")
-        elif quest.status == "active" and quest.stage >= len(pack.quests[qid].stages):
-            problems.append(f"campaign: quest {qid!r} is at stage {quest.stage + 1}, but now has "
-                            f"{len(pack.quests[qid].stages)} stage(s)")
-    for npc, loc in state.world.npc_locations.items():
-        if npc in pack.npcs and loc not in pack.locations:
-            problems.append(f"campaign: NPC {npc!r} is at {loc!r}, which the edited pack does not have")
-    return problems
-
-
 class PackWatcher:
     """Reload ``pack`` (an id or a folder) when its files change.
 
@@ -103,8 +78,9 @@ class PackWatcher:
         """Whether the files changed since the last poll (cheap: stats only)."""
         return fingerprint(self.pack) != self._stamp
 
-    def poll(self, state: GameState | None = None) -> tuple[EraPack | None, list[str]]:
-        """Reload if the files changed. With ``state``, a pack that no longer fits that campaign is refused."""
+    def poll(self, fits: Callable[[EraPack], list[str]] | None = None) -> tuple[EraPack | None, list[str]]:
+        """Reload if the files changed. ``fits(pack)`` lists what a running campaign would lose with the new pack
+        (``rules.pack_fit.problems``); a pack with any such problem is refused."""
         stamp = fingerprint(self.pack)
         if stamp == self._stamp:
             return None, []
@@ -119,7 +95,7 @@ class PackWatcher:
             return None, [str(issue) for issue in exc.issues] or [str(exc)]
         except Exception as exc:  # noqa: BLE001 - keep playing; the designer sees what went wrong
             return None, [f"unexpected error while loading: {type(exc).__name__}: {exc}"]
-        problems = state_problems(pack, state) if state is not None else []
+        problems = fits(pack) if fits is not None else []
         if problems:
             return None, problems
         self.current = pack

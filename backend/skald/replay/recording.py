@@ -19,10 +19,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skald.packs.models import EraPack
-from skald.state import GameState
+if TYPE_CHECKING:
+    from skald.engine import Played
+
 
 FORMAT = 1
 FILE = "session.jsonl"
@@ -50,24 +51,15 @@ def request_hash(request: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
-def outcome_of(state: GameState, pack: EraPack) -> dict[str, Any]:
-    """What a turn committed, in a fixed key order (``turn`` and ``kind`` are added by the writer)."""
-    result = state.mechanic_result
-    return {
-        **state.played(),
-        "mechanic": None if result is None else {
-            "outcome": result.outcome.value, "risk": result.risk.value, "stat": result.stat, "roll": result.roll,
-            "stat_modifier": result.stat_modifier, "env_modifier": result.env_modifier, "total": result.total,
-            "dc": result.dc, "minutes": result.minutes, "stress_delta": result.stress_delta,
-            "summary": result.summary},
-        "state": {
-            "location": state.location, "world_time_minutes": state.world.time_minutes, "hp": state.player.hp,
-            "max_hp": state.player.max_hp, "credits": state.player.credits, "stress": state.player.stress,
-            "reputation": dict(sorted(state.reputation.items())), "party": state.party,
-            "arc_stage": state.arc_stage.value, "combat": state.combat.enemy_id if state.combat else None},
-        "events": [{"type": e.type, "data": e.data} for e in state.staged_events],
-        "llm_calls": [f"{c.role}:{c.outcome}" for c in state.llm_calls],
-        "warnings": [normalise(w) for w in state.warnings],
+def outcome_of(played: Played) -> dict[str, Any]:
+    """What a turn committed, in a fixed key order: the turn's view (as the player saw it, less the campaign id and
+    the input, which the recording holds already), the events it staged, and its LLM calls as ``role:outcome``."""
+    body = {k: v for k, v in played.body.items() if k not in ("campaign_id", "input")}
+    state = played.state
+    return body | {
+        "warnings": [normalise(w) for w in body.get("warnings", [])],
+        "events": [{"type": e.type, "data": e.data} for e in state.staged_events] if state else [],
+        "llm_calls": [f"{c.role}:{c.outcome}" for c in state.llm_calls] if state else [],
     }
 
 

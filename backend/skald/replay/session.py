@@ -18,9 +18,8 @@ from typing import Any
 import httpx
 
 from skald import __version__
-from skald.engine import start_campaign
+from skald.engine import Engine, Played
 from skald.errors import SkaldError
-from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
@@ -29,8 +28,6 @@ from skald.replay.recording import FILE, FORMAT, Exchange, Recording, Turn, outc
 from skald.replay.transports import RecordingTransport, ReplayTransport
 from skald.settings import ROLES, Settings
 from skald.state import GameState
-from skald.store import reads
-from skald.store.db import connect
 from skald.text import sentences
 
 ROLE_SETTINGS = ("model", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts", "enabled")
@@ -75,21 +72,21 @@ class Recorder:
         })
         self.recording.write(folder)
 
-    def play(self, step: Callable[[str], GameState], text: str, pack: EraPack) -> GameState:
+    def play(self, step: Callable[[str], Played], text: str) -> Played:
         """Play ``text`` with ``step`` (a session's play function) and record it, errors included."""
         number = len(self.recording.turns) + 1
         if self.transport is not None:
             self.transport.begin_turn(number)
         turn = Turn(number=number, input=text)
         try:
-            state = step(text)
+            played = step(text)
         except SkaldError as exc:
             turn.outcome = {"error": str(exc)}
             self._keep(turn)
             raise
-        turn.outcome = {"turn_number": state.campaign.turn_number, **outcome_of(state, pack)}
+        turn.outcome = outcome_of(played)
         self._keep(turn)
-        return state
+        return played
 
     def _keep(self, turn: Turn) -> None:
         turn.exchanges = self.transport.take(turn.number) if self.transport is not None else []
@@ -190,20 +187,17 @@ def replay(folder: Path, *, update: bool = False) -> ReplayReport:
     llm = LLMClient(settings_from(header["settings"], online), online=online, transport=transport,
                     sleep=lambda seconds: None)
     retriever = private_index([pack]) if header.get("retrieval") else None
-    conn = connect(":memory:")
-    state = start_campaign(conn, pack, seed=header["seed"], background=header["background"], name=header["name"],
-                            campaign_id="replay")
+    engine = Engine(":memory:", llm=llm, retriever=retriever)
+    engine.create_campaign(pack.id, seed=header["seed"], background=header["background"], name=header["name"],
+                           campaign_id="replay")
     updated: list[Turn] = []
     try:
         for turn in recording.turns:
             if transport is not None:
                 transport.begin_turn(turn.number)
             try:
-                state = run_turn(conn, state.model_copy(update={"player_input": turn.input}), pack=pack, llm=llm,
-                                 retriever=retriever)
-                actual = {"turn_number": state.campaign.turn_number, **outcome_of(state, pack)}
+                actual = outcome_of(engine.play_turn("replay", turn.input))
             except SkaldError as exc:
-                state = reads.load_state(conn, "replay")
                 actual = {"error": str(exc)}
             report.turns += 1
             report.differences += compare(turn, actual)
@@ -215,7 +209,7 @@ def replay(folder: Path, *, update: bool = False) -> ReplayReport:
                                            "was not made")
             updated.append(Turn(turn.number, turn.input, served, actual))
     finally:
-        conn.close()
+        engine.close()
     if transport is not None:
         for turn_no, role, seq, _ in transport.unexpected:
             report.problems.append(f"turn {turn_no}: {role} call #{seq} is not in the recording (re-record it)")

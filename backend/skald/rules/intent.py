@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 from skald.packs.models import EraPack
+from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, route
 from skald.state import PersistentState, PresentNpc, RouterOutput
 from skald.vocab import ActionClass, Intent, Tone
 
-META_COMMANDS = ("help", "status", "inventory", "party", "quests", "rumors", "save", "load", "quit", "exit", "news")
+META_COMMANDS = tuple(BY_KEY)  # every word a meta command answers to
 
 
 def _words(*words: str) -> re.Pattern[str]:

@@ -9,6 +9,8 @@ the same at turn 10,000 as at turn 100.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from skald import events as ev
 from skald.packs.models import EraPack
@@ -42,3 +44,31 @@ def cosine(a: list[float], b: list[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=False))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     return dot / norm if norm else 0.0
+
+
+@dataclass(frozen=True)
+class Memory:
+    turn: int
+    summary: str
+    score: float
+
+
+_VECTORS: dict[str, tuple[float, ...]] = {}  # embeddings per summary text, kept for this process
+
+
+def recall(rows: list[tuple[int, str]], now: int, query: str, embed: Callable[[list[str]], list[list[float]]],
+           k: int = 3) -> list[Memory]:
+    """The ``k`` best-scoring of ``rows`` ((turn, summary) of the last ``WINDOW`` turns before the last one, from
+    ``store.memories.recent``) for ``query``. Embeddings are computed here, outside any transaction, and cached per
+    summary text in this process."""
+    if not rows:
+        return []
+    missing = [text for _, text in rows if text not in _VECTORS]
+    if missing:
+        if len(_VECTORS) > 20_000:
+            _VECTORS.clear()
+        for text, vector in zip(missing, embed(missing), strict=True):
+            _VECTORS[text] = tuple(float(x) for x in vector)
+    target = list(embed([query])[0])
+    scored = [Memory(turn, text, score(cosine(target, list(_VECTORS[text])), now, turn)) for turn, text in rows]
+    return sorted(scored, key=lambda m: m.score, reverse=True)[:k]

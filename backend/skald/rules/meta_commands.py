@@ -1,82 +1,177 @@
-"""Text for out-of-game commands (/help, /status, ...). Pure functions of the state; no time passes."""
+"""Out-of-game commands (/help, /status, ...): one class each, rendering the same views the API returns. No game time
+passes. ``/help`` is built from the classes' docstrings, and the router learns the names from :data:`COMMANDS`, so a
+new command is one class here.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from skald import views
 from skald.packs.models import EraPack
-from skald.rules import clock
-from skald.state import GameState
-
-HELP = {
-    "help": "this list",
-    "status": "where and when you are, HP, credits, stress, reputation",
-    "inventory": "what you carry",
-    "party": "your companions and how they feel about you",
-    "quests": "jobs you have taken on",
-    "rumors": "what you have heard",
-    "news": "what has happened in the world lately",
-    "save": "every turn is saved as you play; shows how to resume",
-    "load": "the campaigns in this save file and how to resume one",
-    "quit": "leave the game (progress is already saved)",
-}
+from skald.persistent import PersistentState
+from skald.views import StatusView
 
 
-def status_line(state: GameState, pack: EraPack) -> str:
-    p = state.player
-    where = pack.locations[state.location].name
-    now = state.world.time_minutes
-    when = f"{clock.time_of_day(now)}, {clock.clock_text(now, pack.era.calendar.day_names)}"
-    down = "  DOWN" if p.defeated else ""
-    return f"{where} | {when} | HP {p.hp}/{p.max_hp} | {p.credits} credits | stress {p.stress}{down}"
+@dataclass(frozen=True)
+class MetaContext:
+    """What a command may show: the state (the turn's ``after``: this command is itself a turn), the pack, the
+    command's arguments, and for /load the campaigns in the save file as (id, turn number)."""
+
+    state: PersistentState
+    pack: EraPack
+    args: str = ""
+    campaigns: list[tuple[str, int]] | None = None
+
+    @property
+    def resume(self) -> str:
+        return f"skald play --campaign {self.state.campaign.id}"
 
 
-def respond(command: str, args: str, state: GameState, pack: EraPack,
-            campaigns: list[tuple[str, int]] | None = None) -> tuple[str, bool]:
-    """(text to show, whether the player asked to quit) for a meta command."""
-    p = state.player
-    turn = state.turn  # this command is itself a committed turn
-    if command in ("quit", "exit"):
-        return (f"Campaign {state.campaign.id} is saved at turn {turn}. "
-                f"Resume with: skald play --campaign {state.campaign.id}"), True
-    if command == "help":
-        return "Commands:\n" + "\n".join(f"  /{name:<10} {what}" for name, what in HELP.items()) + (
-            "\nOtherwise type what you do, or a number 1-4 to play a suggestion."), False
-    if command == "status":
-        rep = ", ".join(f"{pack.factions[f].name} {v:+d}" for f, v in sorted(state.reputation.items())) or "none"
-        combat = (f"\nIn a fight with {state.combat.enemy_name} ({state.combat.enemy_hp} HP left)."
-                  if state.combat else "")
-        bg = pack.backgrounds[p.background]
-        return (f"{status_line(state, pack)}\n{p.name}, {bg.name}: {bg.description}\n"
-                f"arc: {state.arc_stage.value}; turn {turn}\nReputation: {rep}{combat}"), False
-    if command == "inventory":
-        items = []
-        for item_id, qty in sorted(p.inventory.items()):
-            item = pack.items[item_id]
-            tags = f" [{', '.join(item.tags)}]" if item.tags else ""
-            items.append(f"  {item.name} x{qty}{tags}: {item.description}")
-        return "You carry:\n" + ("\n".join(items) or "  nothing") + f"\n  {p.credits} credits", False
-    if command == "party":
-        rows = [f"  {pack.companions[c.id].name} ({pack.companions[c.id].role}): affinity {c.affinity:+d}, "
-                f"loyalty {c.loyalty}" for c in state.companions.values() if c.in_party]
-        return "Your party:\n" + ("\n".join(rows) or "  nobody yet; ask a companion to join you"), False
-    if command == "quests":
-        rows = []
-        for qid, q in state.quests.items():
-            quest = pack.quests[qid]
-            if q.status == "completed":
-                rows.append(f"  [done] {quest.title}")
-            else:
-                rows.append(f"  {quest.title}: {quest.stages[q.stage].objective}")
-        return "Quests:\n" + ("\n".join(rows) or "  none yet; talk to people"), False
-    if command == "rumors":
-        rows = [f"  - {pack.rumors[r].text}" for r in state.world.known_rumors]
-        return "Rumors you have heard:\n" + ("\n".join(rows) or "  none yet; talk to people"), False
-    if command == "news":
-        return "News:\n" + ("\n".join(f"  - {n}" for n in state.world.news) or "  quiet so far"), False
-    if command == "save":
-        return (f"Saved: every turn is committed as you play. Campaign {state.campaign.id}, turn "
-                f"{turn}. Resume with: skald play --campaign {state.campaign.id}"), False
-    if command == "load":
-        rows = [f"  {cid}  (turn {n})" for cid, n in (campaigns or [])]
+class MetaCommand:
+    """Base class: ``keys`` are the words the command answers to (with or without the slash); the first line of the
+    docstring is its /help entry."""
+
+    keys: tuple[str, ...] = ()
+    quits = False
+
+    def run(self, ctx: MetaContext) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        return (cls.__doc__ or "").strip().splitlines()[0]
+
+
+def status_line(view: StatusView) -> str:
+    """``The Slag & Lantern | morning, Ashday (day 1), 08:10 | HP 12/12 | 25 credits | stress 0``."""
+    down = "  DOWN" if view.defeated else ""
+    return (f"{view.location_name} | {view.time_of_day}, {view.clock} | HP {view.hp}/{view.max_hp} | "
+            f"{view.credits} credits | stress {view.stress}{down}")
+
+
+class Help(MetaCommand):
+    """this list"""
+
+    keys = ("help",)
+
+    def run(self, ctx: MetaContext) -> str:
+        rows = [f"  /{cmd.keys[0]:<10} {cmd.summary()}" for cmd in COMMANDS]
+        return "Commands:\n" + "\n".join(rows) + "\nOtherwise type what you do, or a number 1-4 to play a suggestion."
+
+
+class Status(MetaCommand):
+    """where and when you are, HP, credits, stress, reputation"""
+
+    keys = ("status",)
+
+    def run(self, ctx: MetaContext) -> str:
+        state, pack = ctx.state, ctx.pack
+        view = views.status(state, pack)
+        rep = ", ".join(f"{pack.factions[f].name} {v:+d}" for f, v in sorted(view.reputation.items())
+                        if f in pack.factions) or "none"
+        fight = f"\nIn a fight with {view.combat.enemy_name} ({view.combat.enemy_hp} HP left)." if view.combat else ""
+        bg = pack.backgrounds[state.player.background]
+        return (f"{status_line(view)}\n{state.player.name}, {bg.name}: {bg.description}\n"
+                f"arc: {view.arc_stage.value}; turn {state.campaign.turn_number}\nReputation: {rep}{fight}")
+
+
+class Inventory(MetaCommand):
+    """what you carry"""
+
+    keys = ("inventory",)
+
+    def run(self, ctx: MetaContext) -> str:
+        view = views.inventory(ctx.state, ctx.pack)
+        rows = [f"  {i.name} x{i.qty}{_tags(i.tags)}: {i.description}" for i in view.items]
+        return "You carry:\n" + ("\n".join(rows) or "  nothing") + f"\n  {view.credits} credits"
+
+
+def _tags(tags: list[str]) -> str:
+    return f" [{', '.join(tags)}]" if tags else ""
+
+
+class Party(MetaCommand):
+    """your companions and how they feel about you"""
+
+    keys = ("party",)
+
+    def run(self, ctx: MetaContext) -> str:
+        rows = [f"  {c.name} ({c.role}): affinity {c.affinity:+d}, loyalty {c.loyalty}"
+                for c in views.party(ctx.state, ctx.pack) if c.in_party]
+        return "Your party:\n" + ("\n".join(rows) or "  nobody yet; ask a companion to join you")
+
+
+class Quests(MetaCommand):
+    """jobs you have taken on"""
+
+    keys = ("quests",)
+
+    def run(self, ctx: MetaContext) -> str:
+        rows = [f"  [done] {q.title}" if q.objective is None else f"  {q.title}: {q.objective}"
+                for q in views.quests(ctx.state, ctx.pack)]
+        return "Quests:\n" + ("\n".join(rows) or "  none yet; talk to people")
+
+
+class Rumors(MetaCommand):
+    """what you have heard"""
+
+    keys = ("rumors",)
+
+    def run(self, ctx: MetaContext) -> str:
+        rows = [f"  - {r.text}" for r in views.rumors(ctx.state, ctx.pack).known]
+        return "Rumors you have heard:\n" + ("\n".join(rows) or "  none yet; talk to people")
+
+
+class News(MetaCommand):
+    """what has happened in the world lately"""
+
+    keys = ("news",)
+
+    def run(self, ctx: MetaContext) -> str:
+        return "News:\n" + ("\n".join(f"  - {n}" for n in views.news(ctx.state).news) or "  quiet so far")
+
+
+class Save(MetaCommand):
+    """every turn is saved as you play; shows how to resume"""
+
+    keys = ("save",)
+
+    def run(self, ctx: MetaContext) -> str:
+        return (f"Saved: every turn is committed as you play. Campaign {ctx.state.campaign.id}, turn "
+                f"{ctx.state.campaign.turn_number}. Resume with: {ctx.resume}")
+
+
+class Load(MetaCommand):
+    """the campaigns in this save file and how to resume one"""
+
+    keys = ("load",)
+
+    def run(self, ctx: MetaContext) -> str:
+        rows = [f"  {cid}  (turn {n})" for cid, n in (ctx.campaigns or [])]
         return ("Campaigns in this save file:\n" + ("\n".join(rows) or "  none") +
-                "\nResume one with: skald play --campaign ID"), False
-    return f"Unknown command /{command}. Type /help for the list.", False
+                "\nResume one with: skald play --campaign ID")
+
+
+class Quit(MetaCommand):
+    """leave the game (progress is already saved)"""
+
+    keys = ("quit", "exit")
+    quits = True
+
+    def run(self, ctx: MetaContext) -> str:
+        return f"Campaign {ctx.state.campaign.id} is saved at turn {ctx.state.campaign.turn_number}. Resume with: " \
+               f"{ctx.resume}"
+
+
+COMMANDS: tuple[MetaCommand, ...] = (Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Save(),
+                                     Load(), Quit())
+BY_KEY: dict[str, MetaCommand] = {key: cmd for cmd in COMMANDS for key in cmd.keys}
+
+
+def respond(command: str, ctx: MetaContext) -> tuple[str, bool]:
+    """(text to show, whether the player asked to quit) for ``/command``."""
+    found = BY_KEY.get(command)
+    if found is None:
+        return f"Unknown command /{command}. Type /help for the list.", False
+    return found.run(ctx), found.quits

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skald.store.schema import migrate
+from skald.store.schema import migrate, schema_version
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -35,6 +35,13 @@ def connect(path: str | Path) -> sqlite3.Connection:
     migrate(conn)
     conn.execute("PRAGMA query_only = ON")
     return conn
+
+
+def check(conn: sqlite3.Connection) -> int:
+    """Read the schema version and touch the campaigns table: a cheap proof the database answers (``/health``).
+    :raises sqlite3.Error: it does not."""
+    conn.execute("SELECT 1 FROM campaigns LIMIT 1").fetchone()
+    return schema_version(conn)
 
 
 @contextmanager

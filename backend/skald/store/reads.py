@@ -22,6 +22,7 @@ from skald.state import (
     World,
 )
 from skald.text import sentences
+from skald.views import CampaignSummary, SuggestionView, TurnRecordView
 from skald.vocab import ArcStage
 
 
@@ -77,6 +78,27 @@ def list_campaigns(conn: sqlite3.Connection) -> list[tuple[str, int]]:
     """(campaign id, turn number), most recently played first."""
     return [(r["id"], r["turn_number"]) for r in conn.execute(
         "SELECT id, turn_number FROM campaigns ORDER BY updated_at DESC, id")]
+
+
+def campaign_rows(conn: sqlite3.Connection) -> list[CampaignSummary]:
+    """Every campaign, most recently played first (read in the order of the ``campaigns_by_update`` index)."""
+    return [CampaignSummary(campaign_id=r["id"], pack=r["pack_id"], turn_number=r["turn_number"],
+                            updated_at=r["updated_at"])
+            for r in conn.execute("SELECT id, pack_id, turn_number, updated_at FROM campaigns "
+                                  "ORDER BY updated_at DESC, id")]
+
+
+def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, limit: int) -> list[TurnRecordView]:
+    """Up to ``limit`` rendered turns numbered above ``after_turn``, oldest first (by the primary key)."""
+    return [TurnRecordView(
+        turn_number=r["turn_number"], input=r["input"], intent=r["intent"], action_class=r["action_class"],
+        outcome=r["outcome"], text=r["text"], warnings=json.loads(r["warnings"]) if r["warnings"] else [],
+        suggestions=[SuggestionView(label=s["label"], tone=s["tone"], risk=s["risk"])
+                     for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
+        location=r["location"], world_time_minutes=r["world_time_minutes"], created_at=r["created_at"])
+        for r in conn.execute("SELECT turn_number, input, intent, action_class, outcome, text, suggestions, warnings, "
+                              "location, world_time_minutes, created_at FROM turns WHERE campaign_id = ? AND "
+                              "turn_number > ? ORDER BY turn_number LIMIT ?", (campaign_id, after_turn, limit))]
 
 
 def turn_number(conn: sqlite3.Connection, campaign_id: str) -> int:

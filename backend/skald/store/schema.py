@@ -6,6 +6,8 @@ so ``schema_version(conn)`` is one cheap read.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 
 import sqlite_utils
@@ -89,6 +91,43 @@ def m003_api(db: sqlite_utils.Database) -> None:
          "created_at": str},
         pk=("campaign_id", "key"), foreign_keys=[("campaign_id", "campaigns", "id")],
     )
+
+
+@migrations()
+def m004_views(db: sqlite_utils.Database) -> None:
+    """Typed turn views: a flag for turns the offline narrator wrote (instead of three constant warnings on every
+    row), and the indexes behind listing campaigns, paging the transcript by turn and pruning idempotency records."""
+    db["turns"].add_column("offline", int, not_null_default=0)
+    _settle_pending_keys(db)
+    db.execute("CREATE INDEX campaigns_by_update ON campaigns (updated_at DESC, id)")
+    db["api_idempotency"].create_index(["campaign_id", "created_at"], index_name="idempotency_by_age")
+
+
+def _settle_pending_keys(db: sqlite_utils.Database) -> None:
+    """Engines before m004 wrote an idempotency record before its turn and the response after; a process that died in
+    between left the record pending. Since m004 the record is written in the turn's own transaction, so settle those
+    once: a pending key whose turn committed (the next turn has the same input) gets that turn's transcript entry as
+    its stored response; any other pending key is dropped (its turn never committed, and a retry plays it)."""
+    pending = list(db.query("SELECT campaign_id, key, input_hash, based_on FROM api_idempotency "
+                            "WHERE response IS NULL"))
+    for row in pending:
+        turn = next(db.query("SELECT * FROM turns WHERE campaign_id = ? AND turn_number = ?",
+                             (row["campaign_id"], row["based_on"] + 1)), None)
+        where = "campaign_id = ? AND key = ?"
+        if turn is None or hashlib.sha256(turn["input"].encode("utf-8", "surrogatepass")).hexdigest() != \
+                row["input_hash"]:
+            db.execute(f"DELETE FROM api_idempotency WHERE {where}", (row["campaign_id"], row["key"]))
+            continue
+        body = {"campaign_id": turn["campaign_id"], "turn_number": turn["turn_number"], "input": turn["input"],
+                "intent": turn["intent"], "action_class": turn["action_class"], "text": turn["text"],
+                "suggestions": json.loads(turn["suggestions"] or "[]"),
+                "warnings": json.loads(turn["warnings"] or "[]"),
+                "recovered": True}
+        db.execute(f"UPDATE api_idempotency SET response = ?, turn_number = ? WHERE {where}",
+                   (json.dumps(body), turn["turn_number"], row["campaign_id"], row["key"]))
+
+
+SCHEMA_VERSION = 4  # the number of migrations above; a test checks it
 
 
 def migrate(conn: sqlite3.Connection) -> int:

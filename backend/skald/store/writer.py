@@ -6,7 +6,8 @@ transaction.
 In one transaction it checks and advances the campaign's turn number (a compare-and-swap on the number the turn was
 based on), appends every event to ``turn_events``, writes the projection rows that changed between the state the
 turn started from and the state after it (characters, inventory, party, reputation, known NPCs, quests, world
-state), the rendered turn (with its lore citations) and the memory. Any exception rolls all of it back.
+state), the rendered turn (with its lore citations), the memory and, for a turn played under an idempotency key,
+the key with the turn's response. Any exception rolls all of it back.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import Any
 from skald.errors import TurnConflictError
 from skald.events import BaseEvent
 from skald.persistent import PersistentState
+from skald.store import idempotency
 from skald.store.db import writing
+from skald.store.idempotency import KeyedTurn
 from skald.store.reads import turn_number
 
 
@@ -44,6 +47,7 @@ class TurnRow:
     mechanic: str | None
     llm_calls: str
     lore_citations: str
+    offline: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class CommittedTurn:
     events: Sequence[BaseEvent]
     row: TurnRow
     memory: str | None = None  # the one-line summary kept for episodic recall (story turns only)
+    keyed: KeyedTurn | None = None  # the idempotency key the turn is played under, with its response
 
 
 def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash: str,
@@ -82,6 +87,7 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
     """Persist one played turn.
 
     :raises TurnConflictError: another turn committed on this campaign first; nothing was written.
+    :raises KeyTaken: another turn already holds the turn's idempotency key; nothing was written.
     :raises sqlite3.Error: on a storage failure; nothing was written.
     """
     before, after = turn.before, turn.after
@@ -89,10 +95,11 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
     expected = before.campaign.turn_number
     number = after.campaign.turn_number
     row = turn.row
+    stamp = now()
     with writing(conn):
         swapped = conn.execute(
             "UPDATE campaigns SET turn_number = ?, story_turns = ?, updated_at = ? WHERE id = ? AND turn_number = ?",
-            (number, after.campaign.story_turns, now(), cid, expected),
+            (number, after.campaign.story_turns, stamp, cid, expected),
         ).rowcount
         if swapped != 1:
             raise TurnConflictError(cid, expected, turn_number(conn, cid))
@@ -106,12 +113,15 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
                          (cid, number, after.location, turn.memory))
         conn.execute(
             "INSERT INTO turns (campaign_id, turn_number, input, intent, action_class, outcome, text, suggestions, "
-            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at, lore_citations) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at, lore_citations, offline) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (cid, number, row.input, row.intent, row.action_class, row.outcome, row.text, row.suggestions,
-             row.warnings, row.mechanic, row.llm_calls, after.location, after.world.time_minutes, now(),
-             row.lore_citations),
+             row.warnings, row.mechanic, row.llm_calls, after.location, after.world.time_minutes, stamp,
+             row.lore_citations, int(row.offline)),
         )
+        if turn.keyed is not None:
+            idempotency.record(conn, cid, turn.keyed, expected, number, stamp)
+            idempotency.prune(conn, cid)
 
 
 def delete_campaign(conn: sqlite3.Connection, campaign_id: str) -> bool:

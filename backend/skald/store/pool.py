@@ -1,4 +1,5 @@
-"""A small pool of SQLite connections for the server's worker threads.
+"""Connections for the engine: a small pool of SQLite connections for a save file, or one shared connection for an
+in-memory database.
 
 Each request borrows a connection (``with pool.connection() as conn``) and gives it back; a connection is used
 by one thread at a time, never shared concurrently. Connections come from ``store.db.connect``: WAL, a 10 s busy
@@ -56,3 +57,26 @@ class ConnectionPool:
                 self._idle.get_nowait().close()
             except queue.Empty:
                 return
+
+
+class SharedConnection:
+    """One connection to ``:memory:`` (each new connection would be a separate, empty database), lent to one thread
+    at a time."""
+
+    def __init__(self) -> None:
+        self.path = ":memory:"
+        self._conn = connect(":memory:")
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def open_pool(path: str | Path) -> ConnectionPool | SharedConnection:
+    """The pool for ``path``: :class:`SharedConnection` for ``":memory:"``, else a :class:`ConnectionPool`."""
+    return SharedConnection() if str(path) == ":memory:" else ConnectionPool(path)

@@ -1,0 +1,5 @@
+"""``python -m skald``: the ``skald`` command."""
+
+from skald.commands import app
+
+app()

@@ -1,0 +1,271 @@
+"""What a player sees, as typed views: pure functions of (state, pack), with no I/O.
+
+Every frontend renders these and nothing else: the CLI prints them (``--json`` serialises :class:`TurnView`), the
+meta commands (``/status``, ``/party``...) turn them into text, the HTTP API returns them as its response bodies, and
+recordings store :class:`TurnView` as each turn's outcome. Units: minutes of game time, credits, HP and stress
+points.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skald.rules import clock
+from skald.vocab import ArcStage, Intent, Outcome, QuestStatus, Risk, Tone
+
+if TYPE_CHECKING:  # the state carries a TurnView, so this module imports nothing of the state at run time
+    from skald.packs.models import EraPack
+    from skald.persistent import PersistentState
+    from skald.state import GameState, MechanicResult
+
+
+class View(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuggestionView(View):
+    label: str
+    tone: Tone
+    risk: Risk
+
+
+class CheckView(View):
+    """The turn's check: the natural d20, the modifiers, the DC and what it cost (``roll`` and ``dc`` are null when
+    the action needed no roll)."""
+
+    outcome: Outcome
+    risk: Risk
+    stat: str | None
+    roll: int | None = Field(description="the natural d20")
+    stat_modifier: int
+    env_modifier: int
+    total: int | None
+    dc: int | None
+    minutes: int = Field(description="game minutes the action took")
+    stress_delta: int
+    summary: str = Field(description="one plain sentence stating what happened")
+
+
+class CombatView(View):
+    enemy_id: str
+    enemy_name: str
+    enemy_hp: int
+    round: int
+
+
+class StatusView(View):
+    """Where the player is and how they are."""
+
+    location: str
+    location_name: str
+    world_time_minutes: int
+    time_of_day: str
+    clock: str = Field(description="the day and time as the pack's calendar names them, e.g. 'Ashday (day 2), 14:05'")
+    hp: int
+    max_hp: int
+    credits: int
+    stress: int
+    defeated: bool
+    party: list[str] = Field(description="ids of the companions in the party")
+    reputation: dict[str, int] = Field(description="faction id -> reputation, -10..10")
+    arc_stage: ArcStage
+    combat: CombatView | None = Field(description="the fight the player is in, if any")
+
+
+class TurnView(View):
+    """One played turn: what ``skald play --json`` prints, ``POST /campaigns/{id}/turns`` returns and a recording
+    keeps as the turn's outcome."""
+
+    campaign_id: str
+    turn_number: int
+    input: str
+    intent: Intent | None
+    action_class: str | None
+    text: str = Field(description="the narration")
+    suggestions: list[SuggestionView] = Field(description="four suggested next actions")
+    mechanic: CheckView | None = Field(description="the check the action took; null for out-of-game commands")
+    warnings: list[str] = Field(description="what went wrong with this turn's LLM calls or prose, for the curious")
+    offline: bool = Field(False, description="the prose and suggestions came from the offline narrator")
+    quit: bool = Field(False, description="the player asked to leave the game (/quit); the campaign is saved")
+    state: StatusView
+
+
+class CampaignView(StatusView):
+    """A campaign's committed state."""
+
+    campaign_id: str
+    pack: str
+    seed: int
+    turn_number: int
+    name: str
+    background: str
+    inventory: dict[str, int]
+
+
+class CompanionView(View):
+    id: str
+    name: str
+    role: str
+    in_party: bool
+    affinity: int
+    loyalty: int
+    joined_turn: int | None
+
+
+class QuestView(View):
+    id: str
+    title: str
+    status: QuestStatus
+    stage: int
+    objective: str | None = Field(description="the current objective; null once the quest is completed")
+
+
+class RumorView(View):
+    id: str
+    text: str
+
+
+class RumorsView(View):
+    known: list[RumorView] = Field(description="rumors the player has heard")
+    public: list[RumorView] = Field(description="what the town talks about")
+
+
+class NewsView(View):
+    news: list[str] = Field(description="what happened in the world lately, oldest first")
+
+
+class ItemView(View):
+    id: str
+    name: str
+    qty: int
+    tags: list[str]
+    description: str
+
+
+class InventoryView(View):
+    items: list[ItemView]
+    credits: int
+
+
+class TurnRecordView(View):
+    """One turn of the transcript."""
+
+    turn_number: int
+    input: str
+    intent: str | None
+    action_class: str | None
+    outcome: str | None
+    text: str
+    suggestions: list[SuggestionView]
+    warnings: list[str]
+    location: str
+    world_time_minutes: int
+    created_at: str
+
+
+class CampaignSummary(View):
+    campaign_id: str
+    pack: str
+    turn_number: int
+    updated_at: str
+
+
+class TurnPage(View):
+    """A page of the transcript, oldest turn first. Page forward with ``after_turn`` = ``next_after_turn``."""
+
+    campaign_id: str
+    total: int = Field(description="turns played in all")
+    turns: list[TurnRecordView]
+    next_after_turn: int | None = Field(description="pass as after_turn for the next page; null on the last page")
+
+
+# ------------------------------------------------------------------------------------------------ builders
+
+
+def status(state: PersistentState, pack: EraPack) -> StatusView:
+    now = state.world.time_minutes
+    combat = state.combat
+    return StatusView(
+        location=state.location, location_name=pack.locations[state.location].name, world_time_minutes=now,
+        time_of_day=clock.time_of_day(now), clock=clock.clock_text(now, pack.era.calendar.day_names),
+        hp=state.player.hp, max_hp=state.player.max_hp, credits=state.player.credits, stress=state.player.stress,
+        defeated=state.player.defeated, party=state.party, reputation=dict(state.reputation),
+        arc_stage=state.arc_stage,
+        combat=None if combat is None else CombatView(enemy_id=combat.enemy_id, enemy_name=combat.enemy_name,
+                                                      enemy_hp=combat.enemy_hp, round=combat.round))
+
+
+def check(result: MechanicResult | None) -> CheckView | None:
+    if result is None:
+        return None
+    return CheckView(outcome=result.outcome, risk=result.risk, stat=result.stat, roll=result.roll,
+                     stat_modifier=result.stat_modifier, env_modifier=result.env_modifier, total=result.total,
+                     dc=result.dc, minutes=result.minutes, stress_delta=result.stress_delta, summary=result.summary)
+
+
+def suggestions(state: GameState) -> list[SuggestionView]:
+    return [SuggestionView(label=s.label, tone=s.tone, risk=s.risk) for s in state.suggested_actions]
+
+
+def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
+    """The view of a played turn; ``state`` is what ``run_turn`` returned (the committed state and the turn's
+    fields)."""
+    return TurnView(
+        campaign_id=state.campaign.id, turn_number=state.campaign.turn_number, input=state.player_input,
+        intent=state.intent, action_class=state.router_output.action_class.value if state.router_output else None,
+        text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
+        warnings=list(state.warnings), offline=offline, quit=state.quit_requested, state=status(state, pack))
+
+
+def campaign(state: PersistentState, pack: EraPack) -> CampaignView:
+    p = state.player
+    return CampaignView(**status(state, pack).model_dump(), campaign_id=state.campaign.id,
+                        pack=state.campaign.pack_id, seed=state.campaign.seed,
+                        turn_number=state.campaign.turn_number, name=p.name, background=p.background,
+                        inventory=dict(p.inventory))
+
+
+def party(state: PersistentState, pack: EraPack) -> list[CompanionView]:
+    """Companions the player has met (those known to this pack), in the order they were met."""
+    return [CompanionView(id=c.id, name=pack.companions[c.id].name, role=pack.companions[c.id].role,
+                          in_party=c.in_party, affinity=c.affinity, loyalty=c.loyalty, joined_turn=c.joined_turn)
+            for c in state.companions.values() if c.id in pack.companions]
+
+
+def quests(state: PersistentState, pack: EraPack) -> list[QuestView]:
+    out = []
+    for qid, q in state.quests.items():
+        if qid not in pack.quests:
+            continue
+        quest = pack.quests[qid]
+        active = q.status != QuestStatus.COMPLETED and q.stage < len(quest.stages)
+        out.append(QuestView(id=qid, title=quest.title, status=q.status, stage=q.stage,
+                             objective=quest.stages[q.stage].objective if active else None))
+    return out
+
+
+def rumors(state: PersistentState, pack: EraPack) -> RumorsView:
+    def listed(ids: list[str]) -> list[RumorView]:
+        return [RumorView(id=r, text=pack.rumors[r].text) for r in ids if r in pack.rumors]
+
+    return RumorsView(known=listed(state.world.known_rumors), public=listed(state.world.public_rumors))
+
+
+def news(state: PersistentState) -> NewsView:
+    return NewsView(news=list(state.world.news))
+
+
+def inventory(state: PersistentState, pack: EraPack) -> InventoryView:
+    items = [ItemView(id=item_id, name=pack.items[item_id].name, qty=qty, tags=list(pack.items[item_id].tags),
+                      description=pack.items[item_id].description)
+             for item_id, qty in sorted(state.player.inventory.items()) if item_id in pack.items]
+    return InventoryView(items=items, credits=state.player.credits)
+
+
+def debug(state: GameState) -> dict[str, Any]:
+    """LLM call metrics and per-role context stats of a turn (``skald play --debug``)."""
+    return {"llm_calls": [c.model_dump(mode="json", exclude={"feedback"}) | {"feedback_sent": len(c.feedback)}
+                          for c in state.llm_calls],
+            "context_stats": state.context_stats}
