@@ -52,3 +52,13 @@ def test_a_small_budget_drops_the_oldest_history_first(conn, campaign, pack, off
     assert oldest.title not in tight.user and max(history, key=lambda s: s.rank).title in tight.user
     assert tight.warnings == [f"narrator: trimmed the prompt to fit {tight.stats.budget} tokens: dropped 1 history "
                               "and 0 lore section(s)"]
+
+
+def test_an_unusable_index_falls_back_to_the_packs_own_documents(conn, campaign, pack, offline_llm):
+    from skald.llm.lore import Retrieved
+
+    [*_, state] = played(conn, campaign, pack, offline_llm, 3)
+    without = prompts.narrator_prompt(state, pack)  # retrieval off: documents related to what is on stage
+    broken = prompts.narrator_prompt(state, pack, Retrieved(warnings=["retrieval: the lore index is missing"]))
+    titles = [s.title for s in without.sections if s.title.endswith(".md):")]
+    assert titles and [s.title for s in broken.sections] == [s.title for s in without.sections]

@@ -367,11 +367,12 @@ def test_ollama_embeddings_end_to_end(pack_dir, tmp_path):
         assert report.added == len(pack_sources(pack)) and index.status(pack) == "ok"
         assert {path for path, _ in server.requests} == {"/api/embed"}
         assert index.collection("ragtest").metadata["embedding_model"] == "ollama:fake-embed"
-        hits = Retriever(index, pack).lore("ragtest", "thin grey wolves hunt along the hedges at night", k=1)
+        hits = Retriever(index, pack).lore("ragtest", "thin grey wolves hunt along the hedges at night", k=1).hits
         assert hits[0].source_path == "lore/wolves.md"
     down = Retriever(LoreIndex(tmp_path / "chroma", embedder("ollama:fake-embed", server.url)), pack)
-    assert down.lore("ragtest", "a new question") == []  # Ollama went away: no results, a warning, no exception
-    assert down.warnings[0].startswith("retrieval: the lore lane failed for ragtest: ")
+    found = down.lore("ragtest", "a new question")
+    assert found.hits == []  # Ollama went away: no results, a warning, no exception
+    assert found.warnings[0].startswith("retrieval: the lore lane failed for ragtest: ")
 
 
 # --- ingest and status -------------------------------------------------------------------------------------------
@@ -452,39 +453,40 @@ def test_collection_names():
 # --- lanes -------------------------------------------------------------------------------------------------------
 def test_lanes_filter_by_doc_type(ready, index):
     retriever = Retriever(index, ready)
-    lore = retriever.lore("ragtest", "wolves howling at night on the road", budget=None)
+    found = retriever.lore("ragtest", "wolves howling at night on the road", budget=None)
+    lore = found.hits
     assert lore[0].source_path == "lore/wolves.md"
     assert {h.doc_type for h in lore} == {"lore"} and len(lore) == 4
     assert all(0 < h.score <= 1 for h in lore) and lore == sorted(lore, key=lambda h: -h.score)
-    hooks = retriever.hooks("ragtest", "who is taking the toll money", budget=None)
+    hooks = retriever.hooks("ragtest", "who is taking the toll money", budget=None).hits
     assert {h.doc_type for h in hooks} == {"hook"} and {h.source_path for h in hooks} == {"quests.yaml",
                                                                                             "rumors.yaml"}
     voices = retriever.voice("ragtest", [], query="numbers and sums", budget=None)
-    assert voices[0].source_path == "voices/tam_rook.md" and {h.doc_type for h in voices} == {"voice"}
-    assert retriever.warnings == []
+    assert voices.hits[0].source_path == "voices/tam_rook.md" and {h.doc_type for h in voices.hits} == {"voice"}
+    assert found.warnings == [] and voices.warnings == []
 
 
 def test_lore_prefers_entities_on_stage_then_falls_back(ready, index):
     retriever = Retriever(index, ready)
-    plain = retriever.lore("ragtest", "wolves howling at night", k=3, budget=None)
+    plain = retriever.lore("ragtest", "wolves howling at night", k=3, budget=None).hits
     assert plain[0].source_path == "lore/wolves.md" and "lore/the_toll.md" not in [h.source_path for h in plain]
-    hits = retriever.lore("ragtest", "wolves howling at night", entities=["tam_rook"], k=3, budget=None)
+    hits = retriever.lore("ragtest", "wolves howling at night", entities=["tam_rook"], k=3, budget=None).hits
     assert hits[0].source_path == "lore/the_toll.md"  # the only lore about Tam comes first, though it scores lower
     assert len(hits) == 3 and hits[1].source_path == "lore/wolves.md"  # topped up with the best of the rest
     mara = retriever.lore("ragtest", "wolves howling at night", entities=["mara_vell", "tam_rook"], k=3,
-                          budget=None)
+                          budget=None).hits
     assert all({"mara_vell", "tam_rook"} & set(h.related) for h in mara)  # enough related chunks: no top-up
 
 
 def test_lanes_respect_budgets(ready, index):
     retriever = Retriever(index, ready)
     for budget in (60, 120, 400):
-        hits = retriever.lore("ragtest", "the cellar barrels", budget=budget)
+        hits = retriever.lore("ragtest", "the cellar barrels", budget=budget).hits
         assert hits and sum(estimate_tokens(h.text) for h in hits) <= budget
-    tiny = retriever.lore("ragtest", "the cellar barrels", budget=10)
+    tiny = retriever.lore("ragtest", "the cellar barrels", budget=10).hits
     assert len(tiny) == 1 and tiny[0].tokens <= 10 and tiny[0].text.endswith("…")
-    assert len(retriever.voice("ragtest", ["mara_vell", "tam_rook"], budget=1000)) == 2
-    assert len(retriever.voice("ragtest", ["mara_vell", "tam_rook"], budget=50)) == 1
+    assert len(retriever.voice("ragtest", ["mara_vell", "tam_rook"], budget=1000).hits) == 2
+    assert len(retriever.voice("ragtest", ["mara_vell", "tam_rook"], budget=50).hits) == 1
 
 
 def test_fit_budget_passes_over_a_big_hit_for_smaller_ones():
@@ -498,7 +500,7 @@ def test_fit_budget_passes_over_a_big_hit_for_smaller_ones():
 
 def test_style_lane_takes_one_of_each_kind(ready, index, pack_dir):
     retriever = Retriever(index, ready)
-    hits = retriever.style("ragtest", "how to narrate", budget=None)
+    hits = retriever.style("ragtest", "how to narrate", budget=None).hits
     assert [h.section_kind for h in hits] == ["base", "era", "genre", "archetype"]
     for name in ("era", "genre", "archetype"):
         (pack_dir / f"style/{name}.md").unlink()
@@ -506,56 +508,58 @@ def test_style_lane_takes_one_of_each_kind(ready, index, pack_dir):
     write_doc(pack_dir, "style/pacing.md", "Pacing", "style", "pacing", [], [], "Short scenes, quick exits.")
     pack = load_pack(pack_dir)
     ingest(index, [pack])
-    hits = Retriever(index, pack).style("ragtest", "warm fire in the fog", k=2, budget=None)
+    hits = Retriever(index, pack).style("ragtest", "warm fire in the fog", k=2, budget=None).hits
     assert [h.section_kind for h in hits] == ["base"]  # the one labelled kind present wins
     (pack_dir / "style/base.md").unlink()
     pack = load_pack(pack_dir)
     ingest(index, [pack])
-    hits = Retriever(index, pack).style("ragtest", "warm fire in the fog", k=2, budget=None)
+    hits = Retriever(index, pack).style("ragtest", "warm fire in the fog", k=2, budget=None).hits
     assert [h.source_path for h in hits] == ["style/tone.md", "style/pacing.md"]  # no labels: top k
 
 
 def test_voice_lane_per_speaker(ready, index):
     retriever = Retriever(index, ready)
-    mara = retriever.voice("ragtest", ["mara_vell"], k=2, budget=None)
+    mara = retriever.voice("ragtest", ["mara_vell"], k=2, budget=None).hits
     # Tam's voice mentions Mara too, but Mara's own voice comes first
     assert [h.source_path for h in mara] == ["voices/mara_vell.md", "voices/tam_rook.md"]
-    assert [h.source_path for h in retriever.voice("ragtest", ["mara_vell"], k=1)] == ["voices/mara_vell.md"]
-    both = retriever.voice("ragtest", ["tam_rook", "mara_vell"], k=1, budget=None)
+    assert [h.source_path for h in retriever.voice("ragtest", ["mara_vell"], k=1).hits] == ["voices/mara_vell.md"]
+    both = retriever.voice("ragtest", ["tam_rook", "mara_vell"], k=1, budget=None).hits
     assert [h.source_path for h in both] == ["voices/tam_rook.md", "voices/mara_vell.md"]
-    assert retriever.voice("ragtest", ["ivo_brand"]) == [] and retriever.warnings == []
+    nobody = retriever.voice("ragtest", ["ivo_brand"])
+    assert nobody.hits == [] and nobody.warnings == []
 
 
 def test_missing_index_gives_nothing_and_a_warning(pack_dir, tmp_path, embed):
     index = LoreIndex(tmp_path / "nowhere", embed)
     retriever = Retriever(index, load_pack(pack_dir))
-    assert retriever.lore("ragtest", "wolves", ["mara_vell"]) == []
-    assert retriever.style("ragtest", "x") == [] and retriever.voice("ragtest", ["mara_vell"]) == []
-    assert retriever.hooks("ragtest", "x") == []
-    assert retriever.warnings == ["retrieval: the lore index for ragtest is missing; run `skald ingest ragtest`"]
+    missing = ["retrieval: the lore index for ragtest is missing; run `skald ingest ragtest`"]
+    for found in (retriever.lore("ragtest", "wolves", ["mara_vell"]), retriever.style("ragtest", "x"),
+                  retriever.voice("ragtest", ["mara_vell"]), retriever.hooks("ragtest", "x")):
+        assert found.hits == [] and found.warnings == missing  # each call says so: a turn reports its own
     assert not (tmp_path / "nowhere").exists()  # reading creates nothing
-    assert retriever.drain_warnings() and retriever.warnings == []
 
 
 def test_stale_index_gives_nothing_and_a_warning(ready, index, pack_dir):
     (pack_dir / "lore/wolves.md").unlink()
     retriever = Retriever(index, load_pack(pack_dir))
-    assert retriever.lore("ragtest", "wolves") == []
-    assert retriever.warnings == ["retrieval: the lore index for ragtest is stale (files changed since ingest); "
-                                  "run `skald ingest ragtest`"]
+    found = retriever.lore("ragtest", "wolves")
+    assert found.hits == []
+    assert found.warnings == ["retrieval: the lore index for ragtest is stale (files changed since ingest); "
+                              "run `skald ingest ragtest`"]
     assert retriever.status("ragtest").state == "stale"
 
 
 def test_a_failing_lane_warns_instead_of_raising(ready, index, monkeypatch):
     retriever = Retriever(index, ready)
-    assert retriever.lore("ragtest", "wolves")
+    assert retriever.lore("ragtest", "wolves").hits
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(index.embed, "embed_one", broken)
-    assert retriever.hooks("ragtest", "something new") == []
-    assert retriever.warnings == ["retrieval: the hooks lane failed for ragtest: RuntimeError: disk on fire"]
+    found = retriever.hooks("ragtest", "something new")
+    assert found.hits == []
+    assert found.warnings == ["retrieval: the hooks lane failed for ragtest: RuntimeError: disk on fire"]
 
 
 def test_retriever_picks_up_a_reloaded_pack(ready, index, pack_dir):
@@ -571,19 +575,19 @@ def test_retriever_notices_an_ingest_after_warning(pack_dir, index, monkeypatch)
 
     pack = load_pack(pack_dir)
     retriever = Retriever(index, pack)
-    assert retriever.lore("ragtest", "wolves") == [] and retriever.status("ragtest").state == "missing"
+    assert retriever.lore("ragtest", "wolves").hits == [] and retriever.status("ragtest").state == "missing"
     ingest(index, [pack])
-    assert retriever.lore("ragtest", "wolves") == []  # not looked at again at once...
+    assert retriever.lore("ragtest", "wolves").hits == []  # not looked at again at once...
     monkeypatch.setattr(retrieve, "RECHECK_SECONDS", 0.0)
-    assert retriever.lore("ragtest", "wolves")  # ...but after a while
+    assert retriever.lore("ragtest", "wolves").hits  # ...but after a while
 
 
 def test_retriever_survives_a_rebuild_by_someone_else(ready, index):
     retriever = Retriever(index, ready)
-    assert retriever.lore("ragtest", "wolves")
+    assert retriever.lore("ragtest", "wolves").hits
     ingest(LoreIndex(index.path, index.embed), [ready], rebuild=True)  # the collection is dropped and made again
-    hits = retriever.lore("ragtest", "wolves at night")
-    assert hits and hits[0].source_path == "lore/wolves.md" and retriever.warnings == []
+    found = retriever.lore("ragtest", "wolves at night")
+    assert found.hits and found.hits[0].source_path == "lore/wolves.md" and found.warnings == []
 
 
 # --- CLI ---------------------------------------------------------------------------------------------------------

@@ -86,8 +86,9 @@ def retriever(tmp_path_factory) -> Retriever:
 
 
 def _top3(retriever: Retriever, pack: str, lane: str, query: str) -> list[str]:
-    hits = retriever.lane(lane, pack, query, k=3, budget=None)
-    assert not retriever.warnings
+    found = retriever.lane(lane, pack, query, k=3, budget=None)
+    hits = found.hits
+    assert not found.warnings
     return [hit.source_path for hit in hits]
 
 
@@ -100,22 +101,22 @@ def test_document_in_top_3(retriever, pack, lane, query, expected):
 @pytest.mark.parametrize(("pack", "query", "expected"), HOOK_QUERIES,
                          ids=[f"{p}-hook-{q}" for p, q, _ in HOOK_QUERIES])
 def test_hook_in_top_3(retriever, pack, query, expected):
-    hits = retriever.hooks(pack, query, k=3, budget=None)
+    hits = retriever.hooks(pack, query, k=3, budget=None).hits
     ids = {hit.id.removeprefix(f"{pack}:") for hit in hits}
     assert ids & expected, ids
 
 
 def test_entities_on_stage_pull_their_documents_first(retriever):
-    hits = retriever.lore(C, "what is going on around here", entities=["marisol_venn"], k=3, budget=None)
+    hits = retriever.lore(C, "what is going on around here", entities=["marisol_venn"], k=3, budget=None).hits
     assert hits[0].source_path == "lore/slagside.md"
-    hits = retriever.lore(S, "tell me about this place", entities=["ysmay_thorne"], k=3, budget=None)
+    hits = retriever.lore(S, "tell me about this place", entities=["ysmay_thorne"], k=3, budget=None).hits
     assert hits[0].source_path == "lore/the_wick_guild.md"
 
 
 def test_voice_lane_by_speaker(retriever):
-    hits = retriever.voice(C, ["hesper_quill", "silas_mourne"], k=1, budget=None)
+    hits = retriever.voice(C, ["hesper_quill", "silas_mourne"], k=1, budget=None).hits
     assert [h.source_path for h in hits] == ["voices/hesper_quill.md", "voices/silas_mourne.md"]
-    assert [h.source_path for h in retriever.voice(S, ["rafe_lusk"], k=1)] == ["voices/rafe_lusk.md"]
+    assert [h.source_path for h in retriever.voice(S, ["rafe_lusk"], k=1).hits] == ["voices/rafe_lusk.md"]
 
 
 def test_overlay_pack_has_its_base_documents(retriever):

@@ -118,16 +118,15 @@ def test_offline_turns_never_open_the_index(tmp_path, pack):
 
 
 def test_hidden_rumors_are_not_offered_as_hooks(pack, index):
-    from skald.llm import prompts
+    from skald.llm import lore
     from skald.state import GameState, PresentNpc
 
     hesper = pack.npcs["hesper_quill"]
     state = GameState.starting(new_state(pack, seed=3)).model_copy(update={"present_npcs": [
         PresentNpc(id=hesper.id, name=hesper.name, role=hesper.role, description=hesper.description)]})
     rumor = "short_water_allotment"  # the hooks lane ranks it in the top 3 for this scene
-    public, hidden = [], []
-    prompts.director_prompt(state, pack, index, public)
+    public = [hit.id for hit in lore.for_director(index, state, pack).hooks]
     assert f"cinder_reach:rumors.yaml#{rumor}" in public  # control: offered while the town talks about it
     state.world.public_rumors.remove(rumor)
-    prompts.director_prompt(state, pack, index, hidden)
+    hidden = [hit.id for hit in lore.for_director(index, state, pack).hooks]
     assert f"cinder_reach:rumors.yaml#{rumor}" not in hidden

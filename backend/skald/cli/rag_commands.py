@@ -126,13 +126,14 @@ def query_cmd(
     if failed:
         raise typer.Exit(2)
     retriever = Retriever(index, loaded)
-    hits = retriever.lane(lane, loaded[0].id, text, entity or [], k=k, budget=budget)
+    found = retriever.lane(lane, loaded[0].id, text, entity or [], k=k, budget=budget)
+    hits = found.hits
     console = Console(highlight=False)
-    for warning in retriever.warnings:
+    for warning in found.warnings:
         console.print(f"[yellow]{escape(warning)}[/yellow]")
     if not hits:
         console.print("no results")
-        raise typer.Exit(1 if retriever.warnings else 0)
+        raise typer.Exit(1 if found.warnings else 0)
     for rank, hit in enumerate(hits, 1):
         console.print(f"[bold]{rank}. {hit.score:.3f}[/bold]  {escape(hit.source_path)}  [dim]{escape(hit.heading)}"
                       f"  ({hit.tokens} tokens)[/dim]")

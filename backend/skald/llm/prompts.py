@@ -13,6 +13,7 @@ from typing import Any
 
 from skald import events as ev
 from skald.llm.budget import Prompt, Section, SectionKind
+from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import EraPack
 from skald.rules import clock
 from skald.state import GameState, Suggestion
@@ -72,42 +73,35 @@ def scene_text(state: GameState, pack: EraPack) -> str:
     return "\n".join(lines)
 
 
-def lore_sections(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None
-                  ) -> list[Section]:
-    """The place, the people on stage and their factions (from the pack's YAML), plus documents about them:
-    retrieved from the lore index (lore and voice lanes) when ``retriever`` is given, else every ``lore/`` and
-    ``voices/`` document whose ``related`` ids are on stage. Ids of retrieved chunks are appended to ``cited``.
+def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> list[Section]:
+    """The place, the people on stage and their factions (from the pack's YAML), plus documents about them: the lore
+    and voice lanes' hits when the index gave them (``retrieved``), else every ``lore/`` and ``voices/`` document
+    whose ``related`` ids are on stage.
 
     Ranks (higher is kept longer): the focus NPC's voice 100 and description 95; the place 60; lore about the
     place 50-59 (retrieved: by score); other people on stage 40 down, their voices 35 down; lore about people or
     factions on stage 30; the factions on stage (description and agenda) 25.
     """
-    cited = cited if cited is not None else []
     location = pack.locations[state.after.location]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
     out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
-    people = [p.id for p in state.present_npcs]
-    factions = {p.faction for p in state.present_npcs if p.faction} | ({location.faction} - {None})
+    people, faction_ids = scene_entities(state, pack)
+    factions = set(faction_ids)
     for index, person in enumerate(state.present_npcs):
         rank = 95 if person.id == focus else 40 - index
         out.append(Section(SectionKind.LORE, person.description, rank=rank, title=f"About {person.name}:"))
-    for fid in sorted(factions):
+    for fid in faction_ids:
         faction = pack.factions[fid]
         out.append(Section(SectionKind.LORE, f"{faction.description} Agenda: {faction.agenda}", rank=25,
                            title=f"About {faction.name}:"))
-    if retriever is not None:
-        lanes = retriever.real(pack)
-        query = f"{location.name}. {state.mechanic_result.summary if state.mechanic_result else ''} " + \
-            " ".join(p.name for p in state.present_npcs)
-        for hit in lanes.lore(pack.id, query, entities=[location.id, *people, *sorted(factions)], k=4, budget=600):
+    if retrieved is not None and not retrieved.unavailable:
+        for hit in retrieved.lore:
             out.append(Section(SectionKind.LORE, hit.text, rank=50 + round(9 * max(0.0, hit.score)),
                                title=f"{hit.heading} ({hit.source_path}):"))
-            cited.append(hit.id)
-        for hit in lanes.voice(pack.id, people, k=2, budget=300):
+        for hit in retrieved.voice:
             rank = 100 if focus in hit.related else 35
             out.append(Section(SectionKind.LORE, hit.text, rank=rank, title=f"Voice ({hit.source_path}):"))
-            cited.append(hit.id)
         return out
     about_here = {location.id}
     for rel, doc in sorted(pack.docs.items()):
@@ -129,40 +123,25 @@ def history_sections(state: GameState) -> list[Section]:
                     title=f"Turn {t.turn} ({t.input}):") for t in state.recent]
 
 
-def narrator_prompt(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None
-                    ) -> Prompt:
-    """System: rules and the style lane (queried with the era's tone, so it is the same every turn); user: the
-    scene, lore and voices about what is on stage, and the recent turns."""
-    cited = cited if cited is not None else []
-    style: list[str] = []
-    if retriever is not None:
-        hits = retriever.real(pack).style(pack.id, pack.era.tone, k=2, budget=300)
-        style = [hit.text for hit in hits]
-        cited.extend(hit.id for hit in hits)
+def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> Prompt:
+    """System: rules and the style guide (with the style lane's hits, queried with the era's tone, so it is the same
+    every turn); user: the scene, lore and voices about what is on stage, and the recent turns."""
+    style = [hit.text for hit in retrieved.style] if retrieved is not None else []
     return Prompt(_system(NARRATOR_RULES, pack, style), (Section(SectionKind.SCENE, scene_text(state, pack)),
-                                                  *lore_sections(state, pack, retriever, cited),
+                                                  *lore_sections(state, pack, retrieved),
                                                   *history_sections(state)))
 
 
-def director_prompt(state: GameState, pack: EraPack, retriever: Any = None, cited: list[str] | None = None,
+def director_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None = None,
                     memories: list[Any] = ()) -> Prompt:
     """Scene, recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane)."""
-    cited = cited if cited is not None else []
     sections = [Section(SectionKind.SCENE, scene_text(state, pack)), *history_sections(state)]
     for memory in memories:
         sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
                                 title=f"Remembered, turn {memory.turn}:"))
-    if retriever is not None:
-        location = pack.locations[state.after.location]
-        query = f"{location.name} " + " ".join(p.name for p in state.present_npcs)
-        entities = [location.id, *(p.id for p in state.present_npcs)]
-        public = set(state.world.public_rumors)
-        for hit in retriever.real(pack).hooks(pack.id, query, k=3, budget=300, entities=entities):
-            if "rumors.yaml#" in hit.id and hit.id.rsplit("#", 1)[1] not in public:
-                continue  # the town has not heard this one yet: no hook for the Director
-            sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
-                                    title=f"Possible hook ({hit.source_path}):"))
-            cited.append(hit.id)
+    for hit in retrieved.hooks if retrieved is not None else []:
+        sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
+                                title=f"Possible hook ({hit.source_path}):"))
     return Prompt(_system(DIRECTOR_RULES, pack), tuple(sections))
 
 

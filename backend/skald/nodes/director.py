@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from skald import events as ev
 from skald.context import TurnContext
-from skald.llm import offline, prompts
+from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
 from skald.rules import clock, memory, suggestions
 from skald.state import GameState, SceneInstructions
@@ -49,9 +49,10 @@ def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str
 
 
 def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: mechanic_result, present_npcs, staged events, arc_stage, location. Writes: director_instructions,
-    suggested_actions (exactly 4, linted, padded), llm_calls, warnings. The director's note comes from the
-    ``director`` LLM role when it answers, otherwise from ``llm.offline.director_note``."""
+    """Reads: mechanic_result, present_npcs, staged events, arc_stage, after. Writes: director_instructions,
+    suggested_actions (exactly 4, linted, padded), llm_calls, warnings, lore_citations. The director's note comes
+    from the ``director`` LLM role when it answers (its prompt gets the hooks lane and recalled older turns, both
+    fetched here through the context), otherwise from ``llm.offline.director_note``."""
     ctx = runtime.context
     pack = ctx.pack
     location = pack.locations[state.after.location]
@@ -69,18 +70,20 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     must = [state.mechanic_result.summary] if state.mechanic_result else []
     must += [e.type for e in state.staged_events if isinstance(e, MUST_CONVEY)]
     instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line)
-    cited: list[str] = []
+    found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called
     recall_warnings: list[str] = []
 
-    def prompt() -> prompts.Prompt:
+    def prompt() -> prompts.Prompt:  # built only when the role can be called
         scene = state.model_copy(update={"director_instructions": instructions})
-        return prompts.director_prompt(scene, pack, ctx.retriever, cited,
+        retrieved = lore.for_director(ctx.retriever, scene, pack)
+        found.extend([retrieved] if retrieved else [])
+        return prompts.director_prompt(scene, pack, retrieved,
                                        _memories(ctx, state, prompts.scene_text(scene, pack), recall_warnings))
 
     asked = ask(ctx.llm, "director", prompt)
     instructions.notes = asked.value.strip()[:400] if asked.value else offline.director_note(state, pack, beat, mood)
     update = asked.update()
-    update["warnings"] = update["warnings"] + recall_warnings  # retrieval warnings: reported once, by the narrator
-    update["lore_citations"] = cited
+    update["warnings"] = update["warnings"] + recall_warnings + [w for r in found for w in r.warnings]
+    update["lore_citations"] = [hit.id for r in found for hit in r.hooks]
     picks, _ = suggestions.suggest(state.after, pack, state.present_npcs)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

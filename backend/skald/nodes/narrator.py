@@ -6,17 +6,18 @@ from langgraph.runtime import Runtime
 
 from skald import events as ev
 from skald.context import TurnContext
-from skald.llm import offline, prompts
+from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
 from skald.rules import dice, prose
 from skald.state import GameState
 
 
 def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: director_instructions, mechanic_result, present_npcs, staged events, location, recent turns.
-    Writes: final_text (5-8 sentences, <= 250 words, second person), llm_calls, context_stats, warnings
-    (fallback used, prompt trimmed, option lists or meta sections stripped, prose cut, NPCs named who are not
-    in the scene). Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``."""
+    """Reads: director_instructions, mechanic_result, present_npcs, staged events, after, recent turns.
+    Writes: final_text (5-8 sentences, <= 250 words, second person), llm_calls, context_stats, lore_citations,
+    warnings (fallback used, prompt trimmed, the lore index unusable, option lists or meta sections stripped, prose
+    cut, NPCs named who are not in the scene). The prompt's style, lore and voice lanes are fetched here through the
+    context. Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``."""
     ctx = runtime.context
     pack = ctx.pack
     writer = runtime.stream_writer
@@ -25,10 +26,18 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         rng = dice.rng_for(state.campaign.seed, "narrate", state.turn)
         return offline.narrate(state, pack, rng)
 
-    cited: list[str] = []
-    asked = ask(ctx.llm, "narrator", lambda: prompts.narrator_prompt(state, pack, ctx.retriever, cited),
+    found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called
+
+    def prompt() -> prompts.Prompt:  # built only when the role can be called
+        retrieved = lore.for_narrator(ctx.retriever, state, pack)
+        found.extend([retrieved] if retrieved else [])
+        return prompts.narrator_prompt(state, pack, retrieved)
+
+    asked = ask(ctx.llm, "narrator", prompt,
                 on_token=lambda token: writer({"kind": "token", "role": "narrator", "text": token}))
-    warnings = asked.warnings + (ctx.retriever.drain_warnings() if ctx.retriever else [])
+    index_warnings = dict.fromkeys(w for r in found for w in r.warnings if w not in state.warnings)  # once a turn
+    warnings = asked.warnings + list(index_warnings)
+    cited = [hit.id for r in found for hit in (*r.style, *r.lore, *r.voice)]
     raw = asked.value or offline_prose()
     text, cleaning = prose.clean_narration(raw)
     warnings += cleaning

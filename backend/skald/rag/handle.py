@@ -43,9 +43,6 @@ class LazyRetriever:
         """Embeddings with the index's model (for episodic memory)."""
         return self.real(pack).index.embed.embed(texts)
 
-    def drain_warnings(self) -> list[str]:
-        """Warnings since the last call (index missing or stale); none when the retriever was never opened."""
-        return self._real.drain_warnings() if self._real is not None else []
 
 
 def private_index(packs: list[EraPack], embeddings: str = "wordllama") -> LazyRetriever:

@@ -9,8 +9,9 @@
 Scores are ``1 - cosine distance``. A lane takes chunks in its order (best first) while they fit the budget,
 at 4 characters a token; when not even the first fits, it is cut to the budget at a word boundary.
 
-A lane never raises: when the pack's index is missing or stale, or anything fails, it returns ``[]`` and adds a
-line to :attr:`Retriever.warnings` saying what to run.
+A lane never raises: it returns :class:`Found`, the hits and the warnings of that call. When the pack's index is
+missing or stale, or anything fails, the hits are empty and a warning says what to run. Warnings belong to the call
+that met the problem (a turn reports its own, never another turn's).
 """
 
 from __future__ import annotations
@@ -47,6 +48,18 @@ class Hit:
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.text)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one lane call found: the hits, best first, and warnings about anything that kept hits out."""
+
+    hits: list[Hit]
+    warnings: list[str]
+
+    @property
+    def ids(self) -> list[str]:
+        return [hit.id for hit in self.hits]
 
 
 def estimate_tokens(text: str) -> int:
@@ -89,9 +102,8 @@ class Retriever:
         self.index = index
         self._packs: dict[str, EraPack] = {}
         self._state: dict[str, _PackState] = {}
-        self._warnings: list[str] = []
         self._vectors: OrderedDict[str, list[float]] = OrderedDict()
-        self._lock = threading.Lock()  # nodes may run in threads: the caches and warnings are shared
+        self._lock = threading.Lock()  # nodes may run in threads: the caches are shared
         for pack in [packs] if isinstance(packs, EraPack) else packs:
             self.set_pack(pack)
 
@@ -106,32 +118,21 @@ class Retriever:
     def status(self, pack_id: str) -> IndexStatus:
         """The pack's index status (``missing`` with the reason when the pack or the store cannot be read)."""
         try:
-            state = self._pack_state(pack_id)
+            state = self._pack_state(pack_id, [])
         except Exception as exc:  # never raises into a caller
             return IndexStatus("missing", f"{type(exc).__name__}: {exc}")
         return state.status if state else IndexStatus("missing", "pack not available")
-
-    @property
-    def warnings(self) -> list[str]:
-        """Every distinct warning so far, oldest first."""
-        return list(self._warnings)
-
-    def drain_warnings(self) -> list[str]:
-        """The warnings so far, forgetting them (each is reported again if the problem recurs)."""
-        with self._lock:
-            out, self._warnings = self._warnings, []
-        return out
 
     def packs(self) -> dict[str, EraPack]:
         """The packs this retriever knows, by id."""
         return dict(self._packs)
 
-    def _warn(self, message: str) -> None:
-        with self._lock:
-            if message not in self._warnings:
-                self._warnings.append(message)
+    @staticmethod
+    def _warn(notes: list[str], message: str) -> None:
+        if message not in notes:
+            notes.append(message)
 
-    def _pack_state(self, pack_id: str) -> _PackState | None:
+    def _pack_state(self, pack_id: str, notes: list[str]) -> _PackState | None:
         state = self._state.get(pack_id)
         now = time.monotonic()
         if state is not None and (state.status.state == "ok" or now - state.checked < RECHECK_SECONDS):
@@ -143,25 +144,26 @@ class Retriever:
             try:
                 pack = self._packs[pack_id] = get_pack(pack_id)
             except Exception as exc:  # PackError, missing folder: no retrieval, say why
-                self._warn(f"retrieval: pack {pack_id} could not be loaded ({str(exc).splitlines()[0]})")
+                self._warn(notes, f"retrieval: pack {pack_id} could not be loaded ({str(exc).splitlines()[0]})")
                 return None
         status = self.index.check(pack)
         collection = self.index.collection(pack_id) if status.state == "ok" else None
         state = self._state[pack_id] = _PackState(pack, status, collection, now)
         return state
 
-    def _collection(self, pack_id: str) -> Any | None:
-        state = self._pack_state(pack_id)
+    def _collection(self, pack_id: str, notes: list[str]) -> Any | None:
+        state = self._pack_state(pack_id, notes)
         if state is None:
             return None
         if state.status.state == "missing":
-            self._warn(f"retrieval: the lore index for {pack_id} is missing; run `skald ingest {pack_id}`")
+            self._warn(notes, f"retrieval: the lore index for {pack_id} is missing; run `skald ingest {pack_id}`")
             return None
         if state.status.state == "stale":
             detail = state.status.reason or "files changed since ingest"
             if detail.startswith("files changed"):
                 detail = "files changed since ingest"
-            self._warn(f"retrieval: the lore index for {pack_id} is stale ({detail}); run `skald ingest {pack_id}`")
+            self._warn(notes, f"retrieval: the lore index for {pack_id} is stale ({detail}); run "
+                              f"`skald ingest {pack_id}`")
             return None
         return state.collection
 
@@ -206,27 +208,28 @@ class Retriever:
         return self._hits(result["ids"][0], result["documents"][0], result["metadatas"][0],
                           [1.0 - d for d in result["distances"][0]])
 
-    def _lane(self, lane: str, pack_id: str, run: Any) -> list[Hit]:
+    def _lane(self, lane: str, pack_id: str, run: Any) -> Found:
         from chromadb.errors import NotFoundError
 
+        notes: list[str] = []
         for attempt in (1, 2):
             try:
-                collection = self._collection(pack_id)
-                return [] if collection is None else run(collection)
+                collection = self._collection(pack_id, notes)
+                return Found([] if collection is None else run(collection), notes)
             except NotFoundError:  # the collection was dropped under us (an ingest --rebuild): look it up again
                 self._state.pop(pack_id, None)
                 if attempt == 2:
-                    self._warn(f"retrieval: the lore index for {pack_id} changed during the query; run "
-                               f"`skald lore status {pack_id}`")
+                    self._warn(notes, f"retrieval: the lore index for {pack_id} changed during the query; run "
+                                      f"`skald lore status {pack_id}`")
             except Exception as exc:  # retrieval must never break a turn
                 self._state.pop(pack_id, None)
-                self._warn(f"retrieval: the {lane} lane failed for {pack_id}: {type(exc).__name__}: {exc}")
+                self._warn(notes, f"retrieval: the {lane} lane failed for {pack_id}: {type(exc).__name__}: {exc}")
                 break
-        return []
+        return Found([], notes)
 
     # --- lanes -----------------------------------------------------------------------------------------------
     def lore(self, pack_id: str, query: str, entities: Iterable[str] = (), k: int = 4,
-             budget: int | None = 400) -> list[Hit]:
+             budget: int | None = 400) -> Found:
         """Lore chunks for ``query``: those related to ``entities`` first (best first), topped up to ``k`` with the
         best unrelated ones when fewer than ``k`` are related."""
         entities = list(entities)
@@ -244,7 +247,7 @@ class Retriever:
             hits += [hit for hit in more if hit.id not in seen][:k - len(hits)]
         return hits
 
-    def style(self, pack_id: str, query: str, k: int = 2, budget: int | None = 300) -> list[Hit]:
+    def style(self, pack_id: str, query: str, k: int = 2, budget: int | None = 300) -> Found:
         """Style chunks: when the pack's style documents use the section kinds base / era / genre / archetype,
         the best chunk of each kind present (in that order); otherwise the top ``k``."""
 
@@ -260,7 +263,7 @@ class Retriever:
         return self._lane("style", pack_id, run)
 
     def voice(self, pack_id: str, ids: Iterable[str], query: str = "", k: int = 2,
-              budget: int | None = 300) -> list[Hit]:
+              budget: int | None = 300) -> Found:
         """Voice chunks for each NPC or companion id (``k`` per id, the speaker's own voice document first),
         taken in turn across ids so every speaker gets a share of the budget. With a ``query``, each id's chunks
         are ranked by it (and with no ids, the best ``k`` voice chunks overall); without one, in document
@@ -297,7 +300,7 @@ class Retriever:
         return self._lane("voice", pack_id, run)
 
     def hooks(self, pack_id: str, query: str, k: int = 3, budget: int | None = 300,
-              entities: Iterable[str] = ()) -> list[Hit]:
+              entities: Iterable[str] = ()) -> Found:
         """Adventure hooks (quests and rumors) for ``query``; with ``entities``, those related to them first."""
         entities = list(entities)
 
@@ -307,7 +310,7 @@ class Retriever:
         return self._lane("hooks", pack_id, run)
 
     def lane(self, name: str, pack_id: str, query: str, entities: Iterable[str] = (), k: int = 4,
-             budget: int | None = None) -> list[Hit]:
+             budget: int | None = None) -> Found:
         """Any lane by name (``lore``, ``style``, ``voice``, ``hook``/``hooks``), as the CLI and bench use them."""
         if name == "lore":
             return self.lore(pack_id, query, entities, k=k, budget=budget)
