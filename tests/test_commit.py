@@ -157,7 +157,9 @@ def test_reopening_a_database_does_not_migrate_twice(db_path):
 
 def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack, offline_llm):
     import sqlite_utils
-    from skald.store.schema import migrations
+    from skald.store.schema import registry
+
+    migrations = registry()
 
     old = sqlite3.connect(db_path, isolation_level=None)
     migrations.apply(sqlite_utils.Database(old), stop_before="m002_retrieval")  # a save file from before m002
@@ -189,6 +191,6 @@ def test_a_commit_that_fails_at_commit_time_rolls_back_and_restores_the_guard(co
 
 
 def test_schema_version_counts_every_migration(conn):
-    from skald.store.schema import SCHEMA_VERSION, migrations, schema_version
+    from skald.store.schema import MIGRATIONS, SCHEMA_VERSION, registry, schema_version
 
-    assert schema_version(conn) == SCHEMA_VERSION == len(migrations._migrations)
+    assert schema_version(conn) == SCHEMA_VERSION == len(MIGRATIONS) == len(registry()._migrations)

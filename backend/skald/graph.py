@@ -104,7 +104,6 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, l
         retriever=default_retriever() if retriever is True else (retriever or None),
         keyed=keyed,
     )
-    conn.execute("PRAGMA query_only = ON")
     return start, context
 
 

@@ -118,12 +118,10 @@ class LLMCall(Model):
 class TurnFields(Model):
     router_output: RouterOutput | None = None
     intent: Intent | None = None
-    meta_response: str | None = None
     quit_requested: bool = False
     mechanic_result: MechanicResult | None = None
     present_npcs: list[PresentNpc] = Field(default_factory=list)
     staged_events: Annotated[list[Event], operator.add] = Field(default_factory=list)
-    world_ticked: bool = False
     director_instructions: SceneInstructions | None = None
     suggested_actions: list[Suggestion] = Field(default_factory=list)
     final_text: str = ""
@@ -155,7 +153,7 @@ class GameState(TurnInput, TurnFields):
         base = committed.persistent()
         after = base.model_copy(update={"campaign": base.campaign.model_copy(
             update={"turn_number": base.campaign.turn_number + 1})})
-        return cls.model_construct(**dict(base), player_input=player_input, after=after)
+        return cls(**dict(base), player_input=player_input, after=after)  # validated: fast for model instances
 
     @property
     def turn(self) -> int:

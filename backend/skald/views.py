@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the state carries a TurnView, so this module imports nothin
 
 
 class View(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use: a CLI turn needs few
 
 
 class SuggestionView(View):

@@ -12,7 +12,6 @@ import typer
 from skald.cli.pack_commands import pack_app
 from skald.cli.rag_commands import ingest_command, lore_app
 from skald.errors import SkaldError
-from skald.llm.client import LLMClient
 from skald.packs.loader import PackError
 from skald.settings import ROLES, settings_or_exit
 
@@ -41,11 +40,16 @@ def play(
 ) -> None:
     """Play a campaign: interactive on a terminal, or turns from --script / piped stdin."""
     from skald.cli.play import run
-    from skald.replay.session import Recorder, recording_transport, source_of
+    from skald.llm.client import LLMClient
 
     settings = settings_or_exit()
-    transport = recording_transport() if record else None
-    llm = LLMClient(settings, transport=transport)
+    if record:
+        from skald.replay.session import Recorder, recording_transport, source_of
+
+        transport = recording_transport()
+        llm = LLMClient(settings, transport=transport)
+    else:
+        llm = LLMClient(settings)
     session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name, watch)
     if record:
         session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False),
@@ -56,7 +60,7 @@ def play(
         session.close()
 
 
-def _open_session(db: Path, llm: LLMClient, pack: str | None, campaign: str | None, seed: int | None,
+def _open_session(db: Path, llm: Any, pack: str | None, campaign: str | None, seed: int | None,
                   background: str | None, name: str, watch: bool = False, retriever: Any = True):
     from skald.cli.session import Session
 
@@ -84,6 +88,7 @@ def record_cmd(
 ) -> None:
     """Play a scripted session and write a recording that `skald replay` checks later."""
     from skald.cli.play import play_lines
+    from skald.llm.client import LLMClient
     from skald.replay.session import REPLAY_URL, Recorder, recording_transport, source_of
 
     settings = settings_or_exit()

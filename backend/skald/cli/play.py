@@ -6,12 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
-
-from rich.console import Console, Group
-from rich.live import Live
-from rich.panel import Panel
-from rich.spinner import Spinner
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from skald import views
 from skald.cli.session import Session
@@ -19,6 +14,9 @@ from skald.engine import Played
 from skald.errors import SkaldError
 from skald.rules.meta_commands import status_line
 from skald.vocab import Intent
+
+if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
+    from rich.console import Console
 
 FALLBACK_MARK = "fallback"  # fallback warnings are summarised by the start-up mode line instead
 
@@ -108,6 +106,11 @@ def _notices(session: Session, as_json: bool) -> None:
 def play_streaming(console: Console, session: Session, text: str) -> Played:
     """Play a turn with a spinner until the first narrator token, then the prose as it streams; the live view
     is replaced by the final, cleaned turn when it commits."""
+    from rich.console import Group
+    from rich.live import Live
+    from rich.panel import Panel
+    from rich.spinner import Spinner
+
     streamed: list[str] = []
     spinner = Spinner("dots", text="The narrator is writing...")
     with Live(spinner, console=console, transient=True, refresh_per_second=12) as live:
@@ -119,6 +122,10 @@ def play_streaming(console: Console, session: Session, text: str) -> Played:
 
 
 def interactive(session: Session, debug: bool = False) -> None:
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.text import Text
+
     console = Console()
     console.print(Panel(intro(session), title="Skald", border_style="cyan"))
     console.print(Text(session.engine.llm.mode, style="dim"))
@@ -150,6 +157,8 @@ def _show_notices(console: Console, session: Session) -> None:
 
 
 def render(console: Console, view: views.TurnView) -> None:
+    from rich.panel import Panel
+
     if view.intent == Intent.META:
         console.print(Panel(view.text, border_style="dim"))
         if view.quit:

@@ -6,15 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skald import views
 from skald.engine import Engine, Played
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.models import EraPack
-from skald.replay.session import Recorder
 from skald.state import GameState
+
+if TYPE_CHECKING:  # recording is imported only by `skald play --record` and `skald record`
+    from skald.replay.session import Recorder
 
 
 @dataclass

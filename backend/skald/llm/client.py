@@ -16,18 +16,21 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_ollama import ChatOllama
 from pydantic import BaseModel
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, wait_exponential
 
 from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
-from skald.llm.faults import CircuitBreaker, LLMTimeout, backoff, is_transient
+from skald.llm.faults import CircuitBreaker, LLMTimeout, is_transient
 from skald.llm.feedback import feedback
 from skald.settings import ROLES, RoleConfig, Settings, SettingsError
 from skald.state import LLMCall
+
+if TYPE_CHECKING:  # langchain-ollama, ollama and httpx are imported when a role is first called, never offline
+    import httpx
+    from langchain_ollama import ChatOllama
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 ROLE_HEADER = "X-Skald-Role"
@@ -50,6 +53,8 @@ class LLMUnavailable(Exception):
 
 def probe_ollama(base_url: str, timeout_s: float) -> tuple[bool, str]:
     """Ask Ollama's ``/api/tags``. Returns (reachable, human-readable detail)."""
+    import httpx
+
     try:
         reply = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=timeout_s)
         reply.raise_for_status()
@@ -94,6 +99,7 @@ class LLMClient:
                          for role in ROLES}
         self.counters = {role: TokenCounter() for role in ROLES}
         self._models: dict[str, ChatOllama] = {}
+        self._structured: dict[tuple[str, type[BaseModel]], Any] = {}
         self._models_lock = threading.Lock()
 
     @property
@@ -113,6 +119,8 @@ class LLMClient:
 
     def _model(self, role: str) -> ChatOllama:
         if role not in self._models:
+            from langchain_ollama import ChatOllama
+
             cfg = self.config(role)
             self._models[role] = ChatOllama(
                 model=cfg.model, base_url=cfg.base_url, temperature=cfg.temperature, num_ctx=cfg.num_ctx,
@@ -120,6 +128,14 @@ class LLMClient:
                 sync_client_kwargs={"transport": self.transport} if self.transport else {},
             )
         return self._models[role]
+
+    def _structured_runnable(self, role: str, schema: type[BaseModel]) -> Any:
+        """The role's model bound to ``schema``'s JSON schema as Ollama's ``format`` (built once per schema)."""
+        key = (role, schema)
+        with self._models_lock:
+            if key not in self._structured:
+                self._structured[key] = self._model(role).bind(format=schema.model_json_schema())
+            return self._structured[key]
 
     # ------------------------------------------------------------------ public calls
 
@@ -161,7 +177,10 @@ class LLMClient:
         return self._run(role, attempt)
 
     def structured(self, role: str, schema: type[SchemaT], system: str, user: str) -> tuple[SchemaT, LLMCall]:
-        """A reply validated against ``schema`` through ``with_structured_output`` (Ollama's JSON schema format).
+        """A reply validated against ``schema``: the request carries the schema as Ollama's ``format``, bound to the
+        model as langchain's ``with_structured_output(method="json_schema")`` binds it (less the LangSmith tracing
+        metadata, which re-derives the schema on every call), and the reply is validated here (langchain's
+        ``include_raw`` chain would start a thread pool on every call to run its one branch).
 
         A reply that fails validation is answered with ``llm.feedback`` and tried again, up to the role's
         ``attempts``. :raises LLMUnavailable: as :meth:`text`, or after the last attempt still fails.
@@ -169,21 +188,17 @@ class LLMClient:
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
 
         def attempt(deadline: float, metrics: dict[str, Any]) -> SchemaT:
-            runnable = self.model(role).with_structured_output(schema, include_raw=True)
+            runnable = self._structured_runnable(role, schema)
             tries = self.config(role).attempts
             for number in range(1, tries + 1):
                 metrics["attempts"] = number
-                out = self._with_retries(
+                raw: AIMessage = self._with_retries(
                     role, deadline, metrics,
                     lambda: next(self._pump(lambda stop: iter([runnable.invoke(messages)]), deadline)))
-                raw: AIMessage = out["raw"]
                 metrics["usage"] = raw.usage_metadata or metrics.get("usage")
                 content = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
-                parsed = out.get("parsed")
-                if isinstance(parsed, schema):
-                    return parsed
                 problems = feedback(schema, content)
-                if problems is None:  # langchain's parser refused a reply the schema itself accepts: use it
+                if problems is None:
                     return schema.model_validate_json(content)
                 if number == tries:
                     raise _Rejected(f"{problems['issue_count']} validation issue(s) after {tries} attempt(s)")
@@ -231,18 +246,22 @@ class LLMClient:
         return value, self._call(role, started, metrics, ok=True)
 
     def _with_retries(self, role: str, deadline: float, metrics: dict[str, Any], fn: Callable[[], Any]) -> Any:
-        """Retry ``fn`` after transient errors with exponential backoff, never after tokens reached the player."""
-        for retry in range(self.settings.retries + 1):
-            try:
-                return fn()
-            except Exception as exc:
-                wait = backoff(retry + 1, self.settings.retry_backoff_s)
-                last = retry == self.settings.retries
-                if last or not is_transient(exc) or metrics.get("emitted") or time.monotonic() + wait >= deadline:
-                    raise
-                metrics["retries"] = metrics.get("retries", 0) + 1
-                self.sleep(wait)
-        raise AssertionError("unreachable")
+        """Retry ``fn`` after transient errors (``llm.faults.is_transient``) with exponential backoff (tenacity): at
+        most ``settings.retries`` times, never once a token reached the player, and never when the wait would end
+        past the role's ``deadline``. The last error is raised as it was."""
+
+        def past_deadline(state: RetryCallState) -> bool:
+            return time.monotonic() + (state.upcoming_sleep or 0.0) >= deadline
+
+        def count(state: RetryCallState) -> None:
+            metrics["retries"] = metrics.get("retries", 0) + 1
+
+        retrying = Retrying(
+            retry=retry_if_exception(lambda exc: is_transient(exc) and not metrics.get("emitted")),
+            stop=stop_any(stop_after_attempt(self.settings.retries + 1), past_deadline),
+            wait=wait_exponential(multiplier=self.settings.retry_backoff_s, exp_base=2, min=0),
+            sleep=self.sleep, before_sleep=count, reraise=True)
+        return retrying(fn)
 
     def _stream(self, role: str, messages: list[BaseMessage], stop: threading.Event) -> Iterator[Any]:
         for chunk in self.model(role).stream(messages):
@@ -252,8 +271,8 @@ class LLMClient:
 
     @staticmethod
     def _pump(produce: Callable[[threading.Event], Iterator[Any]], deadline: float) -> Iterator[Any]:
-        """Run ``produce`` on a daemon thread; yield its items here, raising LLMTimeout at the deadline."""
-        items: queue.Queue = queue.Queue()
+        """Run ``produce`` on a worker thread; yield its items here, raising LLMTimeout at the deadline."""
+        items: queue.SimpleQueue = queue.SimpleQueue()  # the C one: a chunk's hand-over costs least
         stop = threading.Event()
 
         def work() -> None:
@@ -264,7 +283,7 @@ class LLMClient:
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
                 items.put(("error", exc))
 
-        threading.Thread(target=work, daemon=True, name="skald-llm").start()
+        _WORKERS.run(work)
         while True:
             remaining = deadline - time.monotonic()
             try:
@@ -289,6 +308,47 @@ class LLMClient:
             attempts=metrics.get("attempts", 1), retries=metrics.get("retries", 0),
             feedback=metrics.get("feedback", []), fallback_reason=reason,
         )
+
+
+class _Workers:
+    """Daemon threads, started on demand and kept for the next call, that run the HTTP work of LLM calls.
+
+    Skald's own rather than ``concurrent.futures.ThreadPoolExecutor``: the executor's threads are joined when the
+    interpreter exits, so one request abandoned at its deadline (a hung model) would hold up ``/quit`` until httpx
+    gave up on it; these are daemons and never do. A thread that waits for work longer than ``idle_s`` ends.
+    """
+
+    def __init__(self, idle_s: float = 60.0):
+        self.idle_s = idle_s
+        self._tasks: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def run(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            spare = self._idle > 0
+            if spare:
+                self._idle -= 1
+        self._tasks.put(task)
+        if not spare:
+            threading.Thread(target=self._serve, daemon=True, name="skald-llm").start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                task = self._tasks.get(timeout=self.idle_s)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:  # nobody has claimed this thread: it may go
+                        self._idle -= 1
+                        return
+                continue  # a task is on its way to this thread
+            task()
+            with self._lock:
+                self._idle += 1
+
+
+_WORKERS = _Workers()
 
 
 class _Rejected(Exception):

@@ -1,4 +1,5 @@
-"""Fault handling for LLM calls: which errors are transient, backoff, and a circuit breaker per role.
+"""Fault handling for LLM calls: which errors are transient, and a circuit breaker per role (retries with
+exponential backoff are tenacity's, in ``LLMClient._with_retries``).
 
 - Transient (retried with exponential backoff, only before any token reached the player): connection
   failures, dropped connections, HTTP 5xx and 429, and streams that break mid-way.
@@ -16,32 +17,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import httpx
-
-try:  # the ollama client's own error type carries the HTTP status
-    from ollama import ResponseError
-except ImportError:  # pragma: no cover - ollama ships with langchain-ollama
-    ResponseError = ()  # type: ignore[assignment,misc]
-
 
 class LLMTimeout(Exception):
     """A call ran past its role's deadline."""
 
 
 def is_transient(exc: BaseException) -> bool:
+    import httpx
+    from ollama import ResponseError  # the ollama client's own error type carries the HTTP status
+
     if isinstance(exc, LLMTimeout | httpx.TimeoutException):
         return False
     if isinstance(exc, httpx.TransportError | ConnectionError):
         return True
-    if ResponseError and isinstance(exc, ResponseError):
+    if isinstance(exc, ResponseError):
         status = getattr(exc, "status_code", 0)
         return status == -1 or status == 429 or status >= 500  # -1: the stream broke mid-way
     return False
-
-
-def backoff(attempt: int, base_s: float) -> float:
-    """Seconds to wait before retry ``attempt`` (1-based): base, 2 x base, 4 x base..."""
-    return base_s * (2 ** (attempt - 1))
 
 
 @dataclass

@@ -13,7 +13,7 @@ from skald.store import reads
 
 def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: router_output.meta_command, the persistent state, and (for /load) the campaign list through
-    the read-only connection. Writes: meta_response, final_text, quit_requested, present_npcs and the
+    the read-only connection. Writes: final_text, quit_requested, present_npcs and the
     four deterministic suggested_actions for the unchanged scene."""
     pack = runtime.context.pack
     routed = state.router_output
@@ -22,5 +22,5 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         routed.meta_command, meta_commands.MetaContext(state.after, pack, routed.meta_args, campaigns))
     present = [p for p in everyone_at(state, pack, state.location) if p.companion or p.id in state.known_npcs]
     picks, _ = suggestions.suggest(state.after, pack, present)
-    return {"meta_response": text, "final_text": text, "quit_requested": quit_requested,
+    return {"final_text": text, "quit_requested": quit_requested,
             "present_npcs": present, "suggested_actions": picks}

@@ -11,11 +11,10 @@ from skald.state import GameState
 
 
 def world_sim(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: world, and from after the minutes this turn took and whether the player moved. Writes: world_ticked,
-    staged WORLD_TICK, FACTION_MOVE, NEWS, RUMOR_SPREAD, NPC_MOVE events and after. Pure: its RNG is keyed by the
-    tick index."""
+    """Reads: world, and from after the minutes this turn took and whether the player moved. Writes: staged
+    WORLD_TICK, FACTION_MOVE, NEWS, RUMOR_SPREAD, NPC_MOVE events and after. Pure: its RNG is keyed by the tick
+    index."""
     minutes = state.after.world.time_minutes - state.world.time_minutes
     travelled = state.after.location != state.location
     events = world.tick_events(state, runtime.context.pack, minutes, travelled)
-    ticked = any(isinstance(e, ev.WorldTick) for e in events)
-    return {"world_ticked": ticked} | ev.stage(state.after, events, runtime.context.limits)
+    return ev.stage(state.after, events, runtime.context.limits)

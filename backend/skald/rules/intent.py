@@ -8,6 +8,8 @@ cannot steer the result. Word lists are Skald's own.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import NamedTuple
 
 from skald.packs.models import EraPack
 from skald.rules.meta_commands import BY_KEY
@@ -84,11 +86,34 @@ def _norm(text: str) -> str:
     return text.lower().replace("_", " ")
 
 
+@lru_cache(maxsize=8192)
+def _pattern(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(_norm(phrase)) + r"\b")
+
+
 def _mentions(text: str, phrase: str) -> bool:
-    return bool(phrase) and re.search(r"\b" + re.escape(_norm(phrase)) + r"\b", text) is not None
+    """Whether ``phrase`` (normalised) stands as whole words in ``text`` (already normalised)."""
+    return bool(phrase) and _pattern(phrase).search(text) is not None
 
 
-def _match_npc(text: str, people: list[PresentNpc], roles: bool = True) -> str | None:
+class _Person(NamedTuple):
+    id: str
+    name: str
+    role: str
+
+
+_PEOPLE: dict[tuple[str, str], tuple[_Person, ...]] = {}
+
+
+def _everyone_in(pack: EraPack) -> tuple[_Person, ...]:
+    """Every pack NPC and companion (id, name, role), built once per pack version."""
+    key = (pack.id, pack.content_hash)
+    if key not in _PEOPLE:
+        _PEOPLE[key] = tuple(_Person(n.id, n.name, n.role) for n in [*pack.npcs.values(), *pack.companions.values()])
+    return _PEOPLE[key]
+
+
+def _match_npc(text: str, people: list[PresentNpc] | list[_Person], roles: bool = True) -> str | None:
     """The first person named (full, given or family name) or described by role in ``text``."""
     for person in people:
         if _mentions(text, person.name):
@@ -186,14 +211,31 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     text = _norm(strip_markup(stripped))
     if state.player.defeated:
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.RECOVER, tone=Tone.NEUTRAL, text=text)
-    action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     people = everyone_at(state, pack, state.location)
+    # Everything the classification below depends on; the suggestion check classifies the same labels in the same
+    # scenes turn after turn, so the answer is kept (RouterOutput is never modified once made).
+    key = (pack.id, pack.content_hash, text, state.location, state.combat is None,
+           tuple((p.id, p.name, p.role) for p in people), tuple(state.player.inventory))
+    routed = _CLASSIFIED.get(key)
+    if routed is None:
+        routed = _classify_text(text, state, pack, people)
+        if len(_CLASSIFIED) >= CLASSIFIED_KEPT:
+            _CLASSIFIED.clear()
+        _CLASSIFIED[key] = routed
+    return routed
+
+
+CLASSIFIED_KEPT = 4096
+_CLASSIFIED: dict[tuple, RouterOutput] = {}
+
+
+def _classify_text(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc]) -> RouterOutput:
+    action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     target_npc = _match_npc(text, people)
     absent_npc = None
     if target_npc is None:
-        elsewhere = [PresentNpc(id=n.id, name=n.name, role=n.role, description="")
-                     for n in list(pack.npcs.values()) + list(pack.companions.values())]
-        absent_npc = _match_npc(text, [p for p in elsewhere if p.id not in {q.id for q in people}], roles=False)
+        here = {q.id for q in people}
+        absent_npc = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], roles=False)
     if action is None:
         action = ActionClass.DIALOGUE_ONLY if target_npc or absent_npc else ActionClass.INTERACT
     target_location = _match_location(text, state, pack) if action == ActionClass.TRAVEL else None

@@ -7,6 +7,7 @@ meta-game sections, then cuts overlong prose at a sentence boundary.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from skald.packs.models import EraPack
 from skald.state import MechanicResult, PresentNpc
@@ -74,11 +75,17 @@ def second_person(text: str) -> bool:
 def unknown_names(text: str, pack: EraPack, present: list[PresentNpc], extra_known: set[str]) -> list[str]:
     """Pack NPC or companion names mentioned in ``text`` who are not on stage."""
     on_stage = {p.name for p in present} | extra_known
-    out = []
-    for person in list(pack.npcs.values()) + list(pack.companions.values()):
-        if person.name not in on_stage and re.search(r"\b" + re.escape(person.name) + r"\b", text):
-            out.append(person.name)
-    return out
+    return [name for name in _pack_names(pack)
+            if name not in on_stage and name in text and _name_pattern(name).search(text)]
+
+
+def _pack_names(pack: EraPack) -> list[str]:
+    return [p.name for p in [*pack.npcs.values(), *pack.companions.values()]]
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(name) + r"\b")
 
 
 def invented_names(text: str, known: set[str]) -> list[str]:

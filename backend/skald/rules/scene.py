@@ -17,24 +17,35 @@ def npc_location(state: PersistentState, pack: EraPack, npc_id: str) -> str:
     return state.world.npc_locations.get(npc_id) or pack.npcs[npc_id].location
 
 
+_CAST: dict[tuple[str, str], tuple[dict[str, PresentNpc], dict[str, PresentNpc], dict[str, PresentNpc]]] = {}
+
+
+def _cast_of(pack: EraPack) -> tuple[dict[str, PresentNpc], dict[str, PresentNpc], dict[str, PresentNpc]]:
+    """The pack's people as they appear on stage, built once per pack version (views are never modified): every NPC,
+    every companion waiting for the player, every companion in the party."""
+    key = (pack.id, pack.content_hash)
+    if key not in _CAST:
+        npcs = {n.id: PresentNpc(id=n.id, name=n.name, role=n.role, description=n.description,
+                                 disposition=n.disposition, faction=n.faction) for n in pack.npcs.values()}
+        waiting, party = {}, {}
+        for c in pack.companions.values():
+            fields = {"id": c.id, "name": c.name, "role": c.role, "description": c.description,
+                      "faction": c.faction, "companion": True}
+            waiting[c.id] = PresentNpc(**fields, disposition="neutral")
+            party[c.id] = PresentNpc(**fields, disposition="friendly")
+        if len(_CAST) > 32:
+            _CAST.clear()
+        _CAST[key] = (npcs, waiting, party)
+    return _CAST[key]
+
+
 def pack_npcs_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:
     """Pack NPCs whose current location is ``location``, in pack order, excluding defeated ones."""
-    defeated = set(state.world.defeated_npcs)
-    out = []
-    for npc in pack.npcs.values():
-        if npc.id in defeated or npc_location(state, pack, npc.id) != location:
-            continue
-        out.append(
-            PresentNpc(
-                id=npc.id,
-                name=npc.name,
-                role=npc.role,
-                description=npc.description,
-                disposition=npc.disposition,
-                faction=npc.faction,
-            )
-        )
-    return out
+    defeated = state.world.defeated_npcs
+    moved = state.world.npc_locations
+    npcs = _cast_of(pack)[0]
+    return [npcs[npc.id] for npc in pack.npcs.values()
+            if moved.get(npc.id, npc.location) == location and npc.id not in defeated]
 
 
 def procedural_npcs_at(state: PersistentState, location: str) -> list[PresentNpc]:
@@ -47,22 +58,14 @@ def procedural_npcs_at(state: PersistentState, location: str) -> list[PresentNpc
 
 def companions_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:
     """Party members (always with the player) and unrecruited companions waiting at ``location``."""
+    _, waiting, party = _cast_of(pack)
     out = []
     for comp in pack.companions.values():
         cstate = state.companions.get(comp.id)
-        in_party = bool(cstate and cstate.in_party)
-        if in_party or comp.location == location:
-            out.append(
-                PresentNpc(
-                    id=comp.id,
-                    name=comp.name,
-                    role=comp.role,
-                    description=comp.description,
-                    disposition="friendly" if in_party else "neutral",
-                    faction=comp.faction,
-                    companion=True,
-                )
-            )
+        if cstate is not None and cstate.in_party:
+            out.append(party[comp.id])
+        elif comp.location == location:
+            out.append(waiting[comp.id])
     return out
 
 

@@ -64,17 +64,36 @@ def lint(suggestion: Suggestion, scene: Scene, pack: EraPack) -> str | None:
         return "label must be 1-80 characters"
     low = label.lower()
     present = {p.id for p in scene.present}
-    for person in list(pack.npcs.values()) + list(pack.companions.values()):
-        if person.id not in present and re.search(r"\b" + re.escape(person.name.lower()) + r"\b", low):
-            return f"names {person.name}, who is not here"
+    people, items = _lint_patterns(pack)
+    for person_id, name, pattern in people:
+        if person_id not in present and name.lower() in low and pattern.search(low):
+            return f"names {name}, who is not here"
     if scene.in_combat and suggestion.action_class == ActionClass.TRAVEL.value:
         return "travel in the middle of combat"
     if suggestion.action_class in (ActionClass.USE_ITEM.value, ActionClass.INTERACT.value):
-        for item in pack.era.items:
-            if item.id not in scene.held_items and re.search(r"\b(use|give|drink|apply|hand over)\b.*\b"
-                                                             + re.escape(item.name.lower()) + r"\b", low):
-                return f"uses {item.name}, which the player does not have"
+        for item_id, name, pattern in items:
+            if item_id not in scene.held_items and pattern.search(low):
+                return f"uses {name}, which the player does not have"
     return None
+
+
+Named = list[tuple[str, str, re.Pattern[str]]]  # (id, name, pattern)
+_LINT: dict[tuple[str, str], tuple[Named, Named]] = {}
+
+
+def _lint_patterns(pack: EraPack) -> tuple[Named, Named]:
+    """(person id, name, pattern) for every NPC and companion and (item id, name, "use ... <item>" pattern) for every
+    item, compiled once per pack version."""
+    key = (pack.id, pack.content_hash)
+    if key not in _LINT:
+        people = [(p.id, p.name, re.compile(r"\b" + re.escape(p.name.lower()) + r"\b"))
+                  for p in [*pack.npcs.values(), *pack.companions.values()]]
+        items = [(i.id, i.name, re.compile(r"\b(use|give|drink|apply|hand over)\b.*\b" + re.escape(i.name.lower())
+                                           + r"\b")) for i in pack.era.items]
+        if len(_LINT) > 32:
+            _LINT.clear()
+        _LINT[key] = (people, items)
+    return _LINT[key]
 
 
 def _candidates(state: PersistentState, pack: EraPack, scene: Scene,

@@ -9,6 +9,7 @@ from typing import Any
 from skald.errors import CampaignNotFoundError
 from skald.events import BaseEvent, from_row
 from skald.state import (
+    PERSISTENT_FIELDS,
     RECENT_TURNS,
     Campaign,
     Combat,
@@ -140,8 +141,9 @@ def turn_events(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, An
 
 def initial_state(conn: sqlite3.Connection, campaign_id: str) -> PersistentState:
     """The campaign's state at turn 0. Save files written before events were typed stored a whole ``GameState``
-    here (with empty per-turn fields); those read the same."""
+    here (its per-turn fields empty, some of them since removed); only the persistent fields are read."""
     row = conn.execute("SELECT initial_state FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise CampaignNotFoundError(campaign_id)
-    return GameState.model_validate_json(row[0]).persistent()
+    stored = json.loads(row[0])
+    return PersistentState.model_validate({k: v for k, v in stored.items() if k in PERSISTENT_FIELDS})

@@ -1,7 +1,8 @@
 """The SQLite schema, created and migrated with ``sqlite_utils.Migrations``.
 
-Applied migrations are recorded in ``_sqlite_migrations``; ``PRAGMA user_version`` mirrors the count,
-so ``schema_version(conn)`` is one cheap read.
+Applied migrations are recorded in ``_sqlite_migrations``; ``PRAGMA user_version`` mirrors the count, so
+``schema_version(conn)`` is one cheap read, and opening a save file that is up to date reads that and nothing else
+(sqlite-utils is imported only when a migration is pending).
 """
 
 from __future__ import annotations
@@ -9,14 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from typing import TYPE_CHECKING
 
-import sqlite_utils
-from sqlite_utils import Migrations
+if TYPE_CHECKING:
+    import sqlite_utils
+    from sqlite_utils import Migrations
 
-migrations = Migrations("skald")
 
-
-@migrations()
 def m001_initial(db: sqlite_utils.Database) -> None:
     db["campaigns"].create(
         {"id": str, "pack_id": str, "pack_hash": str, "seed": int, "turn_number": int, "story_turns": int,
@@ -68,7 +68,6 @@ def m001_initial(db: sqlite_utils.Database) -> None:
     db["turn_events"].create_index(["campaign_id", "turn_number", "seq"], unique=True)
 
 
-@migrations()
 def m002_retrieval(db: sqlite_utils.Database) -> None:
     """Lore citations per rendered turn, and a short summary of every turn for episodic memory."""
     db["turns"].add_column("lore_citations", str)
@@ -78,7 +77,6 @@ def m002_retrieval(db: sqlite_utils.Database) -> None:
     )
 
 
-@migrations()
 def m003_api(db: sqlite_utils.Database) -> None:
     """The HTTP API: per-campaign access tokens (only a sha256 of each token is stored) and the idempotency
     records of turn requests (``response`` is NULL while the turn is being played)."""
@@ -93,7 +91,6 @@ def m003_api(db: sqlite_utils.Database) -> None:
     )
 
 
-@migrations()
 def m004_views(db: sqlite_utils.Database) -> None:
     """Typed turn views: a flag for turns the offline narrator wrote (instead of three constant warnings on every
     row), and the indexes behind listing campaigns, paging the transcript by turn and pruning idempotency records."""
@@ -127,11 +124,27 @@ def _settle_pending_keys(db: sqlite_utils.Database) -> None:
                    (json.dumps(body), turn["turn_number"], row["campaign_id"], row["key"]))
 
 
-SCHEMA_VERSION = 4  # the number of migrations above; a test checks it
+MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def registry() -> Migrations:
+    """The migrations as a ``sqlite_utils.Migrations`` set, in order."""
+    from sqlite_utils import Migrations
+
+    migrations = Migrations("skald")
+    for step in MIGRATIONS:
+        migrations()(step)
+    return migrations
 
 
 def migrate(conn: sqlite3.Connection) -> int:
     """Apply pending migrations; return the schema version (number of applied migrations)."""
+    if schema_version(conn) == SCHEMA_VERSION:
+        return SCHEMA_VERSION
+    import sqlite_utils
+
+    migrations = registry()
     db = sqlite_utils.Database(conn)
     migrations.apply(db)
     version = len(migrations.applied(db))

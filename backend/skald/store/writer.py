@@ -103,8 +103,8 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
         ).rowcount
         if swapped != 1:
             raise TurnConflictError(cid, expected, turn_number(conn, cid))
-        conn.executemany(
-            "INSERT INTO turn_events (campaign_id, turn_number, seq, type, data) VALUES (?, ?, ?, ?, ?)",
+        _many(
+            conn, "INSERT INTO turn_events (campaign_id, turn_number, seq, type, data) VALUES (?, ?, ?, ?, ?)",
             [(cid, number, seq, e.type, json.dumps(e.data, sort_keys=True)) for seq, e in enumerate(turn.events)],
         )
         _write_projections(conn, cid, before, after)
@@ -145,6 +145,12 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], 
     return [k for k, v in after.items() if before.get(k) != v], [k for k in before if k not in after]
 
 
+def _many(conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    """``executemany`` when there are rows (most turns change few tables)."""
+    if rows:
+        conn.executemany(sql, rows)
+
+
 def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState | None, new: PersistentState) -> None:
     """Write the rows that differ between ``old`` and ``new`` (everything when ``old`` is None). Parts an event did
     not touch are the same objects in both (copy-on-write), so they cost an identity check."""
@@ -156,29 +162,29 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
             (cid, p.name, p.background, p.hp, p.max_hp, p.credits, p.stress, json.dumps(p.stats), int(p.defeated)),
         )
     upsert, delete = _changed(old.player.inventory if old else {}, p.inventory)
-    conn.executemany("INSERT OR REPLACE INTO inventory (campaign_id, item_id, qty) VALUES (?, ?, ?)",
+    _many(conn, "INSERT OR REPLACE INTO inventory (campaign_id, item_id, qty) VALUES (?, ?, ?)",
                      [(cid, k, p.inventory[k]) for k in upsert])
-    conn.executemany("DELETE FROM inventory WHERE campaign_id = ? AND item_id = ?", [(cid, k) for k in delete])
+    _many(conn, "DELETE FROM inventory WHERE campaign_id = ? AND item_id = ?", [(cid, k) for k in delete])
     upsert, _ = _changed(old.reputation if old else {}, new.reputation)
-    conn.executemany("INSERT OR REPLACE INTO reputation (campaign_id, faction_id, value) VALUES (?, ?, ?)",
+    _many(conn, "INSERT OR REPLACE INTO reputation (campaign_id, faction_id, value) VALUES (?, ?, ?)",
                      [(cid, k, new.reputation[k]) for k in upsert])
     upsert, _ = _changed(old.companions if old else {}, new.companions)
-    conn.executemany(
-        "INSERT INTO party (campaign_id, companion_id, affinity, loyalty, in_party, joined_turn) VALUES "
+    _many(
+        conn, "INSERT INTO party (campaign_id, companion_id, affinity, loyalty, in_party, joined_turn) VALUES "
         "(?, ?, ?, ?, ?, ?) ON CONFLICT (campaign_id, companion_id) DO UPDATE SET affinity = excluded.affinity, "
         "loyalty = excluded.loyalty, in_party = excluded.in_party, joined_turn = excluded.joined_turn",
         [(cid, c.id, c.affinity, c.loyalty, int(c.in_party), c.joined_turn)
          for c in (new.companions[k] for k in upsert)])
     upsert, delete = _changed(old.known_npcs if old else {}, new.known_npcs)
-    conn.executemany(  # a replaced row moves to the end, as a re-spawned NPC moves to the end of known_npcs
-        "INSERT OR REPLACE INTO known_npcs (campaign_id, npc_id, name, first_met_turn, procedural, location, role, "
-        "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    _many(  # a replaced row moves to the end, as a re-spawned NPC moves to the end of known_npcs
+        conn, "INSERT OR REPLACE INTO known_npcs (campaign_id, npc_id, name, first_met_turn, procedural, location, "
+        "role, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [(cid, n.id, n.name, n.first_met_turn, int(n.procedural), n.location, n.role, n.description)
          for n in (new.known_npcs[k] for k in upsert)])
-    conn.executemany("DELETE FROM known_npcs WHERE campaign_id = ? AND npc_id = ?", [(cid, k) for k in delete])
+    _many(conn, "DELETE FROM known_npcs WHERE campaign_id = ? AND npc_id = ?", [(cid, k) for k in delete])
     upsert, _ = _changed(old.quests if old else {}, new.quests)
-    conn.executemany(
-        "INSERT INTO quests (campaign_id, quest_id, status, stage) VALUES (?, ?, ?, ?) ON CONFLICT "
+    _many(
+        conn, "INSERT INTO quests (campaign_id, quest_id, status, stage) VALUES (?, ?, ?, ?) ON CONFLICT "
         "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage",
         [(cid, q.id, q.status.value, q.stage) for q in (new.quests[k] for k in upsert)])
     if old is None or old.world is not new.world or old.combat is not new.combat or (
