@@ -1,22 +1,18 @@
-"""``python -m bench [--long]``: print every benchmark's figures. ``--long`` adds a window at turn 10,000."""
+"""``python -m bench [--long]``: print every benchmark's figures beside its target. ``--long`` adds a window at
+turn 10,000."""
 
 from __future__ import annotations
 
 import sys
 
-from bench import api, engine, packs, rag
+from bench import api, engine, packs, rag, replay, startup
 
 
 def main(argv: list[str]) -> None:
     windows = (10, 1000, 10_000) if "--long" in argv else (10, 1000)
-    for line in packs.run():
-        print(line, flush=True)
-    for line in rag.run():
-        print(line, flush=True)
-    for line in engine.run(windows):
-        print(line, flush=True)
-    for line in api.run():
-        print(line, flush=True)
+    for part in (packs.run, rag.run, lambda: engine.run(windows), replay.run, startup.run, api.run):
+        for line in part():
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from skald.nodes.mechanic import mechanic
 from skald.nodes.meta import meta
 from skald.nodes.narrator import narrator
 from skald.nodes.refiner import refiner
-from skald.nodes.router import route_after_router, router
+from skald.nodes.router import ROUTES, route_after_router, router
 from skald.nodes.validator import validator
 from skald.nodes.world_sim import world_sim
 from skald.packs.loader import get_pack
@@ -58,13 +58,19 @@ def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
     for name, fn in (NODES | (overrides or {})).items():
         graph.add_node(name, fn)
     graph.add_edge(START, "router")
-    graph.add_conditional_edges("router", route_after_router, ["meta", "encounter", "mechanic"])
+    graph.add_conditional_edges("router", route_after_router, ROUTES)
     graph.add_edge("meta", "commit")
     graph.add_edge("mechanic", "encounter")
     for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
         graph.add_edge(before, after)
     graph.add_edge("commit", END)
     return graph
+
+
+def mermaid() -> str:
+    """The compiled graph as a Mermaid flowchart, drawn by LangGraph (``docs/architecture.md`` embeds it;
+    ``make docs`` refreshes it)."""
+    return compiled_graph().get_graph().draw_mermaid()
 
 
 @lru_cache(maxsize=1)

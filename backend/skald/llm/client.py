@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -124,7 +125,8 @@ class LLMClient:
             cfg = self.config(role)
             self._models[role] = ChatOllama(
                 model=cfg.model, base_url=cfg.base_url, temperature=cfg.temperature, num_ctx=cfg.num_ctx,
-                num_predict=cfg.num_predict, client_kwargs={"timeout": cfg.timeout_s, "headers": {ROLE_HEADER: role}},
+                num_predict=cfg.num_predict,
+                client_kwargs={"timeout": cfg.timeout_s, "headers": {ROLE_HEADER: role}, "verify": _tls()},
                 sync_client_kwargs={"transport": self.transport} if self.transport else {},
             )
         return self._models[role]
@@ -308,6 +310,15 @@ class LLMClient:
             attempts=metrics.get("attempts", 1), retries=metrics.get("retries", 0),
             feedback=metrics.get("feedback", []), fallback_reason=reason,
         )
+
+
+@lru_cache(maxsize=1)
+def _tls() -> Any:
+    """One TLS context (the system's CA bundle, as httpx loads it by default) for every role's clients: each
+    ChatOllama builds a sync and an async client, and loading the CA bundle for each costs tens of milliseconds."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 class _Workers:

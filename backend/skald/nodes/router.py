@@ -23,6 +23,9 @@ def router(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     return update
 
 
+ROUTES = {Intent.META.value: "meta", Intent.TALK.value: "encounter", Intent.ACTION.value: "mechanic"}
+
+
 def route_after_router(state: GameState) -> str:
-    """The conditional edge: META -> meta, TALK -> encounter, ACTION -> mechanic."""
-    return {Intent.META: "meta", Intent.TALK: "encounter", Intent.ACTION: "mechanic"}[state.intent]
+    """The conditional edge, by intent (``ROUTES``): META -> meta, TALK -> encounter, ACTION -> mechanic."""
+    return state.intent.value

@@ -7,7 +7,7 @@
 * :meth:`Retriever.hooks` - quests and rumors as adventure hooks for the Director.
 
 Scores are ``1 - cosine distance``. A lane takes chunks in its order (best first) while they fit the budget,
-at 4 characters a token; when not even the first fits, it is cut to the budget at a word boundary.
+by ``llm.budget.estimate_tokens``; when not even the first fits, it is cut to the budget at a word boundary.
 
 A lane never raises: it returns :class:`Found`, the hits and the warnings of that call. When the pack's index is
 missing or stale, or anything fails, the hits are empty and a warning says what to run. Warnings belong to the call
@@ -16,7 +16,6 @@ that met the problem (a turn reports its own, never another turn's).
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -24,11 +23,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from skald.llm.budget import TokenCounter, estimate_tokens
 from skald.packs.models import EraPack
 from skald.rag.chunking import rel_key
 from skald.rag.store import IndexStatus, LoreIndex
 
-CHARS_PER_TOKEN = 4
 STYLE_KINDS = ("base", "era", "genre", "archetype")
 RECHECK_SECONDS = 10.0  # how often a missing or stale index is looked at again (someone may be ingesting)
 _QUERY_CACHE = 256
@@ -62,10 +61,6 @@ class Found:
         return [hit.id for hit in self.hits]
 
 
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
 def fit_budget(hits: list[Hit], budget: int | None) -> list[Hit]:
     """The hits, in order, that fit ``budget`` tokens together (a hit too big to fit is passed over for smaller
     later ones); when none fits, the first one cut to the budget. ``None``: no limit."""
@@ -79,7 +74,7 @@ def fit_budget(hits: list[Hit], budget: int | None) -> list[Hit]:
             used += hit.tokens
     if not out and hits and budget > 0:
         first = hits[0]
-        limit = budget * CHARS_PER_TOKEN - 1
+        limit = budget * TokenCounter.CHARS_PER_TOKEN - 1
         cut = first.text[:limit].rsplit(None, 1)[0] if " " in first.text[:limit] else first.text[:limit]
         out.append(Hit(first.id, cut.rstrip(" ,;:") + "…", first.score, first.source_path, first.heading,
                        first.doc_type, first.section_kind, first.related))

@@ -171,8 +171,9 @@ def compare(turn: Turn, actual: dict[str, Any]) -> list[Difference]:
             for key in keys if turn.outcome.get(key) != actual.get(key)]
 
 
-def replay(folder: Path, *, update: bool = False) -> ReplayReport:
+def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None] | None = None) -> ReplayReport:
     """Replay one recording. With ``update``, rewrite its outcomes (and changed prompts) from this replay.
+    ``check(engine)`` runs on the replayed save (campaign ``replay``) before it is closed, for tests.
 
     :raises RecordingError: the recording cannot be read.
     """
@@ -208,6 +209,8 @@ def replay(folder: Path, *, update: bool = False) -> ReplayReport:
                     report.problems.append(f"turn {turn.number}: recorded {recorded.role} call #{recorded.seq} "
                                            "was not made")
             updated.append(Turn(turn.number, turn.input, served, actual))
+        if check is not None:
+            check(engine)
     finally:
         engine.close()
     if transport is not None:
