@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # langchain-ollama, ollama and httpx are imported when a role
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 ROLE_HEADER = "X-Skald-Role"
+# httpx's own read timeout, past the role's deadline: the deadline always fires first (with one meaning, "the role's
+# deadline passed"), and httpx ends a request the deadline abandoned shortly after.
+HTTP_TIMEOUT_SLACK_S = 1.0
 TokenSink = Callable[[str], None]
 
 
@@ -126,7 +129,8 @@ class LLMClient:
             self._models[role] = ChatOllama(
                 model=cfg.model, base_url=cfg.base_url, temperature=cfg.temperature, num_ctx=cfg.num_ctx,
                 num_predict=cfg.num_predict,
-                client_kwargs={"timeout": cfg.timeout_s, "headers": {ROLE_HEADER: role}, "verify": _tls()},
+                client_kwargs={"timeout": cfg.timeout_s + HTTP_TIMEOUT_SLACK_S, "headers": {ROLE_HEADER: role},
+                               "verify": _tls()},
                 sync_client_kwargs={"transport": self.transport} if self.transport else {},
             )
         return self._models[role]
