@@ -154,31 +154,37 @@ def test_create_play_ten_turns_and_page_the_transcript(api: Api) -> None:
     created = reply.json()
     cid, auth = created["campaign_id"], bearer(created["token"])
     assert created["state"]["name"] == "Ada" and created["state"]["turn_number"] == 0
+    assert len(created["scene"]["suggestions"]) == 4 and "Ada" in created["scene"]["text"]
     lines = ["look around", "talk to the bartender", "/status", "ask about work", "search the room", "/inventory",
-             "go outside", "look around", "listen to the crowd", "/quests"]
-    for number, line in enumerate(lines, start=1):
+             "go outside", "look around", "listen to the crowd", "/quests", "wait a while", "look around"]
+    story = [line for line in lines if not line.startswith("/")]  # a /command is answered, not played as a turn
+    number = 0
+    for line in lines:
         reply = api.turn(cid, auth, line)
         assert reply.status_code == 200, reply.text
         body = reply.json()
+        number += not line.startswith("/")
         assert body["turn_number"] == number and body["input"] == line
         assert body["text"] and len(body["suggestions"]) == 4 and isinstance(body["warnings"], list)
         assert body["intent"] in ("ACTION", "TALK", "META")
         assert {"location", "hp", "credits", "time_of_day"} <= set(body["state"])
     state = api.client.get(f"/campaigns/{cid}", headers=auth).json()
-    assert state["turn_number"] == 10 and state["name"] == "Ada"
+    assert state["turn_number"] == len(story) == 9 and state["name"] == "Ada"
 
     page = api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 3, "limit": 4}, headers=auth).json()
-    assert page["total"] == 10 and page["next_after_turn"] == 7
+    assert page["total"] == 9 and page["next_after_turn"] == 7
     assert [t["turn_number"] for t in page["turns"]] == [4, 5, 6, 7]
-    assert [t["input"] for t in page["turns"]] == lines[3:7]
+    assert [t["input"] for t in page["turns"]] == story[3:7]
     everything = api.client.get(f"/campaigns/{cid}/turns", params={"limit": 100}, headers=auth).json()["turns"]
-    assert [t["turn_number"] for t in everything] == list(range(1, 11))
+    assert [t["turn_number"] for t in everything] == list(range(1, 10))
     last = api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 7}, headers=auth).json()
-    assert [t["turn_number"] for t in last["turns"]] == [8, 9, 10] and last["next_after_turn"] is None
-    assert api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 10}, headers=auth).json()["turns"] == []
+    assert [t["turn_number"] for t in last["turns"]] == [8, 9] and last["next_after_turn"] is None
+    assert api.client.get(f"/campaigns/{cid}/turns", params={"after_turn": 9}, headers=auth).json()["turns"] == []
     assert api.client.get(f"/campaigns/{cid}/turns", params={"limit": 0}, headers=auth).status_code == 422
 
-    for part in ("rumors", "party", "quests"):
+    scene = api.client.get(f"/campaigns/{cid}/scene", headers=auth).json()
+    assert scene["turn_number"] == 9 and scene["text"].startswith("You are back in") and len(scene["suggestions"]) == 4
+    for part in ("rumors", "party", "quests", "news", "inventory"):
         assert api.client.get(f"/campaigns/{cid}/{part}", headers=auth).status_code == 200
     rumors = api.client.get(f"/campaigns/{cid}/rumors", headers=auth).json()
     assert rumors["public"] and all(r["text"] for r in rumors["public"])

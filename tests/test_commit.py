@@ -145,7 +145,7 @@ def test_schema_pragmas_and_version(conn):
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
-    assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views"]
+    assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views", "m005_offer"]
 
 
 def test_reopening_a_database_does_not_migrate_twice(db_path):
@@ -164,8 +164,15 @@ def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack
     old = sqlite3.connect(db_path, isolation_level=None)
     migrations.apply(sqlite_utils.Database(old), stop_before="m002_retrieval")  # a save file from before m002
     old.execute("PRAGMA user_version = 1")
-    old.row_factory = sqlite3.Row
-    start_campaign(old, pack, seed=2, campaign_id="old")  # a campaign saved before the upgrade
+    new = connect(":memory:")  # a campaign saved before the upgrade: its rows, as far as version 1 had columns
+    start_campaign(new, pack, seed=2, campaign_id="old")
+    for table in ("campaigns", "world_state", "characters", "inventory", "party", "reputation", "known_npcs",
+                  "quests"):
+        columns = [r[1] for r in old.execute(f"PRAGMA table_info({table})")]
+        for row in new.execute(f"SELECT {', '.join(columns)} FROM {table}"):
+            old.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                        tuple(row))
+    new.close()
     old.close()
     conn = connect(db_path)  # opening it applies m002 (and every later migration)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -294,8 +294,7 @@ def test_stream_turn_yields_progress_in_graph_order_then_tokens_then_the_turn(se
     assert positions["director"] < min(token_positions) and max(token_positions) < positions["narrator"]
 
     meta = list(stream_turn(conn, final.model_copy(update={"player_input": "/status"}), pack=cinder, llm=llm))
-    assert [e for e in meta if e[0] != "turn"] == [("progress", "router"), ("progress", "meta"),
-                                                   ("progress", "commit")]
-    assert meta[-1][1].campaign.turn_number == 2
+    assert [e for e in meta if e[0] != "turn"] == [("progress", "router"), ("progress", "meta")]
+    assert meta[-1][1].campaign.turn_number == 1  # answered, not committed: not a turn
     assert len(server.chat_requests()) == 3  # META made no request
     conn.close()

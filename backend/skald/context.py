@@ -22,6 +22,7 @@ class TurnContext:
     ``limits`` are the pack's numbers events clamp to (``events.stage`` takes them).
     ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.
     ``keyed`` is the idempotency key the turn is played under (Commit stores it with the turn's response).
+    ``resume`` is how the frontend resumes this campaign (e.g. ``skald play --campaign ID --db PATH``), for /quit.
     """
 
     conn: sqlite3.Connection
@@ -31,3 +32,4 @@ class TurnContext:
     limits: Limits
     retriever: LazyRetriever | None = None
     keyed: KeyedTurn | None = None
+    resume: str | None = None

@@ -33,6 +33,7 @@ from langgraph.graph.state import CompiledStateGraph
 from skald import views
 from skald.errors import KeyReused, TurnBusy, TurnConflictError, TurnStale
 from skald.graph import default_llm, run_turn, stream_turn
+from skald.llm import offline
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.models import EraPack
@@ -60,6 +61,7 @@ def start_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, backgr
 class Created:
     state: GameState
     view: views.CampaignView
+    scene: views.SceneView  # the opening scene, with the four suggestions for the first turn
     token: str | None = None  # the campaign's API token, shown once (only its hash is stored)
 
 
@@ -123,15 +125,18 @@ class Engine:
     :param packs: the pack cache (default: shipped packs, no reloading).
     :param retriever: the lore index (True: the settings'; None: no retrieval).
     :param graph: a compiled turn graph (tests inject faults this way).
+    :param resume: how this frontend resumes a campaign, given its id (what /quit and /save tell the player).
     """
 
     def __init__(self, db: str | Path, *, llm: LLMClient | None = None, packs: PackCache | None = None,
-                 retriever: Any = True, graph: CompiledStateGraph | None = None):
+                 retriever: Any = True, graph: CompiledStateGraph | None = None,
+                 resume: Callable[[str], str] | None = None):
         self.pool = open_pool(db)
         self.packs = packs or PackCache()
         self._llm = llm
         self.retriever = retriever
         self.graph = graph
+        self.resume = resume
         self._busy: set[str] = set()
         self._busy_guard = threading.Lock()
 
@@ -161,7 +166,7 @@ class Engine:
             state = start_campaign(conn, pack, seed=seed, background=background, name=name,
                                    campaign_id=campaign_id or uuid.uuid4().hex[:12],
                                    token_hash=tokens.token_hash(token) if token else None)
-        return Created(state, views.campaign(state, pack), token)
+        return Created(state, views.campaign(state, pack), self._scene(state, pack, resumed=False), token)
 
     def free_campaign_id(self, pack_id: str, seed: int) -> str:
         """``<pack>-<seed>-<n>`` for the first free n: deterministic for a given save file, so replaying a session
@@ -236,7 +241,7 @@ class Engine:
                 try:
                     final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
                                      llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
-                                     keyed=slot.keyed)
+                                     keyed=slot.keyed, resume=self._resume(slot.campaign_id))
                 except (TurnConflictError, KeyTaken) as exc:
                     return self._lost_race(slot, exc)
             return Played(body=final.view.model_dump(mode="json"), view=final.view, state=final)
@@ -252,7 +257,8 @@ class Engine:
                 try:
                     for kind, payload in stream_turn(conn, slot.state.model_copy(update={"player_input": slot.text}),
                                                      pack=slot.pack, llm=self.llm, graph=self.graph,
-                                                     retriever=self.retriever, keyed=slot.keyed):
+                                                     retriever=self.retriever, keyed=slot.keyed,
+                                                     resume=self._resume(slot.campaign_id)):
                         if kind == "turn":
                             yield "turn", Played(body=payload.view.model_dump(mode="json"), view=payload.view,
                                                  state=payload)
@@ -283,6 +289,15 @@ class Engine:
         return views.TurnPage(campaign_id=campaign_id, total=total, turns=rows,
                               next_after_turn=last if last is not None and last < total else None)
 
+    def scene(self, campaign_id: str) -> views.SceneView:
+        """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game)."""
+        state, pack = self._viewed(campaign_id)
+        return self._scene(state, pack, resumed=state.campaign.turn_number > 0)
+
+    def _scene(self, state: GameState, pack: EraPack, *, resumed: bool) -> views.SceneView:
+        offline_mode = self._llm is not None and not self._llm.online
+        return views.scene(state, pack, offline.scene_text(state, pack, resumed=resumed), offline=offline_mode)
+
     def view(self, campaign_id: str) -> views.CampaignView:
         state, pack = self._viewed(campaign_id)
         return views.campaign(state, pack)
@@ -303,6 +318,9 @@ class Engine:
         return views.inventory(*self._viewed(campaign_id))
 
     # ------------------------------------------------------------------------------------------ internals
+
+    def _resume(self, campaign_id: str) -> str | None:
+        return self.resume(campaign_id) if self.resume is not None else None
 
     def _viewed(self, campaign_id: str) -> tuple[GameState, EraPack]:
         state = self.load(campaign_id)

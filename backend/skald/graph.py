@@ -1,7 +1,7 @@
 """The turn graph. Read this file top to bottom to follow one turn.
 
-    router ──META──> meta ─────────────────────────────────────────────────────────┐
-       │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner  │
+    router ──META──> meta ──> END   (an out-of-game command: answered, nothing committed, not a turn)
+       │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner
        └──ACTION─> mechanic ──>     -> director -> narrator -> validator -> refiner -> commit -> END
 
 Every node is a pure function of (state, runtime); handles (read-only DB, pack, LLM, RNG) arrive as the
@@ -37,7 +37,7 @@ from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
 from skald.rules.dice import turn_rng
-from skald.rules.player_input import check_player_input
+from skald.rules.player_input import check_player_input, resolve_choice
 from skald.settings import get_settings
 from skald.state import GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
@@ -59,7 +59,7 @@ def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
         graph.add_node(name, fn)
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ROUTES)
-    graph.add_edge("meta", "commit")
+    graph.add_edge("meta", END)  # an out-of-game command is not a turn: nothing is committed
     graph.add_edge("mechanic", "encounter")
     for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
         graph.add_edge(before, after)
@@ -96,9 +96,9 @@ def default_retriever() -> LazyRetriever | None:
 
 
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
-             retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None
-             ) -> tuple[TurnInput, TurnContext]:
-    text = check_player_input(state.player_input, get_settings().max_input_chars)
+             retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
+             resume: str | None = None) -> tuple[TurnInput, TurnContext]:
+    text = resolve_choice(check_player_input(state.player_input, get_settings().max_input_chars), state.offer)
     start = GameState.starting(state, text)
     pack = pack or get_pack(state.campaign.pack_id)
     context = TurnContext(
@@ -109,6 +109,7 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, l
         limits=limits_of(pack),
         retriever=default_retriever() if retriever is True else (retriever or None),
         keyed=keyed,
+        resume=resume,
     )
     return start, context
 
@@ -116,7 +117,8 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, l
 def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
              llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
              on_token: Callable[[str], None] | None = None,
-             retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None) -> GameState:
+             retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
+             resume: str | None = None) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
@@ -124,16 +126,19 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :param on_token: called with each narrator token as the model streams it (not called offline).
     :param retriever: the lore index handle; True (default) for the one the settings name, None for none.
     :param keyed: the idempotency key to store with the turn (Commit writes it in the turn's transaction).
+    :param resume: how the frontend resumes the campaign, for /quit and /save (default: ``skald play --campaign``).
     :returns: the state this turn committed plus its per-turn fields (text, suggestions, warnings...).
-    :raises PlayerInputError: empty, oversized or control-character input; nothing was played or written.
+    :raises PlayerInputError: empty, oversized or control-character input, or a number that picks no suggestion;
+        nothing was played or written.
     :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
     :raises KeyTaken: another turn holds ``keyed``'s key; nothing was written.
     """
     if on_token is None:
-        state, context = _prepare(conn, state, pack, llm, retriever, keyed)
+        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume)
         return GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
     final = None
-    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed):
+    for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed,
+                                     resume=resume):
         if kind == "token":
             on_token(payload)
         elif kind == "turn":
@@ -143,14 +148,14 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
 
 def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
                 llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
-                retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None
-                ) -> Iterator[tuple[str, Any]]:
+                retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
+                resume: str | None = None) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
     ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token, and last
     ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
-    state, context = _prepare(conn, state, pack, llm, retriever, keyed)
+    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume)
     final = None
     for mode, payload in (graph or compiled_graph()).stream(state, context=context,
                                                             stream_mode=["updates", "custom", "values"]):

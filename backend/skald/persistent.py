@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skald.vocab import STATS, ArcStage, QuestStatus
+from skald.vocab import STATS, ArcStage, QuestStatus, Risk, Tone
 
 RECENT_TURNS = 4  # turn summaries kept in state for the narrator and director
 NEWS_KEPT = 8
@@ -91,6 +91,15 @@ class TurnSummary(Model):
     sentences: list[str] = Field(default_factory=list, description="narration sentences, for variety checks")
 
 
+class Suggestion(Model):
+    """A suggested next action: a label the player can type (or pick by number), its tone and risk tier."""
+
+    label: str
+    tone: Tone
+    risk: Risk
+    action_class: str = ""
+
+
 class World(Model):
     time_minutes: int
     tick: int = Field(0, description="index of the last world tick applied")
@@ -121,6 +130,8 @@ class PersistentState(Model):
     arc_stage_turn: int = 0
     combat: Combat | None = None
     recent: list[TurnSummary] = Field(default_factory=list)
+    offer: list[Suggestion] = Field(default_factory=list, description="the four suggestions standing for the next "
+                                    "turn: what 1-4 play, shown again by every /command and on resume")
 
     @property
     def party(self) -> list[str]:

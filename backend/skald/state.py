@@ -33,6 +33,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     PersistentState,
     Player,
     QuestState,
+    Suggestion,
     TurnSummary,
     World,
 )
@@ -80,13 +81,6 @@ class PresentNpc(Model):
     faction: str | None = None
     companion: bool = False
     procedural: bool = False
-
-
-class Suggestion(Model):
-    label: str
-    tone: Tone
-    risk: Risk
-    action_class: str = ""
 
 
 class SceneInstructions(Model):
@@ -161,18 +155,18 @@ class GameState(TurnInput, TurnFields):
         return self.campaign.turn_number + 1
 
     def closing(self) -> PersistentState:
-        """The persistent state this turn commits: ``after`` with the story-turn count advanced (on a story turn)
-        and this turn added to ``recent``; exactly what reading the campaign back from the store gives."""
+        """The persistent state this turn commits: ``after`` with the story-turn count advanced, this turn added to
+        ``recent`` and its suggestions as the ``offer``; exactly what reading the campaign back from the store gives.
+        (A META command is not a turn: it commits nothing.)"""
         after = self.after
-        if self.intent == Intent.META:
-            return after
         summary = TurnSummary(
             turn=after.campaign.turn_number, input=self.player_input,
             action_class=self.router_output.action_class.value if self.router_output else "",
             outcome=self.mechanic_result.outcome.value if self.mechanic_result else "",
             location=after.location, sentences=sentences(self.final_text))
         campaign = after.campaign.model_copy(update={"story_turns": after.campaign.story_turns + 1})
-        return after.model_copy(update={"campaign": campaign, "recent": [*after.recent, summary][-RECENT_TURNS:]})
+        return after.model_copy(update={"campaign": campaign, "recent": [*after.recent, summary][-RECENT_TURNS:],
+                                        "offer": list(self.suggested_actions)})
 
     def played(self) -> dict[str, Any]:
         """What the player saw this turn: intent, action class, prose and the four suggestions (JSON-ready)."""

@@ -92,6 +92,18 @@ class TurnView(View):
     state: StatusView
 
 
+class SceneView(View):
+    """Where a campaign stands: shown when it starts and whenever it is resumed, with the four suggestions that stand
+    for the next turn (what 1-4 play)."""
+
+    campaign_id: str
+    turn_number: int = Field(description="turns played so far")
+    text: str = Field(description="the scene: where you are, when, who is here (and, on resume, where you left off)")
+    suggestions: list[SuggestionView]
+    offline: bool = False
+    state: StatusView
+
+
 class CampaignView(StatusView):
     """A campaign's committed state."""
 
@@ -217,6 +229,12 @@ def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
         intent=state.intent, action_class=state.router_output.action_class.value if state.router_output else None,
         text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
         warnings=list(state.warnings), offline=offline, quit=state.quit_requested, state=status(state, pack))
+
+
+def scene(state: PersistentState, pack: EraPack, text: str, *, offline: bool = False) -> SceneView:
+    return SceneView(campaign_id=state.campaign.id, turn_number=state.campaign.turn_number, text=text,
+                     suggestions=[SuggestionView(label=s.label, tone=s.tone, risk=s.risk) for s in state.offer],
+                     offline=offline, state=status(state, pack))
 
 
 def campaign(state: PersistentState, pack: EraPack) -> CampaignView:

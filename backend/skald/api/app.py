@@ -43,6 +43,7 @@ from skald.views import (
     NewsView,
     QuestView,
     RumorsView,
+    SceneView,
     TurnPage,
     TurnView,
 )
@@ -163,12 +164,18 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                                           with_token=True)
         except ValueError as exc:  # an unknown background
             raise HTTPException(422, str(exc)) from None
-        return {"campaign_id": made.state.campaign.id, "token": made.token, "state": made.view}
+        return {"campaign_id": made.state.campaign.id, "token": made.token, "state": made.view, "scene": made.scene}
 
     @app.get("/campaigns/{campaign_id}", response_model=CampaignView, tags=["campaigns"], responses=ERRORS)
     def get_campaign(campaign_id: Campaign) -> CampaignView:
         """The campaign's committed state."""
         return engine.view(campaign_id)
+
+    @app.get("/campaigns/{campaign_id}/scene", response_model=SceneView, tags=["campaigns"], responses=ERRORS)
+    def scene(campaign_id: Campaign) -> SceneView:
+        """Where the campaign stands, to show when a player comes back: the scene and the four suggestions that
+        stand for the next turn (what 1-4 play)."""
+        return engine.scene(campaign_id)
 
     @app.delete("/campaigns/{campaign_id}", status_code=204, tags=["campaigns"],
                 responses=ERRORS | {409: {"model": ErrorBody, "description": "a turn is being played"}})

@@ -14,7 +14,7 @@ from skald.engine import SEED_MAX
 from skald.errors import PlayerInputError
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
-from skald.views import CampaignSummary, CampaignView
+from skald.views import CampaignSummary, CampaignView, SceneView
 
 
 class _Request(BaseModel):
@@ -58,6 +58,7 @@ class CreatedCampaign(BaseModel):
     token: str = Field(description="this campaign's secret: send it as `Authorization: Bearer <token>`; it is shown "
                                    "once and stored only as a hash")
     state: CampaignView
+    scene: SceneView = Field(description="the opening scene, with the four suggestions for the first turn")
 
 
 class LocationRef(BaseModel):

@@ -21,28 +21,21 @@ if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts a
 FALLBACK_MARK = "fallback"  # fallback warnings are summarised by the start-up mode line instead
 
 
-def pick(text: str, session: Session) -> str:
-    """A bare number 1-4 plays that suggestion; anything else is played as typed."""
-    stripped = text.strip()
-    suggestions = session.suggestions
-    if stripped in {"1", "2", "3", "4"} and len(suggestions) == 4:
-        return suggestions[int(stripped) - 1].label
-    return text
+def _suggestion_lines(suggestions: list[views.SuggestionView]) -> list[str]:
+    return [f"  {i}. {s.label}  ({s.tone.value.lower()}, {s.risk.value.lower()})" for i, s in enumerate(suggestions, 1)]
 
 
-def intro(session: Session) -> str:
-    pack, state = session.pack, session.state
-    here = pack.locations[state.location]
-    return (f"{pack.era.name}: {pack.era.era}\n{state.player.name}, {pack.backgrounds[state.player.background].name}."
-            f"\n\n{here.name}. {here.description}")
+def scene_text(scene: views.SceneView) -> str:
+    """The opening or resumed scene as plain text: the scene, the four suggestions, the status line."""
+    return "\n".join([scene.text, "", *_suggestion_lines(scene.suggestions), f"  [{status_line(scene.state)}]"]) + "\n"
 
 
 def _plain_turn(view: views.TurnView) -> str:
-    lines = [f"[turn {view.turn_number}] > {view.input}", view.text, ""]
+    head = f"> {view.input}" if view.intent == Intent.META else f"[turn {view.turn_number}] > {view.input}"
+    lines = [head, view.text, ""]
     if view.quit:
         return "\n".join(lines)
-    lines += [f"  {i}. {s.label}  ({s.tone.value.lower()}, {s.risk.value.lower()})"
-              for i, s in enumerate(view.suggestions, 1)]
+    lines += _suggestion_lines(view.suggestions)
     lines.append(f"  [{status_line(view.state)}]")
     lines += [f"  ! {w}" for w in view.warnings if FALLBACK_MARK not in w]
     return "\n".join(lines) + "\n"
@@ -79,7 +72,7 @@ def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: boo
         if not line.strip():
             continue
         try:
-            played = session.play(pick(line, session))
+            played = session.play(line)
         except SkaldError as exc:
             _notices(session, as_json)
             if as_json:
@@ -127,21 +120,24 @@ def interactive(session: Session, debug: bool = False) -> None:
     from rich.text import Text
 
     console = Console()
-    console.print(Panel(intro(session), title="Skald", border_style="cyan"))
+    scene = session.opening
+    if scene is not None:
+        console.print(Panel(Text(scene.text), title="Skald", border_style="cyan"))
+        _print_suggestions(console, scene.suggestions)
+        console.print(Text(status_line(scene.state), style="dim"))
     console.print(Text(session.engine.llm.mode, style="dim"))
     console.print("Type what you do, a number to play a suggestion, or /help.\n", style="dim")
     while True:
         try:
             line = console.input("[bold cyan]> [/]")
         except (EOFError, KeyboardInterrupt):
-            console.print(f"\nCampaign {session.campaign_id} is saved. Resume with: "
-                          f"skald play --campaign {session.campaign_id}")
+            console.print(Text(f"\nCampaign {session.campaign_id} is saved. Resume with: {session.resume}"))
             return
         try:
-            played = play_streaming(console, session, pick(line, session))
+            played = play_streaming(console, session, line)
         except SkaldError as exc:
             _show_notices(console, session)
-            console.print(f"[yellow]{exc}[/]")
+            console.print(Text(str(exc), style="yellow"))
             continue
         _show_notices(console, session)
         render(console, played.view)
@@ -158,20 +154,32 @@ def _show_notices(console: Console, session: Session) -> None:
 
 def render(console: Console, view: views.TurnView) -> None:
     from rich.panel import Panel
+    from rich.text import Text
 
     if view.intent == Intent.META:
-        console.print(Panel(view.text, border_style="dim"))
+        console.print(Panel(Text(view.text), border_style="dim"))
         if view.quit:
             return
     else:
-        title = f"turn {view.turn_number}: {view.input[:60]}"
-        console.print(Panel(view.text, title=title, title_align="left", border_style="white"))
-    for i, s in enumerate(view.suggestions, 1):
-        console.print(f"  [bold]{i}[/]. {s.label} [dim]({s.tone.value.lower()}, {s.risk.value.lower()})[/]")
-    console.print(f"[dim]{status_line(view.state)}[/]")
+        title = Text(f"turn {view.turn_number}: {view.input[:60]}")
+        console.print(Panel(Text(view.text), title=title, title_align="left", border_style="white"))
+    _print_suggestions(console, view.suggestions)
+    console.print(Text(status_line(view.state), style="dim"))
     for warning in view.warnings:
         if FALLBACK_MARK not in warning:
-            console.print(f"[dim yellow]! {warning}[/]")
+            console.print(Text(f"! {warning}", style="dim yellow"))
+
+
+def _print_suggestions(console: Console, suggestions: list[views.SuggestionView]) -> None:
+    """Pack and player text is never read as Rich markup: '[done]' in a label stays on screen."""
+    from rich.text import Text
+
+    for i, s in enumerate(suggestions, 1):
+        line = Text("  ")
+        line.append(str(i), style="bold")
+        line.append(f". {s.label} ")
+        line.append(f"({s.tone.value.lower()}, {s.risk.value.lower()})", style="dim")
+        console.print(line)
 
 
 def run(session: Session, script: str | None, as_json: bool, debug: bool = False, watch: bool = False) -> None:
@@ -184,8 +192,8 @@ def run(session: Session, script: str | None, as_json: bool, debug: bool = False
         interactive(session, debug)
         return
     print(session.engine.llm.mode, file=sys.stderr if as_json else sys.stdout, flush=True)
-    if not as_json:
-        print(intro(session) + "\n", flush=True)
+    if session.opening is not None and not as_json:  # --json prints turns only, one object each
+        print(scene_text(session.opening), flush=True)
     if script:
         with open(script, encoding="utf-8") as handle:
             play_lines(session, handle, as_json, debug)

@@ -26,6 +26,7 @@ class Session:
     recorder: Recorder | None = None
     last: Played | None = None  # the last turn played in this session
     notices: list[str] = field(default_factory=list)  # pack reload messages, shown before the next turn
+    opening: views.SceneView | None = None  # where the campaign stands as the session starts
 
     @classmethod
     def open(cls, db: Path | str, llm: LLMClient, *, pack_id: str | None = None, campaign: str | None = None,
@@ -40,7 +41,7 @@ class Session:
         notices: list[str] = []
         packs = PackCache(reload=watch, poll_s=0.0, allow_paths=True,
                           on_notice=lambda _pack, lines: notices.extend(lines))
-        engine = Engine(db, llm=llm, packs=packs, retriever=retriever)
+        engine = Engine(db, llm=llm, packs=packs, retriever=retriever, resume=lambda cid: resume_command(cid, db))
         try:
             if campaign:
                 state = engine.load(campaign)
@@ -48,15 +49,16 @@ class Session:
                     raise ValueError(f"campaign {campaign} was played on pack {state.campaign.pack_id!r}, "
                                      f"not {pack_id!r}")
                 packs.get(state.campaign.pack_id)
+                opening = engine.scene(campaign)
             else:
                 pack = packs.get(pack_id or _default_pack())
                 made = engine.create_campaign(pack_id or pack.id, seed=seed, background=background, name=name,
                                               campaign_id=engine.free_campaign_id(pack.id, seed))
-                campaign = made.state.campaign.id
+                campaign, opening = made.state.campaign.id, made.scene
         except BaseException:
             engine.close()
             raise
-        return cls(engine, campaign, notices=notices)
+        return cls(engine, campaign, notices=notices, opening=opening)
 
     @property
     def state(self) -> GameState:
@@ -71,8 +73,9 @@ class Session:
         return self.engine.packs.for_view(self.campaign_id, state.campaign.pack_id)
 
     @property
-    def suggestions(self) -> list[views.SuggestionView]:
-        return self.last.view.suggestions if self.last is not None and self.last.view is not None else []
+    def resume(self) -> str:
+        """The command that resumes this campaign (with ``--db`` when the save file is not the default one)."""
+        return self.engine.resume(self.campaign_id)
 
     def status(self) -> views.StatusView:
         return views.status(self.state, self.pack)
@@ -94,6 +97,15 @@ class Session:
 
     def close(self) -> None:
         self.engine.close()
+
+
+def resume_command(campaign_id: str, db: Path | str) -> str:
+    """``skald play --campaign ID``, plus ``--db PATH`` unless ``db`` is the save file the settings name."""
+    from skald.settings import get_settings
+
+    default = Path(get_settings().db_path)
+    same = str(db) != ":memory:" and Path(db).resolve() == default.resolve()
+    return f"skald play --campaign {campaign_id}" + ("" if same else f" --db {db}")
 
 
 def _default_pack() -> str:

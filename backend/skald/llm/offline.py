@@ -11,8 +11,10 @@ import random
 
 from skald import events as ev
 from skald.packs.models import EraPack
+from skald.persistent import PersistentState
 from skald.rules import clock
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
+from skald.rules.scene import everyone_at
 from skald.state import GameState, PresentNpc, SceneInstructions
 from skald.text import sentences
 from skald.vocab import Outcome, QuestStatus
@@ -166,3 +168,43 @@ def director_note(state: GameState, pack: EraPack, beat: str, mood: str) -> str:
     result = state.mechanic_result
     stakes = result.summary if result else "The player takes stock."
     return f"Play this as {beat} with a {mood} mood. Keep the outcome plain: {stakes}"
+
+
+def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
+    """The scene a campaign starts in, or stands at when it is resumed: where the player is, when, who is about,
+    and (on resume) what happened last. Plain, second person, from the pack's own words."""
+    here = pack.locations[state.location]
+    now = clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)
+    people = everyone_at(state, pack, state.location)
+    locals_ = [p for p in people if not p.companion]
+    waiting = [p for p in people if p.companion and p.id not in state.party]
+    party = [pack.companions[c].name for c in state.party if c in pack.companions]
+    lines: list[str] = []
+    if resumed:
+        lines.append(f"You are back in {here.name}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
+        if state.recent:
+            last = state.recent[-1]
+            lines.append(f"Where you left off: {last.sentences[0] if last.sentences else last.input}")
+    else:
+        bg = pack.backgrounds[state.player.background]
+        lines.append(f"{pack.era.name}, {pack.era.era}. You are {state.player.name}, {_article(bg.name)}: "
+                     f"{_end(bg.description)}")
+        lines.append(f"{here.name}. {_end(here.description)}")
+        lines.append(f"It is {clock.time_of_day(state.world.time_minutes)}, {now}.")
+    if locals_:
+        named = [f"{p.name}, {_article(p.role)}" for p in locals_[:3]]
+        lines.append(("Here: " if resumed else "About the place: ") + "; ".join(named) + ".")
+    else:
+        lines.append("Nobody you know is about.")
+    for person in waiting[:1]:
+        lines.append(f"{person.name} is here too, {_article(person.role)} looking for work.")
+    if party:
+        lines.append(f"With you: {', '.join(party)}.")
+    return " ".join(lines)
+
+
+def _article(noun: str) -> str:
+    noun = noun.strip()
+    if noun[:4].lower() in ("the ", "a ", "an ") or noun[:2].lower() == "a ":
+        return noun
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun[:1].lower()}{noun[1:]}"

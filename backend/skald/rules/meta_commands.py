@@ -15,17 +15,18 @@ from skald.views import StatusView
 
 @dataclass(frozen=True)
 class MetaContext:
-    """What a command may show: the state (the turn's ``after``: this command is itself a turn), the pack, the
-    command's arguments, and for /load the campaigns in the save file as (id, turn number)."""
+    """What a command may show: the committed state (a command is not a turn), the pack, the command's arguments,
+    for /load the campaigns in the save file as (id, turn number), and the frontend's way to resume."""
 
     state: PersistentState
     pack: EraPack
     args: str = ""
     campaigns: list[tuple[str, int]] | None = None
+    resume_command: str | None = None  # how this frontend resumes the campaign, e.g. with --db
 
     @property
     def resume(self) -> str:
-        return f"skald play --campaign {self.state.campaign.id}"
+        return self.resume_command or f"skald play --campaign {self.state.campaign.id}"
 
 
 class MetaCommand:

@@ -6,6 +6,7 @@ import re
 import unicodedata
 
 from skald.errors import PlayerInputError
+from skald.persistent import Suggestion
 
 _MARKUP = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|[*_`#~|]")
 _SPACES = re.compile(r"\s+")
@@ -40,3 +41,23 @@ def strip_markup(text: str) -> str:
     cannot change the intent, the action class or the tone.
     """
     return _SPACES.sub(" ", _MARKUP.sub(" ", text)).strip()
+
+
+_NUMBER = re.compile(r"^[+-]?\d+[.)]?$")
+
+
+def resolve_choice(text: str, offer: list[Suggestion]) -> str:
+    """A bare number picks that suggestion of the standing offer (1-4): the suggestion's label is what is played.
+    Any other input is returned as it is.
+
+    :raises PlayerInputError: a number outside 1..len(offer) ("7", "0", "-1"), or any number when nothing is on
+        offer; nothing is played.
+    """
+    if not _NUMBER.match(text):
+        return text
+    number = int(text.rstrip(".)"))
+    if not offer:
+        raise PlayerInputError("there are no suggestions to pick from yet: type what your character does.")
+    if not 1 <= number <= len(offer):
+        raise PlayerInputError(f"choose 1-{len(offer)} to play a suggestion, or type what your character does.")
+    return offer[number - 1].label

@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 
 from skald.packs.models import EraPack
+from skald.rules import suggestions
+from skald.rules.scene import everyone_at
 from skald.state import Campaign, GameState, Player, World
 
 
@@ -12,7 +14,8 @@ def new_state(pack: EraPack, *, seed: int, background: str | None = None, name: 
               campaign_id: str | None = None) -> GameState:
     """The starting state of a campaign: background stats, HP, credits, items and reputation; the pack's starting
     meters; public rumors. It starts at the background's start location, else at one of the pack's
-    ``start_locations`` chosen by the seed. Inventory and reputation are kept in id order.
+    ``start_locations`` chosen by the seed. Inventory and reputation are kept in id order. The opening offer is four
+    suggestions for the scene the player starts in (everyone there may be addressed).
 
     :raises ValueError: unknown background id.
     """
@@ -23,7 +26,7 @@ def new_state(pack: EraPack, *, seed: int, background: str | None = None, name: 
     inventory: dict[str, int] = {}
     for item in bg.items:
         inventory[item] = inventory.get(item, 0) + 1
-    return GameState(
+    state = GameState(
         campaign=Campaign(id=campaign_id or uuid.uuid4().hex[:12], pack_id=pack.id, seed=seed),
         player=Player(name=name, background=bg_id, stats=bg.stats.model_dump(), hp=bg.hp, max_hp=bg.hp,
                       credits=bg.credits, inventory=dict(sorted(inventory.items())),
@@ -35,6 +38,9 @@ def new_state(pack: EraPack, *, seed: int, background: str | None = None, name: 
                     public_rumors=[r.id for r in pack.rumors.values() if r.public]),
         reputation=starting_reputation(pack, bg.reputation),
     )
+    offer, _ = suggestions.suggest(state, pack, everyone_at(state, pack, state.location))
+    state.offer = offer
+    return state
 
 
 def starting_reputation(pack: EraPack, background: dict[str, int]) -> dict[str, int]:

@@ -19,6 +19,7 @@ from skald.state import (
     PersistentState,
     Player,
     QuestState,
+    Suggestion,
     TurnSummary,
     World,
 )
@@ -72,7 +73,17 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
         arc_stage_turn=ws["arc_stage_turn"],
         combat=Combat.model_validate_json(ws["combat"]) if ws["combat"] else None,
         recent=recent,
+        offer=_offer(conn, campaign_id, ws["offer"]),
     )
+
+
+def _offer(conn: sqlite3.Connection, campaign_id: str, stored: str | None) -> list[Suggestion]:
+    """The standing suggestions; a save from before m005 has none stored: its last story turn's stand."""
+    if stored is None:
+        row = conn.execute("SELECT suggestions FROM turns WHERE campaign_id = ? AND intent != 'META' ORDER BY "
+                           "turn_number DESC LIMIT 1", (campaign_id,)).fetchone()
+        stored = row[0] if row is not None else "[]"
+    return [Suggestion.model_validate(s) for s in json.loads(stored or "[]")]
 
 
 def list_campaigns(conn: sqlite3.Connection) -> list[tuple[str, int]]:

@@ -124,7 +124,13 @@ def _settle_pending_keys(db: sqlite_utils.Database) -> None:
                    (json.dumps(body), turn["turn_number"], row["campaign_id"], row["key"]))
 
 
-MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views)
+def m005_offer(db: sqlite_utils.Database) -> None:
+    """The four suggestions standing for the next turn (JSON), kept with the world state: what 1-4 play, what every
+    /command and a resumed game show. Older saves read the last turn's suggestions instead."""
+    db["world_state"].add_column("offer", str)
+
+
+MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -187,11 +187,12 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
         conn, "INSERT INTO quests (campaign_id, quest_id, status, stage) VALUES (?, ?, ?, ?) ON CONFLICT "
         "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage",
         [(cid, q.id, q.status.value, q.stage) for q in (new.quests[k] for k in upsert)])
-    if old is None or old.world is not new.world or old.combat is not new.combat or (
+    if old is None or old.world is not new.world or old.combat is not new.combat or old.offer != new.offer or (
             (old.location, old.arc_stage, old.arc_stage_turn) != (new.location, new.arc_stage, new.arc_stage_turn)):
         conn.execute(
             "INSERT OR REPLACE INTO world_state (campaign_id, location, time_minutes, arc_stage, arc_stage_turn, "
-            "combat, world) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "combat, world, offer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (cid, new.location, new.world.time_minutes, new.arc_stage.value, new.arc_stage_turn,
-             new.combat.model_dump_json() if new.combat else None, new.world.model_dump_json()),
+             new.combat.model_dump_json() if new.combat else None, new.world.model_dump_json(),
+             json.dumps([s.model_dump(mode="json") for s in new.offer])),
         )
