@@ -237,6 +237,7 @@ EXAMPLES: dict[str, dict] = {
     "COMPANION_ACTS": {"companion": "rhea_calloway", "act": "patches you up"}, "TENSION_CHANGE": {"delta": 1},
     "BANTER_QUEUED": {"companion": "rhea_calloway", "line": "Keep moving.", "banter": "dust_talk"},
     "QUEST_UPDATE": {"quest": "short_pour", "status": "completed", "stage": 3},
+    "QUEST_HINT": {"quest": "short_pour", "stage": 0, "hint": "Juno will need persuading."},
     "ARC_STAGE": {"stage": "CLIMAX", "story_turn": 12},
 }
 

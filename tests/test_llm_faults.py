@@ -193,8 +193,10 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
                 assert circuit_open(role).fullmatch(call["fallback_reason"]), call
                 expected_warnings.append(circuit_open(role))
         assert models == expected_models, row["input"]
-        assert len(row["warnings"]) == len(expected_warnings), row["warnings"]
-        for warning, expected in zip(row["warnings"], expected_warnings, strict=True):
+        # the validator's repairs (a fact the fixed test prose leaves out) are not faults of the LLM
+        faults = [w for w in row["warnings"] if not w.startswith("validator:")]
+        assert len(faults) == len(expected_warnings), row["warnings"]
+        for warning, expected in zip(faults, expected_warnings, strict=True):
             assert expected.fullmatch(warning) if isinstance(expected, re.Pattern) else warning == expected
         story += 1
     assert story == 18
@@ -203,13 +205,14 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
         made = BREAKER_FAILURES * mode.requests.get(role, 1) if role in mode.failing else story
         assert len(server.chat_requests(MODEL[role])) == made, role
     if name == "healthy":
-        assert not any(r["warnings"] for r in rows)
-        assert state.final_text == PROSE
+        repaired = "validator: prose left out what changed"
+        assert not any(w for r in rows for w in r["warnings"] if not w.startswith(repaired))
+        assert state.final_text.startswith(PROSE)
     if name == "slow_stream":
         narrated = [c for r in rows for c in r["llm_calls"] if c["role"] == "narrator"]
         slowest = SLOW_NARRATOR_LINES * SLOW_LINE_S * 1000  # the pauses alone
         assert all(c["ttft_ms"] >= SLOW_LINE_S * 1000 and c["latency_ms"] >= slowest for c in narrated)
-        assert all(r["text"] == PROSE for r in rows if not r["input"].startswith("/"))
+        assert all(r["text"].startswith(PROSE) for r in rows if not r["input"].startswith("/"))
     if name == "timeout":
         timed_out = [c for r in rows for c in r["llm_calls"] if c["outcome"] == "fallback"]
         assert len(timed_out) == 3 * BREAKER_FAILURES
@@ -218,4 +221,8 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
 
 def test_a_healthy_session_has_no_warnings(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
     rows, _, _ = play(MODES["healthy"], "healthy", server, cinder, tmp_path)
-    assert {r["input"]: r["warnings"] for r in rows if r["warnings"]} == {}
+    repaired = "validator: prose left out what changed; added: "
+    assert {r["input"]: r["warnings"] for r in rows if any(not w.startswith(repaired) for w in r["warnings"])} == {}
+    # the fixed test prose never mentions HP, money or items: each change is added to it, so none goes unsaid
+    added = [(r["text"], w.removeprefix(repaired)) for r in rows for w in r["warnings"]]
+    assert added and all(text.endswith(line) for text, line in added)

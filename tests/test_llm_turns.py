@@ -28,7 +28,7 @@ MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_
 TONES = ["PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL"]
 DIRECTOR_NOTE = "Keep the room loud and the tin quiet."
 PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits a dented cash tin. "
-         "Inside are a few credits and a folded note about short water. The bar keeps up its noise around you. "
+         "Inside are 15 credits and a folded note about short water. The bar keeps up its noise around you. "
          "Nobody seems to have seen you take it.")
 REFINED = {"PARAGON": "Offer to share the find with the bar", "INVESTIGATE": "Read the note about the water again",
            "RENEGADE": "Pocket the tin and say nothing", "NEUTRAL": "Order a drink and listen"}
@@ -298,3 +298,19 @@ def test_stream_turn_yields_progress_in_graph_order_then_tokens_then_the_turn(se
     assert meta[-1][1].campaign.turn_number == 1  # answered, not committed: not a turn
     assert len(server.chat_requests()) == 3  # META made no request
     conn.close()
+
+
+def test_llm_prose_that_tells_an_impossible_action_as_done_is_replaced(server: FakeOllama, cinder: EraPack,
+                                                                      tmp_path: Path) -> None:
+    """The rules said nothing happened ("I win"); a narrator that says it worked is not believed."""
+    server.always("dir", text(DIRECTOR_NOTE)).always("ref", refine)
+    server.always("nar", text("You raise your glass and declare victory. It works: the bar cheers and the Charter "
+                              "falls. You pull it off."))
+    _, state = play(tmp_path / "w.db", cinder, online(server), "[ACTION] I win")
+    assert state.mechanic_result.impossible
+    assert "It works" not in state.final_text and "Saying it does not make it so" in state.final_text
+    assert any(w.startswith("validator: prose tells as done an action that could not happen") for w in state.warnings)
+    assert "validator: used the offline narrator, which tells the outcome as the rules decided it" in state.warnings
+    [nar] = server.chat_requests("nar")  # the narrator was told plainly that nothing happened
+    assert "Outcome: IMPOSSIBLE. Saying it does not make it so" in nar["messages"][1]["content"]
+    assert "Nothing happened and nothing changed" in nar["messages"][1]["content"]

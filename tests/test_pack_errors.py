@@ -28,7 +28,7 @@ REQUIRED_CASES = {
     "dangling_banter_speaker", "dangling_discovery_item", "dangling_shop_item", "dangling_era_start_location",
     "dangling_defeat_recover_location", "dangling_doc_related", "disable_missing_id", "extends_missing_pack",
     "extends_cycle", "doc_no_front_matter", "doc_type_mismatch", "doc_empty_body", "list_file_is_mapping",
-    "unquoted_true_key",
+    "unquoted_true_key", "ambiguous_alias",
 }
 
 

@@ -80,15 +80,21 @@ def test_shipped_recording_replays(folder):
 
 def test_shipped_recordings_cover_the_engine():
     """Together the recordings play META, TALK and ACTION turns, travel with a world tick, a fight, a companion
-    joining, and the LLM fallback paths (HTTP 500, invalid structured output, feedback that fixes a reply, an open
-    circuit breaker)."""
-    intents, events, calls, statuses = set(), set(), set(), set()
-    travel_ticks = feedback_fixed = retry_recovered = bad_schema = not_json = 0
+    joining, selling and giving, actions that could not happen, a knockout in the middle of a fight, a resumed save,
+    and the LLM fallback paths (HTTP 500, invalid structured output, feedback that fixes a reply, an open circuit
+    breaker)."""
+    intents, events, calls, statuses, done, refused = set(), set(), set(), set(), set(), set()
+    travel_ticks = feedback_fixed = retry_recovered = bad_schema = not_json = knockouts = resumes = 0
     for folder in RECORDINGS:
         lines = lines_of(folder)
         for line in lines:
-            if line["kind"] == "outcome" and "error" not in line:
+            if line["kind"] == "outcome" and line.get("resumed"):
+                resumes += len(line["scene"]["suggestions"]) == 4
+            elif line["kind"] == "outcome" and "error" not in line:
                 kinds = {e["type"] for e in line["events"]}
+                knockouts += {"COMBAT_END", "DEFEATED"} <= kinds and line["state"]["combat"] is None
+                if line["mechanic"]:
+                    (refused if line["mechanic"]["impossible"] else done).add(line["action_class"])
                 intents.add(line["intent"])
                 events |= kinds
                 calls |= set(line["llm_calls"])
@@ -108,6 +114,8 @@ def test_shipped_recordings_cover_the_engine():
     assert {"META", "TALK", "ACTION"} <= intents
     assert {"WORLD_TICK", "COMBAT_START", "COMPANION_JOIN", "MOVE", "QUEST_UPDATE"} <= events
     assert travel_ticks >= 1
+    assert {"SELL", "GIVE"} <= done and {"INTERACT", "GIVE", "SELL"} <= refused
+    assert knockouts >= 1 and resumes >= 1
     assert {"narrator:fallback", "director:fallback", "suggestion_refiner:fallback", "director:circuit_open"} <= calls
     assert {200, 500} <= statuses
     assert feedback_fixed >= 1 and retry_recovered >= 1 and bad_schema >= 1 and not_json >= 1
@@ -138,6 +146,9 @@ def test_recording_format_is_stable_and_free_of_volatile_values():
         orders: dict[str, list[str]] = {}
         for line in lines[1:]:
             assert list(line)[:2] == ["kind", "turn"], line
+            if line.get("resumed"):  # a resume step's outcome is the scene the resumed game showed
+                assert list(line) == ["kind", "turn", "resumed", "scene"], line
+                continue
             order = orders.setdefault(line["kind"], list(line))
             if "error" not in line:
                 assert list(line) == order, f"{folder}: {line['kind']} keys out of order in turn {line['turn']}"
@@ -457,18 +468,21 @@ def test_record_refuses_a_bad_faults_file(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("name", ["frontier_day", "union_business", "bad_signal"])
+@pytest.mark.parametrize("name", ["frontier_day", "union_business", "bad_signal", "hard_bargains"])
 def test_the_fold_of_the_stored_log_is_the_committed_state(name):
     """Every shipped recording, replayed: folding its stored events from the initial state gives exactly the state
     Commit stored, field by field, and the events read back as the typed events that were staged."""
     from skald import events
+    from skald.replay.recording import read
     from skald.store import reads
+
+    campaign = read(ROOT / "data" / "recordings" / name).header["campaign"]
 
     def folds(engine) -> None:
         with engine.pool.connection() as conn:
-            committed = reads.load_state(conn, "replay")
-            log = reads.event_log(conn, "replay")
-            initial = reads.initial_state(conn, "replay")
+            committed = reads.load_state(conn, campaign)
+            log = reads.event_log(conn, campaign)
+            initial = reads.initial_state(conn, campaign)
         pack = engine.packs.get(committed.campaign.pack_id)
         folded = events.replay_log(initial, log, events.limits_of(pack))
         assert log and all(isinstance(e, events.BaseEvent) for _, e in log)

@@ -21,7 +21,7 @@ from skald.store.db import connect
 from skald.store.reads import rendered_turns
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
-PROSE = "You stand in the heat of the bar. Hesper nods at you. The taps hiss. You wait. Nobody hurries."
+PROSE = "You stand in the heat of the bar. Hesper nods at you. The taps hiss. You find 15 credits. Nobody hurries."
 
 
 def echo_refiner(body: dict) -> object:

@@ -69,7 +69,7 @@ def test_names_the_engine_reads_are_real(pack):
         assert set(comp.bonus) <= ACTION_NAMES, comp.id
     for quest in pack.quests.values():
         for stage in quest.stages:
-            assert stage.when.action_class in ACTION_NAMES | {None}, (quest.id, stage.id)
+            assert set(stage.when.action_classes) <= ACTION_NAMES, (quest.id, stage.id)
     names = [npc.name for npc in pack.npcs.values()] + [c.name for c in pack.companions.values()]
     assert len(set(names)) == len(names)
 

@@ -53,7 +53,7 @@ def test_a_resumed_campaign_shows_where_it_stands_and_what_1_plays(engine):
     last = engine.play_turn(cid, "talk to the bartender").view
     scene = engine.scene(cid)
     assert scene.turn_number == 1 and scene.suggestions == last.suggestions
-    assert scene.text.startswith("You are back in The Slag & Lantern")
+    assert scene.text.lower().startswith("you are back in the slag & lantern")
 
 
 @pytest.mark.parametrize("typed", ["7", "0", "-1", "5", "12."])

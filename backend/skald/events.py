@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from skald.packs.memo import per_pack
 from skald.persistent import (
     BANTER_KEPT,
     NEWS_KEPT,
@@ -50,19 +51,10 @@ class Limits:
     base_power: Mapping[str, int] = field(default_factory=dict)
 
 
-_LIMITS: dict[tuple[str, str], Limits] = {}
-
-
+@per_pack
 def limits_of(pack: EraPack) -> Limits:
-    """The :class:`Limits` of ``pack`` (cached per pack id and content hash)."""
-    key = (pack.id, pack.content_hash)
-    found = _LIMITS.get(key)
-    if found is None:
-        found = Limits(pack.era.rules.max_stress, {f.id: f.power for f in pack.factions.values()})
-        if len(_LIMITS) > 64:
-            _LIMITS.clear()
-        _LIMITS[key] = found
-    return found
+    """The :class:`Limits` of ``pack`` (built once per pack version)."""
+    return Limits(pack.era.rules.max_stress, {f.id: f.power for f in pack.factions.values()})
 
 
 def _clamp(value: int, low: int, high: int) -> int:
@@ -189,21 +181,26 @@ class ItemLose(BaseEvent):
 
 
 class Move(BaseEvent):
+    """The player goes to ``to``. A fight does not follow them: any combat ends (the rules stage COMBAT_END for a
+    flight; this is the guarantee for every other move)."""
+
     type: Literal["MOVE"] = "MOVE"
     origin: str
     to: str
     via: list[str] | None = Field(None, description="locations passed through on a multi-hop route")
 
     def apply(self, state, limits):
-        return _with(state, location=self.to)
+        return _with(state, location=self.to, combat=None)
 
 
 class Defeated(BaseEvent):
+    """The player is knocked out (HP 0). Any fight ends with them: nobody keeps fighting someone on the ground."""
+
     type: Literal["DEFEATED"] = "DEFEATED"
     location: str
 
     def apply(self, state, limits):
-        return _player(state, defeated=True, hp=0)
+        return _with(_player(state, defeated=True, hp=0), combat=None)
 
 
 class Recovered(BaseEvent):
@@ -490,6 +487,21 @@ class QuestUpdate(BaseEvent):
         return _with(state, quests={**state.quests, self.quest: quest})
 
 
+class QuestHint(BaseEvent):
+    """An attempt reached a quest stage's target but not the rest: what would work, for the quest log."""
+
+    type: Literal["QUEST_HINT"] = "QUEST_HINT"
+    quest: str
+    stage: int = Field(ge=0, description="the stage the hint is for")
+    hint: str = Field(description="one sentence: 'Juno will need persuading.'")
+
+    def apply(self, state, limits):
+        current = state.quests.get(self.quest)
+        if current is None or current.stage != self.stage:
+            return state
+        return _with(state, quests={**state.quests, self.quest: _with(current, hint=self.hint)})
+
+
 class ArcStageChange(BaseEvent):
     type: Literal["ARC_STAGE"] = "ARC_STAGE"
     stage: ArcStage
@@ -504,7 +516,7 @@ Event = Annotated[
     | ReputationChange | CombatStart | EnemyDamage | CombatEnd | NpcDefeated | NpcMet | NpcSpawn | NpcIntroduced
     | IntroThrottled | NpcMove | WorldTick | FactionMove | News | EventFired | RumorSpread | RumorHeard | Discovery
     | AffinityChange | LoyaltyChange | CompanionJoin | CompanionLeave | CompanionActs | TensionChange | BanterQueued
-    | QuestUpdate | ArcStageChange,
+    | QuestUpdate | QuestHint | ArcStageChange,
     Field(discriminator="type"),
 ]
 EVENT_TYPES: dict[str, type[BaseEvent]] = {}  # type string -> class, filled below

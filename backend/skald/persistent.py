@@ -80,6 +80,8 @@ class QuestState(Model):
     id: str
     status: QuestStatus = QuestStatus.ACTIVE
     stage: int = 0
+    hint: str | None = Field(None, description="what would complete the current stage, after an attempt that nearly "
+                             "counted; cleared when the stage changes")
 
 
 class TurnSummary(Model):

@@ -70,6 +70,9 @@ class MechanicResult(Model):
     minutes: int = Field(description="game time the action costs")
     summary: str = Field(description="one plain sentence stating what happened, for narrator and validator")
     notes: list[str] = Field(default_factory=list, description="how the DC and modifiers were built")
+    impossible: bool = Field(False, description="the action could not be carried out: not possible here, refused, "
+                             "or nothing the rules resolve; the summary says why and what could be done instead, "
+                             "and the prose must not tell it as a success")
 
 
 class PresentNpc(Model):

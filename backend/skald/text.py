@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d)]))\s+(?=[\"'\u201c(]?[A-Z])")
 
@@ -11,3 +12,27 @@ def sentences(text: str) -> list[str]:
     """``text`` split into sentences: after ``.``, ``!`` or ``?`` (optionally closed by a quote or bracket) and
     before a capital letter (optionally opened by a quote or bracket)."""
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+@lru_cache(maxsize=8192)
+def name_key(name: str) -> str:
+    """A name as compared: lower case, spaces collapsed, without a leading article ("The See" == "the see")."""
+    return _ARTICLE.sub("", " ".join(name.lower().split()))
+
+
+def with_article(noun: str) -> str:
+    """``noun`` with "a" or "an" in front, unless it already starts with an article: "an ore sample", "the See"."""
+    noun = noun.strip()
+    if noun[:4].lower() in ("the ", "an ") or noun[:2].lower() == "a ":
+        return noun
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun[:1].lower()}{noun[1:]}"
+
+
+def or_list(words: list[str], last: str = "or") -> str:
+    """"a", "a or b", "a, b or c" (``last`` = "and" for a list of things together)."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + f" {last} " + words[-1]

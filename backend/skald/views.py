@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from skald.rules import clock
+from skald.rules.money import money
 from skald.vocab import ArcStage, Intent, Outcome, QuestStatus, Risk, Tone
 
 if TYPE_CHECKING:  # the state carries a TurnView, so this module imports nothing of the state at run time
@@ -46,6 +47,8 @@ class CheckView(View):
     minutes: int = Field(description="game minutes the action took")
     stress_delta: int
     summary: str = Field(description="one plain sentence stating what happened")
+    impossible: bool = Field(False, description="the action could not be carried out (refused, not possible here, "
+                             "or nothing the rules resolve); the summary says why")
 
 
 class CombatView(View):
@@ -65,7 +68,8 @@ class StatusView(View):
     clock: str = Field(description="the day and time as the pack's calendar names them, e.g. 'Ashday (day 2), 14:05'")
     hp: int
     max_hp: int
-    credits: int
+    credits: int = Field(description="money, in whole units of the pack's currency")
+    money: str = Field(description="the purse as players read it, in the pack's currency words: '25 greys'")
     stress: int
     defeated: bool
     party: list[str] = Field(description="ids of the companions in the party")
@@ -132,6 +136,8 @@ class QuestView(View):
     status: QuestStatus
     stage: int
     objective: str | None = Field(description="the current objective; null once the quest is completed")
+    hint: str | None = Field(None, description="what would complete the objective, after an attempt that nearly "
+                             "counted: 'Juno will need persuading.'")
 
 
 class RumorView(View):
@@ -158,7 +164,8 @@ class ItemView(View):
 
 class InventoryView(View):
     items: list[ItemView]
-    credits: int
+    credits: int = Field(description="money, in whole units of the pack's currency")
+    money: str = Field(description="the purse in the pack's currency words: '25 greys'")
 
 
 class TurnRecordView(View):
@@ -202,8 +209,9 @@ def status(state: PersistentState, pack: EraPack) -> StatusView:
     return StatusView(
         location=state.location, location_name=pack.locations[state.location].name, world_time_minutes=now,
         time_of_day=clock.time_of_day(now), clock=clock.clock_text(now, pack.era.calendar.day_names),
-        hp=state.player.hp, max_hp=state.player.max_hp, credits=state.player.credits, stress=state.player.stress,
-        defeated=state.player.defeated, party=state.party, reputation=dict(state.reputation),
+        hp=state.player.hp, max_hp=state.player.max_hp, credits=state.player.credits,
+        money=money(state.player.credits, pack), stress=state.player.stress, defeated=state.player.defeated,
+        party=state.party, reputation=dict(state.reputation),
         arc_stage=state.arc_stage,
         combat=None if combat is None else CombatView(enemy_id=combat.enemy_id, enemy_name=combat.enemy_name,
                                                       enemy_hp=combat.enemy_hp, round=combat.round))
@@ -214,7 +222,8 @@ def check(result: MechanicResult | None) -> CheckView | None:
         return None
     return CheckView(outcome=result.outcome, risk=result.risk, stat=result.stat, roll=result.roll,
                      stat_modifier=result.stat_modifier, env_modifier=result.env_modifier, total=result.total,
-                     dc=result.dc, minutes=result.minutes, stress_delta=result.stress_delta, summary=result.summary)
+                     dc=result.dc, minutes=result.minutes, stress_delta=result.stress_delta, summary=result.summary,
+                     impossible=result.impossible)
 
 
 def suggestions(state: GameState) -> list[SuggestionView]:
@@ -260,7 +269,8 @@ def quests(state: PersistentState, pack: EraPack) -> list[QuestView]:
         quest = pack.quests[qid]
         active = q.status != QuestStatus.COMPLETED and q.stage < len(quest.stages)
         out.append(QuestView(id=qid, title=quest.title, status=q.status, stage=q.stage,
-                             objective=quest.stages[q.stage].objective if active else None))
+                             objective=quest.stages[q.stage].objective if active else None,
+                             hint=q.hint if active else None))
     return out
 
 
@@ -279,7 +289,7 @@ def inventory(state: PersistentState, pack: EraPack) -> InventoryView:
     items = [ItemView(id=item_id, name=pack.items[item_id].name, qty=qty, tags=list(pack.items[item_id].tags),
                       description=pack.items[item_id].description)
              for item_id, qty in sorted(state.player.inventory.items()) if item_id in pack.items]
-    return InventoryView(items=items, credits=state.player.credits)
+    return InventoryView(items=items, credits=state.player.credits, money=money(state.player.credits, pack))
 
 
 def debug(state: GameState) -> dict[str, Any]:

@@ -36,6 +36,8 @@ class ActionClass(StrEnum):
     TRAVEL = "TRAVEL"
     INTERACT = "INTERACT"
     BUY = "BUY"
+    SELL = "SELL"
+    GIVE = "GIVE"
     USE_ITEM = "USE_ITEM"
     REST = "REST"
     RECOVER = "RECOVER"

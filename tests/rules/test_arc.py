@@ -1,142 +1,12 @@
-"""Story pacing: quests offered by their givers, stages advanced by triggers, rewards, and the arc stages."""
+"""Story pacing: the arc stages (quest progress is tests/rules/test_quests.py)."""
 
 from __future__ import annotations
 
-import random
-
 from skald import events as ev
-from skald.rules import arc, checks, intent
-from skald.state import GameState, MechanicResult, QuestState
-from skald.vocab import ActionClass, ArcStage, Outcome, Risk
-from support import apply_turn, at_turn
-
-
-def _turn(state: GameState, pack, text: str, outcome: Outcome | None = None) -> GameState:
-    """Classify and resolve ``text``; optionally force the outcome; stage the events like the graph does."""
-    router = intent.classify(text, state, pack)
-    if router.action_class == ActionClass.DIALOGUE_ONLY:
-        res = checks.talk_result(router, state, pack)
-    else:
-        res = checks.resolve(router, state, pack, random.Random(1))
-    result = res.result if outcome is None else res.result.model_copy(update={"outcome": outcome})
-    turn = GameState.starting(state, text)
-    turn.router_output, turn.mechanic_result = router, result
-    for name, value in ev.stage(turn.after, res.events, ev.limits_of(pack)).items():
-        setattr(turn, name, value)
-    return turn
-
-
-def _quest(events, quest_id: str) -> list[dict]:
-    return [e.data for e in events if isinstance(e, ev.QuestUpdate) and e.data["quest"] == quest_id]
-
-
-def test_nothing_happens_without_a_resolved_turn(state, pack):
-    assert arc.quest_events(state, pack) == []
-
-
-def test_talking_to_a_quest_giver_offers_the_quest(state, pack):
-    giver = pack.quests["short_pour"].giver
-    assert pack.npcs[giver].location == state.location
-    state = _turn(state, pack, "talk to the bartender")
-    assert state.router_output.target_npc == giver
-    assert _quest(arc.quest_events(state, pack), "short_pour") == [
-        {"quest": "short_pour", "status": "active", "stage": 0}]
-
-
-def test_talking_to_someone_else_offers_nothing(state, pack):
-    state = _turn(state, pack, "look around")
-    assert arc.quest_events(state, pack) == []
-
-
-def test_an_offered_quest_is_not_offered_again(state, pack):
-    state.quests["short_pour"] = QuestState(id="short_pour")
-    state = _turn(state, pack, "talk to the bartender")
-    assert _quest(arc.quest_events(state, pack), "short_pour") == []
-
-
-def test_stage_trigger_advances_the_quest(make_state, pack):
-    state = make_state(location="scrip_market")
-    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)  # ask Juno, PERSUADE, success
-    state = _turn(state, pack, "persuade Juno to explain the water cut", Outcome.SUCCESS)
-    assert _quest(arc.quest_events(state, pack), "short_pour") == [
-        {"quest": "short_pour", "status": "active", "stage": 1}]
-
-
-def test_stage_trigger_needs_success_when_asked(make_state, pack):
-    state = make_state(location="scrip_market")
-    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)
-    state = _turn(state, pack, "persuade Juno to explain the water cut", Outcome.FAILURE)
-    assert _quest(arc.quest_events(state, pack), "short_pour") == []
-
-
-def test_stage_trigger_needs_the_right_action_class_and_place(make_state, pack):
-    state = make_state(location="scrip_market")
-    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)
-    state = _turn(state, pack, "talk to Juno")  # talking is not persuading
-    assert _quest(arc.quest_events(state, pack), "short_pour") == []
-    state = make_state(location="kettle_row")
-    state.quests["short_pour"] = QuestState(id="short_pour", stage=1)  # search the Cistern Yard
-    state = _turn(state, pack, "look around", Outcome.SUCCESS)
-    assert _quest(arc.quest_events(state, pack), "short_pour") == []
-
-
-def test_location_trigger_uses_where_the_player_ends_up(state, pack):
-    state.quests["dead_drill"] = QuestState(id="dead_drill", stage=0)  # reach the Drill Graveyard
-    state.location = "ash_flats"
-    state.router_output = intent.classify("go to the Drill Graveyard", state, pack)
-    state.mechanic_result = MechanicResult(action_class=ActionClass.TRAVEL, risk=Risk.DANGEROUS,
-                                           outcome=Outcome.SUCCESS, minutes=90, summary="x")
-    state.staged_events = [ev.Move(origin="ash_flats", to="drill_graveyard")]
-    assert _quest(arc.quest_events(at_turn(state, pack), pack), "dead_drill") == [
-        {"quest": "dead_drill", "status": "active", "stage": 1}]
-
-
-def test_item_trigger_counts_an_item_gained_this_turn(make_state, pack):
-    state = make_state(location="union_hall")
-    state.player.inventory.pop("data_slate", None)
-    state.quests["crooked_scales"] = QuestState(id="crooked_scales", stage=1)  # Bette + data slate
-    state = _turn(state, pack, "talk to Bette")
-    assert _quest(arc.quest_events(state, pack), "crooked_scales") == []
-    state.staged_events.append(ev.ItemGet(item="data_slate", qty=1))
-    assert _quest(arc.quest_events(state, pack), "crooked_scales")[0]["status"] == "completed"
-
-
-def test_completion_pays_the_reward(state, pack):
-    state.quests["short_pour"] = QuestState(id="short_pour", stage=2)  # tell Hesper
-    state = _turn(state, pack, "talk to Hesper")
-    events = arc.quest_events(state, pack)
-    assert _quest(events, "short_pour") == [{"quest": "short_pour", "status": "completed", "stage": 3}]
-    reward = pack.quests["short_pour"].reward
-    after = apply_turn(state.persistent(), state.staged_events + events, pack, 1)
-    assert after.quests["short_pour"].status == "completed"
-    assert after.player.credits == state.player.credits + reward.credits
-    assert after.player.inventory.get("water_ration", 0) == state.player.inventory.get("water_ration", 0) + \
-        reward.items.count("water_ration")
-    assert after.reputation["union"] == state.reputation["union"] + reward.reputation["union"]
-
-
-def test_completed_quests_stay_completed(state, pack):
-    state.quests["short_pour"] = QuestState(id="short_pour", status="completed", stage=3)
-    state = _turn(state, pack, "talk to Hesper")
-    assert arc.quest_events(state, pack) == []
-
-
-def test_a_whole_quest_played_through(make_state, pack):
-    """Short Pour from offer to reward, folding events turn by turn."""
-    state = make_state()
-    script = [("slag_and_lantern", "talk to the bartender", None),
-              ("scrip_market", "persuade Juno to explain the water cut", Outcome.SUCCESS),
-              ("cistern_yard", "look around", Outcome.SUCCESS),
-              ("slag_and_lantern", "talk to Hesper", None)]
-    for turn, (where, text, outcome) in enumerate(script, start=1):
-        state.location = where
-        state = _turn(state, pack, text, outcome)
-        events = state.staged_events + arc.quest_events(state, pack)
-        state = GameState(**dict(apply_turn(state.persistent(), events, pack, turn)))
-    assert state.quests["short_pour"].status == "completed"
-
-
-# ------------------------------------------------------------------ arc stages
+from skald.rules import arc
+from skald.state import GameState, QuestState
+from skald.vocab import ArcStage
+from support import apply_turn
 
 
 def _at(state: GameState, stage: ArcStage, turns_in_stage: int) -> GameState:
@@ -190,15 +60,3 @@ def test_a_quiet_campaign_cycles_through_every_stage(state, pack):
     s, r, c, z = arc.SETUP_TURNS, arc.RISING_TURNS, arc.CLIMAX_TURNS, arc.RESOLUTION_TURNS
     assert when[:4] == [s, s + r, s + r + c, s + r + c + z]
     assert seen[:5] == [ArcStage.SETUP, ArcStage.RISING, ArcStage.CLIMAX, ArcStage.RESOLUTION, ArcStage.SETUP]
-
-
-def test_attacking_or_robbing_a_quest_giver_offers_nothing(state, pack):
-    for text in ("attack the bartender", "steal from Hesper"):
-        s = _turn(state.model_copy(deep=True), pack, text, Outcome.SUCCESS)
-        assert s.router_output.target_npc == "hesper_quill"
-        assert _quest(arc.quest_events(s, pack), "short_pour") == [], text
-
-
-def test_persuading_a_quest_giver_offers_the_quest(state, pack):
-    state = _turn(state, pack, "persuade Hesper to tell me what is wrong", Outcome.FAILURE)
-    assert _quest(arc.quest_events(state, pack), "short_pour")[0]["status"] == "active"

@@ -383,3 +383,28 @@ def test_killing_blow_ends_the_fight_and_pays_the_bounty(make_state, pack, play,
     assert {"ENEMY_DAMAGE", "COMBAT_END", "NPC_DEFEATED"} <= set(p.types())
     assert p.after.combat is None
     assert p.after.player.credits == 20
+
+
+def test_a_knockout_in_the_turn_a_fight_starts_ends_the_fight(make_state, play, d20):
+    """Finding 8: DEFEATED in the same turn as COMBAT_START left the fight standing."""
+    state = make_state(location="ash_flats", hp=1)  # Gault Ferris, a hostile claim jumper
+    turn = play(state, "attack Gault", d20(1))
+    assert turn.types() == ["TIME_ADVANCE", "COMBAT_START", "DAMAGE", "STRESS_CHANGE", "COMBAT_END", "DEFEATED"]
+    assert turn.after.player.defeated and turn.after.combat is None
+
+
+def test_being_knocked_out_or_leaving_always_ends_a_fight(make_state, pack):
+    from skald.state import Combat
+
+    state = make_state(location="ash_flats")
+    state.combat = Combat(enemy_id="gault_ferris", enemy_name="Gault Ferris", enemy_hp=5, enemy_damage=4)
+    assert _fold(state, pack, [checks.ev.Defeated(location="ash_flats")]).combat is None
+    assert _fold(state, pack, [checks.ev.Move(origin="ash_flats", to="kettle_row")]).combat is None
+
+
+def test_a_bare_attack_goes_for_whoever_here_is_hostile(make_state, play, d20):
+    turn = play(make_state(location="ash_flats"), "attack", d20(15))
+    assert not turn.result.impossible and "Gault Ferris" in turn.result.summary
+    peaceful = play(make_state(), "attack")
+    assert peaceful.result.impossible and "Hesper Quill or Tobin Marsh" in peaceful.result.summary
+    assert peaceful.types() == ["TIME_ADVANCE"]

@@ -147,7 +147,7 @@ def test_fee_blocker(state, pack):
     state.player.credits = 10
     fee = pack.companions["fitch_navarro"].recruit.cost_credits
     assert party.recruitment_blockers(state, pack, "fitch_navarro") == [
-        f"their fee is {fee} credits and you have 10"]
+        f"their fee is {fee} credits and you have 10 credits"]
     state.player.credits = fee
     assert party.recruitment_blockers(state, pack, "fitch_navarro") == []
 

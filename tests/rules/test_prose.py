@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from skald import events as ev
 from skald.rules.prose import (
     MAX_SENTENCES,
     MAX_WORDS,
     clean_narration,
     invented_names,
+    missing_facts,
     outcome_conflicts,
+    outcome_facts,
     sentences,
     unknown_names,
 )
@@ -149,3 +152,31 @@ def test_consistent_prose_has_no_conflict():
     assert outcome_conflicts("You fail to convince her.", _result(Outcome.CRITICAL_FAILURE)) == []
     assert outcome_conflicts("You fail, then you succeed.", _result(Outcome.SUCCESS)) == []  # mixed: no call
     assert outcome_conflicts("You fail.", _result(Outcome.NO_ROLL)) == []  # nothing to contradict
+
+
+def test_an_impossible_action_told_as_done_is_a_conflict():
+    nothing = MechanicResult(action_class=ActionClass.INTERACT, risk=Risk.SAFE, outcome=Outcome.NO_ROLL, minutes=2,
+                             summary="Wishing does not fill a purse.", impossible=True)
+    for prose in ("You do it. It works.", "You pull it off without a hitch.", "It goes better than you dared hope."):
+        assert outcome_conflicts(prose, nothing), prose
+    assert outcome_conflicts("Nothing changes; the world carries on.", nothing) == []
+
+
+def test_the_facts_of_a_turn_are_named_and_checked(pack):
+    events = [ev.Damage(amount=3, source="x"), ev.Heal(amount=10, source="rest"), ev.CreditsChange(delta=-12),
+              ev.ItemGet(item="patch_kit", qty=1), ev.ItemLose(item="hand_lamp", qty=1)]
+    facts = outcome_facts(events, hp=10, max_hp=12, pack=pack)
+    assert [f.line for f in facts] == ["You lose 3 HP.", "You get 5 HP back.", "You are 12 credits poorer.",
+                                       "You now carry a patch kit.", "The hand lamp is no longer yours."]
+    told = "They hurt you for 3. Rest brings back 5 HP. You pay 12 credits for a patch kit and leave the lamp."
+    assert missing_facts(told, facts) == []
+    assert [f.line for f in missing_facts("You stand there.", facts)] == [f.line for f in facts]
+    assert missing_facts("You lose 13 HP.", facts[:1])  # 3 is not 13
+
+
+def test_a_declared_alias_is_not_an_invented_name():
+    """Finding 9: "The See" for the Salt See was flagged; an alias the pack declares is known, one it does not is
+    still flagged, and a leading part of a known name is fine."""
+    known = {"The Salt See", "the See", "The Slag & Lantern"}
+    assert invented_names("The See sends its reeves. The Slag is loud tonight.", known) == []
+    assert invented_names("The See sends its reeves.", known - {"the See"}) == ["The See"]

@@ -6,8 +6,9 @@ import pytest
 from skald import events as ev
 from skald.rules import intent
 from skald.rules.population import cast, hazard_events
+from skald.rules.scene import route
 from skald.rules.suggestions import PADDING, TONES, Scene, lint, pad, scene_of, suggest
-from skald.state import Combat, CompanionState, GameState, QuestState, Suggestion
+from skald.state import Combat, CompanionState, GameState, KnownNpc, QuestState, Suggestion
 from skald.vocab import ActionClass, Risk, Tone
 from support import at_turn
 
@@ -96,7 +97,7 @@ def test_travel_suggestions_name_a_reachable_place(make_state, pack):
                 assert state.combat is None
                 here = state.location  # where the player is once this turn's move is done
                 got = intent.classify(s.label, state, pack)
-                assert got.target_location in {link.to for link in pack.locations[here].links}, s.label
+                assert got.target_location != here and route(pack, here, got.target_location), s.label
 
 
 def test_defeated_player_is_offered_only_recovery(make_state, pack):
@@ -193,3 +194,76 @@ def test_padding_labels_play_as_their_action_class(make_state, pack):
             routed = intent.classify(s.label, state, pack)
             assert routed.action_class.value == s.action_class, (location, tone)
             assert routed.tone == tone, (location, s.label, routed.tone)
+
+
+# ------------------------------------------------------------------ following the scene (finding 10)
+
+
+def _offer(state: GameState, pack, now=None) -> list[str]:
+    view, present = _scene(state, pack)
+    return [s.label for s in suggest(view, pack, present, now)[0]]
+
+
+def test_no_companion_is_offered_before_the_player_has_met_them(make_state, pack):
+    state = make_state(location="slag_and_lantern")  # Rhea Calloway waits here, unrecruited
+    assert not any("Rhea" in label for label in _offer(state, pack))
+    state.known_npcs["rhea_calloway"] = KnownNpc(id="rhea_calloway", name="Rhea Calloway", first_met_turn=1)
+    assert "Ask Rhea Calloway to join you" in _offer(state, pack)
+
+
+def test_speaking_to_a_companion_meets_them(make_state, pack):
+    state = make_state(location="slag_and_lantern")
+    state.router_output = intent.classify("talk to Rhea", state, pack)
+    _, events = cast(at_turn(state, pack), pack)
+    assert any(isinstance(e, ev.NpcMet) and e.npc == "rhea_calloway" for e in events)
+
+
+def test_high_stress_brings_a_calming_option(make_state, pack):
+    state = make_state(location="slag_and_lantern")
+    state.player.stress = pack.era.rules.max_stress - 2
+    offer = _offer(state, pack)
+    assert offer[3].startswith("Buy a drink and let your nerves settle")
+    state = make_state(location="kettle_row")
+    state.player.stress = pack.era.rules.max_stress - 2
+    assert _offer(state, pack)[3] in ("Rest a few hours and steady yourself", "Find a quiet corner and rest a while",
+                                      "Sleep off the worst of it")
+
+
+def test_an_active_quest_points_the_way(make_state, pack):
+    state = make_state(location="slag_and_lantern")
+    state.quests["short_pour"] = QuestState(id="short_pour", stage=0)  # Juno, at the Scrip Market (two hops)
+    assert _offer(state, pack)[0] in ("Head to The Scrip Market to keep your word",
+                                      "Make for The Scrip Market to keep your promise",
+                                      "Keep your word and head for The Scrip Market")
+    there = make_state(location="scrip_market")
+    there.known_npcs["juno_farrow"] = KnownNpc(id="juno_farrow", name="Juno Farrow", first_met_turn=1)
+    there.quests["short_pour"] = QuestState(id="short_pour", stage=0)
+    offer = _offer(there, pack)
+    assert any("Juno" in label and "Short Pour" in label for label in offer), offer
+
+
+def test_a_success_is_pressed_and_a_failure_offers_a_retreat(make_state, pack):
+    from skald.rules.candidates import ThisTurn
+    from skald.state import MechanicResult
+    from skald.vocab import Outcome
+
+    state = make_state(location="scrip_market")
+    state.known_npcs["juno_farrow"] = KnownNpc(id="juno_farrow", name="Juno Farrow", first_met_turn=1)
+    won = ThisTurn(MechanicResult(action_class=ActionClass.PERSUADE, risk=Risk.RISKY, outcome=Outcome.SUCCESS,
+                                  minutes=10, summary="You persuade Juno Farrow."), target="juno_farrow")
+    assert _offer(state, pack, won)[1] in ("Ask Juno what else they know", "Ask Juno who else you should talk to",
+                                           "Ask Juno what they would do in your place")
+    lost = ThisTurn(won.result.model_copy(update={"outcome": Outcome.FAILURE}), target="juno_farrow")
+    offer = _offer(state, pack, lost)
+    assert offer[0] == "Persuade Juno to give you another chance" and offer[3].startswith("Retreat to ")
+
+
+def test_the_offer_changes_as_the_game_goes_on(make_state, pack):
+    """Labels offered last turn give way to fresh ones of the same rank: a standing scene does not read the same."""
+    state = make_state(location="scrip_market")
+    first = _offer(state, pack)
+    view, present = _scene(state, pack)
+    view.offer = [Suggestion(label=label, tone=tone, risk=Risk.SAFE) for label, tone in zip(first, ORDER, strict=True)]
+    view.campaign.turn_number += 1
+    second = [s.label for s in suggest(view, pack, present)[0]]
+    assert len(set(first) & set(second)) <= 1, (first, second)

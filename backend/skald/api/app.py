@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import skald
+from skald.api.docs import install_docs
 from skald.api.health import HealthCheck
 from skald.api.models import CampaignList, CreatedCampaign, ErrorBody, Health, NewCampaign, PackView, TurnRequest
 from skald.engine import Claim, Engine, Played
@@ -107,9 +108,10 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             workers.shutdown(wait=True)
             engine.close()
 
-    app = FastAPI(title="Skald", version=skald.__version__, description=DESCRIPTION,
-                  lifespan=lifespan, max_body_size=MAX_BODY_BYTES)
+    app = FastAPI(title="Skald", version=skald.__version__, description=DESCRIPTION, lifespan=lifespan,
+                  max_body_size=MAX_BODY_BYTES, docs_url=None, redoc_url=None)  # served offline by install_docs
     app.state.engine = engine
+    install_docs(app)
     _install_error_handlers(app)
 
     def campaign_access(campaign_id: CampaignIdPath,

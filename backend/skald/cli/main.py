@@ -4,6 +4,7 @@ API adds ``serve`` in ``skald.commands``."""
 from __future__ import annotations
 
 import random
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,6 +38,8 @@ def play(
     record: Annotated[Path | None, typer.Option(help="record this session (inputs, LLM exchanges, outcomes) "
                                                       "into this folder")] = None,
     watch: Annotated[bool, typer.Option(help="reload the era pack before each turn when its files change")] = False,
+    dice: Annotated[bool, typer.Option(help="under each turn that rolled, show the check: the d20, the modifiers, "
+                                            "the DC and the outcome (/dice toggles it in play)")] = True,
 ) -> None:
     """Play a campaign: interactive on a terminal, or turns from --script / piped stdin."""
     from skald.cli.play import run
@@ -51,6 +54,7 @@ def play(
     else:
         llm = LLMClient(settings)
     session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name, watch)
+    session.dice = dice
     if record:
         session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False),
                                     retrieval=settings.retrieval)
@@ -119,13 +123,20 @@ def record_cmd(
         from skald.rag.handle import private_index
 
         retriever = private_index([get_pack(pack or settings.default_pack)], settings.embeddings)
-    session = _open_session(Path(":memory:"), llm, pack, None, seed, background, name, retriever=retriever)
-    session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,
-                                source=source_of(llm, scripted=llm_mode == "scripted"))
-    typer.echo(llm.mode, err=True)
-    with open(script, encoding="utf-8") as handle:
-        played = play_lines(session, handle, as_json=False)
-    session.close()
+    with tempfile.TemporaryDirectory(prefix="skald-record-") as folder:
+        session = _open_session(Path(folder) / "record.db", llm, pack, None, seed, background, name,
+                                retriever=retriever)
+        session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,
+                                    source=source_of(llm, scripted=llm_mode == "scripted"))
+        typer.echo(llm.mode, err=True)
+        lines = iter(script.read_text(encoding="utf-8").splitlines())
+        played = play_lines(session, lines, as_json=False)
+        # a script that goes on after /quit: the player comes back to the same save, and the resume is recorded
+        while session.last is not None and session.last.view.quit and (rest := [x for x in lines if x.strip()]):
+            session = session.reopened()
+            lines = iter(rest)
+            played += play_lines(session, lines, as_json=False)
+        session.close()
     typer.echo(f"recorded {played} turns into {out}", err=True)
 
 

@@ -9,16 +9,18 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from skald import views
-from skald.cli.session import Session
+from skald.cli.session import DICE_COMMAND, Session
 from skald.engine import Played
 from skald.errors import SkaldError
 from skald.rules.meta_commands import status_line
-from skald.vocab import Intent
+from skald.vocab import Intent, Outcome
 
 if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
     from rich.console import Console
 
 FALLBACK_MARK = "fallback"  # fallback warnings are summarised by the start-up mode line instead
+OUTCOME_WORDS = {Outcome.CRITICAL_SUCCESS: "critical success", Outcome.SUCCESS: "success",
+                 Outcome.FAILURE: "failure", Outcome.CRITICAL_FAILURE: "critical failure"}
 
 
 def _suggestion_lines(suggestions: list[views.SuggestionView]) -> list[str]:
@@ -30,9 +32,51 @@ def scene_text(scene: views.SceneView) -> str:
     return "\n".join([scene.text, "", *_suggestion_lines(scene.suggestions), f"  [{status_line(scene.state)}]"]) + "\n"
 
 
-def _plain_turn(view: views.TurnView) -> str:
+def check_parts(check: views.CheckView | None) -> tuple[str, str] | None:
+    """The turn's dice as (the sum against the DC, the outcome): ``("check: d20 rolled 14 +1 wits -1 situation = 14
+    vs DC 12 (risky): ", "success")``. Modifiers show only when non-zero (``situation`` is the sum of the
+    environment modifiers: light, crowd, stress, allies, the other person's attitude); a natural 20 or 1 says so,
+    since it decides the outcome whatever the total. None when no die was rolled."""
+    if check is None or check.roll is None:
+        return None
+    terms = [f"d20 rolled {check.roll}"]
+    if check.stat_modifier:
+        terms.append(f"{check.stat_modifier:+d} {check.stat or 'ability'}")
+    if check.env_modifier:
+        terms.append(f"{check.env_modifier:+d} situation")
+    if len(terms) > 1:
+        total = check.total if check.total is not None else check.roll + check.stat_modifier + check.env_modifier
+        terms.append(f"= {total}")
+    if check.dc is not None:
+        terms.append(f"vs DC {check.dc}")
+    outcome = OUTCOME_WORDS.get(check.outcome, check.outcome.value.lower().replace("_", " "))
+    if check.outcome in (Outcome.CRITICAL_SUCCESS, Outcome.CRITICAL_FAILURE) and check.roll in (1, 20):
+        outcome += f" (natural {check.roll})"
+    return f"check: {' '.join(terms)} ({check.risk.value.lower()}): ", outcome
+
+
+def check_line(check: views.CheckView | None) -> str | None:
+    """``check: d20 rolled 14 +1 wits -1 situation = 14 vs DC 12 (risky): success``, or None with no roll."""
+    parts = check_parts(check)
+    return None if parts is None else "".join(parts)
+
+
+def shown_text(view: views.TurnView) -> str:
+    """The turn's text as the terminal shows it: ``/help`` also lists the terminal's own commands (``/dice``)."""
+    if view.intent != Intent.META or view.input.strip().lstrip("/").split()[:1] != ["help"]:
+        return view.text
+    own = f"  /{DICE_COMMAND.lstrip('/'):<10} show or hide the dice line under each turn (this terminal only)"
+    head, found, tail = view.text.partition("\nOtherwise")
+    return f"{head}\n{own}{found}{tail}" if found else f"{view.text}\n{own}"
+
+
+def _plain_turn(view: views.TurnView, dice: bool = True) -> str:
     head = f"> {view.input}" if view.intent == Intent.META else f"[turn {view.turn_number}] > {view.input}"
-    lines = [head, view.text, ""]
+    lines = [head, shown_text(view)]
+    line = check_line(view.mechanic) if dice else None
+    if line:
+        lines.append(f"  {line}")
+    lines.append("")
     if view.quit:
         return "\n".join(lines)
     lines += _suggestion_lines(view.suggestions)
@@ -65,11 +109,16 @@ def turn_json(played: Played, debug: bool = False) -> dict:
 
 def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False) -> int:
     """Play each non-blank line as a turn and print it. Returns the number of turns played. Pack reload messages
-    (``--watch``) are printed before the turn (to stderr in JSON mode)."""
+    (``--watch``) are printed before the turn, and the answers to the terminal's own commands (``/dice``) instead of
+    one, to stderr in JSON mode (whose stdout is one turn object a line)."""
     played_count = 0
     for raw in lines:
         line = raw.rstrip("\n")
         if not line.strip():
+            continue
+        answer = session.local_command(line)
+        if answer is not None:
+            print(answer if as_json else answer + "\n", file=sys.stderr if as_json else sys.stdout, flush=True)
             continue
         try:
             played = session.play(line)
@@ -85,7 +134,8 @@ def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: boo
         if as_json:
             print(json.dumps(turn_json(played, debug)), flush=True)
         else:
-            print(_plain_turn(played.view) + ("\n".join(debug_lines(played)) + "\n" if debug else ""), flush=True)
+            print(_plain_turn(played.view, session.dice) + ("\n".join(debug_lines(played)) + "\n" if debug else ""),
+                  flush=True)
         if played.view.quit:
             break
     return played_count
@@ -126,13 +176,18 @@ def interactive(session: Session, debug: bool = False) -> None:
         _print_suggestions(console, scene.suggestions)
         console.print(Text(status_line(scene.state), style="dim"))
     console.print(Text(session.engine.llm.mode, style="dim"))
-    console.print("Type what you do, a number to play a suggestion, or /help.\n", style="dim")
+    console.print(Text(f"Type what you do, a number to play a suggestion, or /help. /dice "
+                       f"{'hides' if session.dice else 'shows'} the dice rolls.\n", style="dim"))
     while True:
         try:
             line = console.input("[bold cyan]> [/]")
         except (EOFError, KeyboardInterrupt):
             console.print(Text(f"\nCampaign {session.campaign_id} is saved. Resume with: {session.resume}"))
             return
+        answer = session.local_command(line)
+        if answer is not None:  # the terminal's own command: not a turn, never sent to the engine
+            console.print(Text(answer, style="dim"))
+            continue
         try:
             played = play_streaming(console, session, line)
         except SkaldError as exc:
@@ -140,7 +195,7 @@ def interactive(session: Session, debug: bool = False) -> None:
             console.print(Text(str(exc), style="yellow"))
             continue
         _show_notices(console, session)
-        render(console, played.view)
+        render(console, played.view, dice=session.dice)
         for text in debug_lines(played) if debug else []:
             console.print(text, style="dim", markup=False)
         if played.view.quit:
@@ -152,17 +207,26 @@ def _show_notices(console: Console, session: Session) -> None:
         console.print(message, style="dim" if message.startswith("pack reloaded") else "yellow", markup=False)
 
 
-def render(console: Console, view: views.TurnView) -> None:
+def render(console: Console, view: views.TurnView, dice: bool = True) -> None:
+    """A played turn: the prose, the check line (``dice``, when a die was rolled), the four suggestions, the status
+    line and any warnings. Pack and player text is never read as Rich markup."""
     from rich.panel import Panel
     from rich.text import Text
 
     if view.intent == Intent.META:
-        console.print(Panel(Text(view.text), border_style="dim"))
+        console.print(Panel(Text(shown_text(view)), border_style="dim"))
         if view.quit:
             return
     else:
         title = Text(f"turn {view.turn_number}: {view.input[:60]}")
         console.print(Panel(Text(view.text), title=title, title_align="left", border_style="white"))
+    check = view.mechanic if dice else None
+    parts = check_parts(check)
+    if check is not None and parts is not None:
+        line = Text("  ")
+        line.append(parts[0], style="dim")
+        line.append(parts[1], style="bold green" if check.outcome.succeeded else "bold red")
+        console.print(line)
     _print_suggestions(console, view.suggestions)
     console.print(Text(status_line(view.state), style="dim"))
     for warning in view.warnings:

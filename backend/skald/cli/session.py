@@ -18,6 +18,8 @@ from skald.state import GameState
 if TYPE_CHECKING:  # recording is imported only by `skald play --record` and `skald record`
     from skald.replay.session import Recorder
 
+DICE_COMMAND = "/dice"  # the terminal's own command (the engine's are in rules/meta_commands.py)
+
 
 @dataclass
 class Session:
@@ -27,6 +29,8 @@ class Session:
     last: Played | None = None  # the last turn played in this session
     notices: list[str] = field(default_factory=list)  # pack reload messages, shown before the next turn
     opening: views.SceneView | None = None  # where the campaign stands as the session starts
+    dice: bool = True  # show the check line (d20, modifiers, DC, outcome) under each turn; --no-dice, /dice
+    db: Path | str = ":memory:"  # the save file
 
     @classmethod
     def open(cls, db: Path | str, llm: LLMClient, *, pack_id: str | None = None, campaign: str | None = None,
@@ -58,7 +62,7 @@ class Session:
         except BaseException:
             engine.close()
             raise
-        return cls(engine, campaign, notices=notices, opening=opening)
+        return cls(engine, campaign, notices=notices, opening=opening, db=db)
 
     @property
     def state(self) -> GameState:
@@ -84,6 +88,19 @@ class Session:
         out, self.notices[:] = list(self.notices), []
         return out
 
+    def local_command(self, line: str) -> str | None:
+        """Answer a command of this terminal, which is never sent to the engine nor played as a turn: ``/dice``
+        toggles the check line under each turn, ``/dice on`` and ``/dice off`` set it. Returns what to show, or
+        None when ``line`` is for the engine."""
+        words = line.split()
+        if not words or words[0].lower() != DICE_COMMAND:
+            return None
+        choice = " ".join(words[1:]).lower()
+        if choice not in ("", "on", "off"):
+            return f"{DICE_COMMAND} turns the dice lines on or off; {DICE_COMMAND} on and {DICE_COMMAND} off set them."
+        self.dice = (not self.dice) if not choice else choice == "on"
+        return f"Dice lines {'on' if self.dice else 'off'}."
+
     def play(self, text: str, on_token: Callable[[str], None] | None = None) -> Played:
         """Play one turn; ``on_token`` gets narrator tokens as they stream; recorded when a recorder is set.
         Errors (PlayerInputError, TurnConflictError) leave the session as it was."""
@@ -97,6 +114,21 @@ class Session:
 
     def close(self) -> None:
         self.engine.close()
+
+    def reopened(self) -> Session:
+        """This campaign opened again from its save file by a new engine, as when a player quits and comes back
+        (``opening`` is the resumed scene). Recorded as a resume step when a recorder is set.
+
+        :raises ValueError: the save is in memory, so there is nothing to come back to."""
+        if str(self.db) == ":memory:":
+            raise ValueError("an in-memory save cannot be resumed")
+        llm, retriever = self.engine.llm, self.engine.retriever
+        self.close()
+        again = Session.open(self.db, llm, campaign=self.campaign_id, retriever=retriever)
+        again.recorder, again.dice = self.recorder, self.dice
+        if self.recorder is not None and again.opening is not None:
+            self.recorder.resume(again.opening)
+        return again
 
 
 def resume_command(campaign_id: str, db: Path | str) -> str:

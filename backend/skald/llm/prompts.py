@@ -15,7 +15,7 @@ from skald import events as ev
 from skald.llm.budget import Prompt, Section, SectionKind
 from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import EraPack
-from skald.rules import clock
+from skald.rules import clock, prose
 from skald.state import GameState, Suggestion
 
 NARRATOR_RULES = (
@@ -55,8 +55,14 @@ def scene_text(state: GameState, pack: EraPack) -> str:
         "Present: " + (", ".join(f"{p.name} ({p.role})" for p in state.present_npcs) or "nobody"),
         f"Player input: {state.router_output.text if state.router_output else state.player_input}",
     ]
-    if result is not None:
+    if result is not None and result.impossible:
+        lines.append(f"Outcome: IMPOSSIBLE. {result.summary}")
+        lines.append("Nothing happened and nothing changed: tell it plainly, in the world's terms, never as a success.")
+    elif result is not None:
         lines.append(f"Outcome: {result.outcome.value}. {result.summary}")
+    facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
+    if facts:
+        lines.append("Say these plainly: " + " ".join(f.line for f in facts))
     events = [e.type for e in state.staged_events if not isinstance(e, ev.TimeAdvance | ev.WorldTick)]
     if events:
         lines.append("Consequences: " + ", ".join(events))

@@ -6,14 +6,15 @@ from langgraph.runtime import Runtime
 
 from skald import events as ev
 from skald.context import TurnContext
-from skald.rules import arc
+from skald.rules import arc, quests
 from skald.state import GameState
 
 
 def arc_planner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: quests, router_output, mechanic_result, staged events, after.location, arc_stage, story turn count.
-    Writes: staged QUEST_UPDATE (+ reward CREDITS_CHANGE / ITEM_GET / REPUTATION_CHANGE) and ARC_STAGE, and after."""
-    events = arc.quest_events(state, runtime.context.pack)
+    Writes: staged QUEST_UPDATE (+ reward CREDITS_CHANGE / ITEM_GET / REPUTATION_CHANGE), QUEST_HINT and ARC_STAGE, and
+    after."""
+    events = quests.quest_events(state, runtime.context.pack)
     stage = arc.next_stage(state, events)
     if stage is not None:
         events.append(ev.ArcStageChange(stage=stage, story_turn=state.campaign.story_turns + 1))

@@ -9,6 +9,7 @@ from skald.context import TurnContext
 from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
 from skald.rules import clock, memory, suggestions
+from skald.rules.candidates import ThisTurn
 from skald.state import GameState, SceneInstructions
 from skald.store import memories
 from skald.vocab import Outcome
@@ -85,5 +86,6 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     update = asked.update()
     update["warnings"] = update["warnings"] + recall_warnings + [w for r in found for w in r.warnings]
     update["lore_citations"] = [hit.id for r in found for hit in r.hooks]
-    picks, _ = suggestions.suggest(state.after, pack, state.present_npcs)
+    now = ThisTurn(result=state.mechanic_result, target=target)
+    picks, _ = suggestions.suggest(state.after, pack, state.present_npcs, now)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

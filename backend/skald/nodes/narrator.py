@@ -8,6 +8,7 @@ from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
+from skald.packs.models import EraPack
 from skald.rules import dice, prose
 from skald.state import GameState
 
@@ -47,6 +48,23 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     enemies = {e.enemy_name for e in state.staged_events if isinstance(e, ev.CombatStart)}
     if state.combat is not None:  # the enemy you fight or flee is part of the scene
         enemies.add(state.combat.enemy_name)
+    said = _given(state, pack)  # "Juno is not here", "get Nell to say who...": naming someone absent rightly
     for name in prose.unknown_names(text, pack, state.present_npcs, enemies):
+        if name in said:
+            continue
         warnings.append(f"narrator: names {name}, who is not in the scene")
     return asked.update() | {"final_text": text, "warnings": warnings, "lore_citations": cited}
+
+
+def _given(state: GameState, pack: EraPack) -> str:
+    """The text the turn hands the narrator to tell: the outcome, a quest's new objective or offer, a rumor, a hint."""
+    parts = [state.mechanic_result.summary] if state.mechanic_result else []
+    for e in state.staged_events:
+        if isinstance(e, ev.QuestUpdate) and e.quest in pack.quests:
+            quest = pack.quests[e.quest]
+            parts += [quest.summary, *(s.objective for s in quest.stages[e.stage:e.stage + 1])]
+        elif isinstance(e, ev.RumorHeard) and e.rumor in pack.rumors:
+            parts.append(pack.rumors[e.rumor].text)
+        elif isinstance(e, ev.QuestHint):
+            parts.append(e.hint)
+    return " ".join(parts)

@@ -1,33 +1,50 @@
-"""Narrative Validator node: deterministic checks that the prose matches the outcome and the world."""
+"""Narrative Validator node: deterministic checks that the prose matches the outcome and the world, and the two
+repairs that keep a turn honest whatever the narrator wrote."""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
 from skald.context import TurnContext
+from skald.llm import offline
 from skald.packs.models import EraPack
-from skald.rules import prose
+from skald.rules import dice, prose
 from skald.state import GameState
 
 
-def known_names(state: GameState, pack: EraPack) -> set[str]:
-    names = {n.name for n in pack.npcs.values()} | {c.name for c in pack.companions.values()}
-    names |= {loc.name for loc in pack.locations.values()} | {f.name for f in pack.factions.values()}
-    names |= {i.name for i in pack.era.items} | {pack.era.name, pack.era.era, state.player.name}
-    names |= {h.name for loc in pack.locations.values() for h in loc.hazards}
-    names |= {k.name for k in state.known_npcs.values()} | {p.name for p in state.present_npcs}
-    names |= {q.title for q in pack.quests.values()}
-    return names
+def known_names(state: GameState, pack: EraPack) -> frozenset[str]:
+    """The pack's names and the scene's: the player, the people met, the people on stage."""
+    scene = {state.player.name} | {k.name for k in state.known_npcs.values()} | {p.name for p in state.present_npcs}
+    return prose.pack_names(pack) | scene
 
 
 def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: final_text, mechanic_result, present_npcs, known_npcs. Writes: warnings only; never halts."""
+    """Reads: final_text, mechanic_result, staged events, player, present_npcs, known_npcs.
+    Writes: warnings; and final_text when it repairs the prose:
+    - prose that contradicts the check (a failure told as a success, an impossible action told as done) is replaced
+      by the offline narrator's, which states the outcome as the rules decided it;
+    - a fact the prose leaves out (HP lost or regained, money, items gained or lost) is added as a plain sentence
+      ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way.
+    Never halts the turn."""
     pack = runtime.context.pack
+    text = state.final_text
     warnings = []
-    if state.mechanic_result is not None:
-        warnings += [f"validator: {w}" for w in prose.outcome_conflicts(state.final_text, state.mechanic_result)]
-    if state.final_text and not prose.second_person(state.final_text):
+    result = state.mechanic_result
+    if result is not None:
+        conflicts = prose.outcome_conflicts(text, result)
+        warnings += [f"validator: {w}" for w in conflicts]
+        if conflicts and any(c.role == "narrator" and c.outcome == "ok" for c in state.llm_calls):
+            text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
+                                                                                      state.turn)))
+            warnings.append("validator: used the offline narrator, which tells the outcome as the rules decided it")
+    facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
+    missing = prose.missing_facts(text, facts)
+    if missing:
+        warnings.append("validator: prose left out what changed; added: " + " ".join(f.line for f in missing))
+        text = " ".join([text, *(f.line for f in missing)]).strip()
+    if text and not prose.second_person(text):
         warnings.append("validator: prose is not in the second person")
-    for name in prose.invented_names(state.final_text, known_names(state, pack)):
+    for name in prose.invented_names(text, known_names(state, pack)):
         warnings.append(f"validator: prose names {name!r}, which is not in the pack or the scene")
-    return {"warnings": warnings} if warnings else {}
+    update: dict = {"warnings": warnings} if warnings else {}
+    return update | ({"final_text": text} if text != state.final_text else {})

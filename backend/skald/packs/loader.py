@@ -41,6 +41,7 @@ from skald.packs.models import (
     Rumor,
     WorldEvent,
 )
+from skald.text import name_key
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data"
 PACKS_DIR = DATA_DIR / "era_packs"
@@ -179,6 +180,8 @@ class _Reader:
                 best = (origin, node)
                 break
         origin, node = best if best else (Origin("?", None), None)
+        if loc and loc[-1] == 0 and isinstance(node, yaml.ScalarNode) and not _walk(origin.node, loc)[1]:
+            loc = loc[:-1]  # one value where a list may stand (``action_class: PERSUDE``) is named as itself
         line, col = (node.start_mark.line + 1 + origin.line_offset, node.start_mark.column + 1) if node else (1, 1)
         index = () if origin.index is None else (origin.index,)
         self.issues.append(PackIssue(origin.file, line, col, _field_path(prefix, index + loc) or "-", message))
@@ -634,6 +637,7 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
                         ("backgrounds", background), ("rumors", rumor), ("quests", quest), ("factions", faction),
                         ("events", event), ("banter", banter)):
         each(kind, check)
+    _check_aliases(reader, tables)
     kinds = ("npcs", "companions", "locations", "factions", "quests", "items")
     if any(kind in reader.unreadable for kind in kinds):
         return  # an unreadable file hides ids a document may name: only its own error is reported
@@ -643,6 +647,21 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
             if entity not in related:
                 reader.issue([origin], ("related", j), "front matter",
                              f"{entity!r} is not an NPC, companion, location, faction, quest or item in this pack")
+
+
+def _check_aliases(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]]]) -> None:
+    """An alias may not be the name or alias of anything else: "the See" must mean one thing."""
+    owners: dict[str, str] = {}
+    for kind in ("npcs", "companions", "locations", "factions"):
+        for key, (_, parsed) in tables.get(kind, {}).items():
+            owners.setdefault(name_key(parsed.name), f"{kind} {key}")
+    for kind in ("npcs", "companions", "locations", "factions"):
+        for key, (entry, parsed) in tables.get(kind, {}).items():
+            for j, alias in enumerate(parsed.aliases):
+                owner = owners.setdefault(name_key(alias), f"{kind} {key}")
+                if owner != f"{kind} {key}":
+                    reader.issue(entry.origins, ("aliases", j), kind,
+                                 f"alias {alias!r} already names {owner}; an alias must mean one thing")
 
 
 def _article(kind: str) -> str:

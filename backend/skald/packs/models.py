@@ -8,11 +8,11 @@ Times are minutes of game time; money is in the pack's currency (``credits`` in 
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
-from skald.vocab import ActionName, Risk, Taste
+from skald.vocab import DESIGNER_ACTIONS, ActionName, Risk, Taste
 
 Id = str
 
@@ -70,9 +70,17 @@ class Item(Strict):
     id: Id
     name: str
     description: str
-    value: int = Field(0, ge=0, description="price in credits")
+    value: int = Field(0, ge=0, description="price in the pack's currency")
     tags: list[str] = Field(default_factory=list)
     heal: int = Field(0, ge=0, description="HP restored when used; 0 for non-consumables")
+
+
+class Currency(Strict):
+    """What the pack calls its money. The engine counts whole units (``credits`` in code, saves and the API);
+    players read these words: ``1 grey``, ``25 greys``."""
+
+    one: str = Field("credit", min_length=1, description="one unit, as in '1 credit'")
+    many: str = Field("credits", min_length=1, description="several units, as in '25 credits'")
 
 
 class Era(Strict):
@@ -87,6 +95,7 @@ class Era(Strict):
     start_locations: list[Id] = Field(..., min_length=1, description="where new campaigns may begin when the "
                                       "background names no start location: one of these, chosen by the seed")
     calendar: Calendar = Calendar()
+    currency: Currency = Field(Currency(), description="what players call the money")
     rules: Rules
     items: list[Item]
     style: str = Field(..., description="style guide for narration: a paragraph")
@@ -124,6 +133,8 @@ class Discovery(Strict):
 class Location(Strict):
     id: Id
     name: str
+    aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
+                               "('the See' for 'the Salt See'); the router and the validator accept them")
     type: str = Field(..., description="e.g. bar, market, street, wilds; keys encounter caps")
     description: str
     details: list[str] = Field(default_factory=list, description="sensory lines the offline narrator can use")
@@ -138,6 +149,8 @@ class Location(Strict):
 class Npc(Strict):
     id: Id
     name: str
+    aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
+                               "('the See' for 'the Salt See'); the router and the validator accept them")
     role: str = Field(..., description="what people call them: bartender, smuggler, ...")
     location: Id
     faction: Id | None = None
@@ -152,6 +165,8 @@ class Npc(Strict):
 class Faction(Strict):
     id: Id
     name: str
+    aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
+                               "('the See' for 'the Salt See'); the router and the validator accept them")
     description: str
     power: int = Field(5, ge=0, le=10)
     agenda: str
@@ -171,6 +186,8 @@ class Recruit(Strict):
 class Companion(Strict):
     id: Id
     name: str
+    aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
+                               "('the See' for 'the Salt See'); the router and the validator accept them")
     role: str
     location: Id
     faction: Id | None = None
@@ -205,14 +222,30 @@ class Rumor(Strict):
     true: bool = True
 
 
+_ACTION_NAME = {"type": "string", "enum": list(DESIGNER_ACTIONS)}
+_ONE_OR_MORE_ACTIONS = {"anyOf": [_ACTION_NAME, {"type": "array", "items": _ACTION_NAME}, {"type": "null"}]}
+
+
 class QuestTrigger(Strict):
     """A stage completes when every condition given holds after a turn."""
 
     location: Id | None = None
     npc: Id | None = Field(None, description="the player talked to or acted on this NPC")
     item: Id | None = Field(None, description="the player holds this item")
-    action_class: ActionName | None = Field(None, description="the turn's action class")
+    action_class: Annotated[list[ActionName] | None, WithJsonSchema(_ONE_OR_MORE_ACTIONS)] = Field(
+        None, description="the turn's action class, or a list of those that count (the approaches the objective's "
+        "wording invites); one name is read as a list of one")
     success: bool = Field(True, description="the turn's check must have succeeded")
+
+    @field_validator("action_class", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def action_classes(self) -> list[str]:
+        """The action classes that count (empty: any)."""
+        return list(self.action_class or [])
 
 
 class QuestStage(Strict):

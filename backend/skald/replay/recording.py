@@ -6,10 +6,13 @@
   LLM source (``ollama:<model>``, ``scripted`` or ``offline``), the model per role and the settings that
   shape LLM behaviour (attempts, retries, breaker);
 - per turn: one ``input``; one ``llm`` line per HTTP exchange with Ollama (role, call order within the turn,
-  the request and its hash, the response); one ``outcome`` with what the turn committed.
+  the request and its hash, the response); one ``outcome`` with what the turn committed;
+- where the player quit and came back, a step whose input is :data:`RESUME` and whose outcome is the scene the
+  resumed game showed (``{"resumed": true, "scene": ...}``): a replay closes its engine and opens the save
+  file again at that point.
 
-Volatile values are left out: timestamps, latencies, Ollama's durations, ports in error messages and
-seconds left on an open circuit breaker.
+Volatile values are left out: timestamps, latencies, Ollama's durations, ports in error messages, seconds left on
+an open circuit breaker and the path of the (temporary) save file.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ if TYPE_CHECKING:
 
 FORMAT = 1
 FILE = "session.jsonl"
+RESUME = "(resume)"  # the input of a resume step: the save was closed and opened again
 _VOLATILE = [(re.compile(r"\(\d+ s left\)"), "(N s left)"), (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),
-             (re.compile(r"localhost:\d+"), "localhost:PORT")]
+             (re.compile(r"localhost:\d+"), "localhost:PORT"), (re.compile(r"--db \S+"), "--db SAVE")]
 REQUEST_KEYS = ("model", "messages", "options", "format")
 
 
@@ -57,10 +61,16 @@ def outcome_of(played: Played) -> dict[str, Any]:
     body = {k: v for k, v in played.body.items() if k not in ("campaign_id", "input")}
     state = played.state
     return body | {
+        "text": normalise(body.get("text", "")),  # a /quit names the save file, which is a temporary one
         "warnings": [normalise(w) for w in body.get("warnings", [])],
         "events": [{"type": e.type, "data": e.data} for e in state.staged_events] if state else [],
         "llm_calls": [f"{c.role}:{c.outcome}" for c in state.llm_calls] if state else [],
     }
+
+
+def resumed_outcome(scene: Any) -> dict[str, Any]:
+    """The outcome of a resume step: the scene view (text, four suggestions, status) the resumed game showed."""
+    return {"resumed": True, "scene": scene.model_dump(mode="json")}
 
 
 @dataclass

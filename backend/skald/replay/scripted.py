@@ -9,8 +9,9 @@
 The role comes from the ``X-Skald-Role`` header. Replies are built from the request itself, never at random:
 
 * ``director``: a one-sentence note from the ``Location:`` and ``Outcome:`` lines of the scene.
-* ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:`` and
-  ``Consequences:`` lines (and the companion line the Director asks for), phrasings picked by a stable hash.
+* ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:``,
+  ``Say these plainly:`` and ``Consequences:`` lines (and the companion line the Director asks for), phrasings
+  picked by a stable hash.
 * ``suggestion_refiner``: with a ``format`` (JSON schema), the four suggestions from ``Suggestions to rewrite:``
   with the same tones, risks and names, lightly reworded when that is safe.
 
@@ -104,7 +105,7 @@ CLOSINGS = [
     "You wipe your goggles clean and fix what comes next in your mind.",
 ]
 OUTCOME_NOTES = {"CRITICAL_SUCCESS": "clean win", "SUCCESS": "success", "FAILURE": "setback",
-                 "CRITICAL_FAILURE": "hard failure", "NO_ROLL": "quiet exchange"}
+                 "CRITICAL_FAILURE": "hard failure", "NO_ROLL": "quiet exchange", "IMPOSSIBLE": "refusal"}
 ADVERBS = ("Calmly", "Carefully", "Quietly")
 
 
@@ -259,6 +260,7 @@ class ScriptedOllama(httpx.BaseTransport):
         kind, summary = _split_outcome(outcome) if outcome else ("NO_ROLL", "")
         events = [e.strip() for e in next(iter(_lines(text, "Consequences:")), "").split(",") if e.strip()]
         banter = next(iter(_lines(text, "Include this companion line:")), "")
+        facts = next(iter(_lines(text, "Say these plainly:")), "")  # HP, money, items: a careful model says them
         key = "\n".join([place, *_lines(text, "Player input:"), outcome, ",".join(events)])
 
         lower_place = place[0].lower() + place[1:] if place.startswith("The ") else place
@@ -274,7 +276,7 @@ class ScriptedOllama(httpx.BaseTransport):
         extra = [CONSEQUENCES[e] for e in dict.fromkeys(events) if e in CONSEQUENCES][:2]
         closings = [_pick(CLOSINGS, key, "close")] + [c for c in CLOSINGS if c != _pick(CLOSINGS, key, "close")]
         # opening, who, outcome, tail, consequences, the companion line, closing: 5 to 7 sentences in all
-        parts = [opening, who, said, _pick(tails, key, "tail"), *extra, banter]
+        parts = [opening, who, said, facts, _pick(tails, key, "tail"), *extra, banter]
         parts = [p for p in parts if p]
         while len(prose.sentences(" ".join(parts))) > 6 and extra:
             parts.remove(extra.pop())

@@ -2,7 +2,7 @@
 
 ``Recorder`` wraps a play session: each turn's input, LLM exchanges and committed outcome are appended to
 the recording (rewritten after every turn, so an interrupted session keeps what it played).
-``replay`` re-runs a recording's inputs on a fresh in-memory database, serving every LLM reply from the
+``replay`` re-runs a recording's inputs on a fresh save file in a temporary folder, serving every LLM reply from the
 recording through the real client, and compares each committed outcome with the recorded one.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
 from skald.packs.models import EraPack
 from skald.rag.handle import private_index
-from skald.replay.recording import FILE, FORMAT, Exchange, Recording, Turn, outcome_of, read
+from skald.replay.recording import FILE, FORMAT, RESUME, Exchange, Recording, Turn, outcome_of, read, resumed_outcome
 from skald.replay.transports import RecordingTransport, ReplayTransport
 from skald.settings import ROLES, Settings
 from skald.state import GameState
@@ -65,7 +66,7 @@ class Recorder:
         self.recording = Recording(header={
             "kind": "header", "format": FORMAT, "pack": pack.id, "pack_hash": pack.content_hash,
             "seed": state.campaign.seed, "background": player.background, "name": player.name,
-            "engine": __version__, "source": source,
+            "campaign": state.campaign.id, "engine": __version__, "source": source,
             "models": {role: llm.config(role).model for role in ROLES},
             "retrieval": retrieval,
             "settings": settings_block(llm.settings),
@@ -87,6 +88,13 @@ class Recorder:
         turn.outcome = outcome_of(played)
         self._keep(turn)
         return played
+
+    def resume(self, scene: Any) -> None:
+        """Record that the save was closed and opened again, and the scene the resumed game showed."""
+        number = len(self.recording.turns) + 1
+        if self.transport is not None:
+            self.transport.begin_turn(number)
+        self._keep(Turn(number=number, input=RESUME, outcome=resumed_outcome(scene)))
 
     def _keep(self, turn: Turn) -> None:
         turn.exchanges = self.transport.take(turn.number) if self.transport is not None else []
@@ -173,7 +181,8 @@ def compare(turn: Turn, actual: dict[str, Any]) -> list[Difference]:
 
 def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None] | None = None) -> ReplayReport:
     """Replay one recording. With ``update``, rewrite its outcomes (and changed prompts) from this replay.
-    ``check(engine)`` runs on the replayed save (campaign ``replay``) before it is closed, for tests.
+    ``check(engine)`` runs on the replayed save (the recorded campaign id, ``replay`` in older recordings) before it
+    is closed, for tests.
 
     :raises RecordingError: the recording cannot be read.
     """
@@ -188,18 +197,30 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
     llm = LLMClient(settings_from(header["settings"], online), online=online, transport=transport,
                     sleep=lambda seconds: None)
     retriever = private_index([pack]) if header.get("retrieval") else None
-    engine = Engine(":memory:", llm=llm, retriever=retriever)
+    folder_tmp = tempfile.TemporaryDirectory(prefix="skald-replay-")  # a save file that a resume step reopens
+    save = Path(folder_tmp.name) / "replay.db"
+    campaign = header.get("campaign", "replay")
+
+    def opened() -> Engine:
+        return Engine(save, llm=llm, retriever=retriever, resume=lambda cid: f"skald play --campaign {cid} --db {save}")
+
+    engine = opened()
     engine.create_campaign(pack.id, seed=header["seed"], background=header["background"], name=header["name"],
-                           campaign_id="replay")
+                           campaign_id=campaign)
     updated: list[Turn] = []
     try:
         for turn in recording.turns:
             if transport is not None:
                 transport.begin_turn(turn.number)
-            try:
-                actual = outcome_of(engine.play_turn("replay", turn.input))
-            except SkaldError as exc:
-                actual = {"error": str(exc)}
+            if turn.input == RESUME:  # the player quit and came back: a new engine on the same save file
+                engine.close()
+                engine = opened()
+                actual = resumed_outcome(engine.scene(campaign))
+            else:
+                try:
+                    actual = outcome_of(engine.play_turn(campaign, turn.input))
+                except SkaldError as exc:
+                    actual = {"error": str(exc)}
             report.turns += 1
             report.differences += compare(turn, actual)
             served: list[Exchange] = []
@@ -213,6 +234,7 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
             check(engine)
     finally:
         engine.close()
+        folder_tmp.cleanup()
     if transport is not None:
         for turn_no, role, seq, _ in transport.unexpected:
             report.problems.append(f"turn {turn_no}: {role} call #{seq} is not in the recording (re-record it)")

@@ -18,6 +18,8 @@ TIME_COST: dict[ActionClass, int] = {
     ActionClass.INVESTIGATE: 15,
     ActionClass.INTERACT: 10,
     ActionClass.BUY: 10,
+    ActionClass.SELL: 10,
+    ActionClass.GIVE: 5,
     ActionClass.USE_ITEM: 5,
     ActionClass.REST: 240,
     ActionClass.META: 0,

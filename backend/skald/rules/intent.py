@@ -11,11 +11,14 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, route
+from skald.rules.wishes import wish
 from skald.state import PersistentState, PresentNpc, RouterOutput
+from skald.text import name_key
 from skald.vocab import ActionClass, Intent, Tone
 
 META_COMMANDS = tuple(BY_KEY)  # every word a meta command answers to
@@ -39,7 +42,12 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
+    (ActionClass.SELL, _words("sell", "pawn", "trade in", "offload", "flog")),
     (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for")),
+    (ActionClass.INTERACT, _words("lend a hand", "give .{0,30}a hand", "offer a hand", "help out")),  # not gifts
+    (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )hand", "donate",
+                              "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
+                              "slip .{1,20} a coin")),
     (ActionClass.USE_ITEM, _words("use", "drink", "eat", "apply", "inject", "swallow", "put on", "wear")),
     (ActionClass.TRAVEL, _words("go to", "go back to", "travel", "head to", "head for", "head back", "walk to",
                                 "leave for", "return to", "ride to", "make for", "set out", "journey",
@@ -50,8 +58,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.INVESTIGATE, _words("look", "search", "examine", "inspect", "investigate", "study", "read",
                                      "scan", "check", "survey", "observe", "listen", "eavesdrop", "explore",
                                      "watch", "peer", "analy[sz]e", "look around")),
-    (ActionClass.INTERACT, _words("open", "take", "pick up", "grab", "give", "push", "pull", "climb", "repair",
-                                  "fix", "hand", "show", "trade", "sell", "work", "help", "close", "light")),
+    (ActionClass.INTERACT, _words("open", "take", "pick up", "grab", "push", "pull", "climb", "repair",
+                                  "fix", "show", "trade", "work", "help", "close", "light")),
     (ActionClass.DIALOGUE_ONLY, _words("talk", "speak", "ask", "tell", "say", "chat", "greet")),
 ]
 
@@ -70,6 +78,7 @@ TONE_BY_CLASS = {
     ActionClass.INVESTIGATE: Tone.INVESTIGATE,
     ActionClass.PERSUADE: Tone.PARAGON,
     ActionClass.RECRUIT: Tone.PARAGON,
+    ActionClass.GIVE: Tone.PARAGON,
 }
 
 
@@ -87,13 +96,18 @@ def _norm(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _pattern(phrase: str) -> re.Pattern[str]:
-    return re.compile(r"\b" + re.escape(_norm(phrase)) + r"\b")
+def _pattern(phrase: str) -> tuple[str, re.Pattern[str]]:
+    """``phrase`` normalised, and the pattern that finds it as whole words."""
+    norm = _norm(phrase)
+    return norm, re.compile(r"\b" + re.escape(norm) + r"\b")
 
 
 def _mentions(text: str, phrase: str) -> bool:
     """Whether ``phrase`` (normalised) stands as whole words in ``text`` (already normalised)."""
-    return bool(phrase) and _pattern(phrase).search(text) is not None
+    if not phrase:
+        return False
+    norm, pattern = _pattern(phrase)
+    return norm in text and pattern.search(text) is not None  # the substring test rules most people out cheaply
 
 
 class _Person(NamedTuple):
@@ -102,30 +116,50 @@ class _Person(NamedTuple):
     role: str
 
 
-_PEOPLE: dict[tuple[str, str], tuple[_Person, ...]] = {}
-
-
+@per_pack
 def _everyone_in(pack: EraPack) -> tuple[_Person, ...]:
     """Every pack NPC and companion (id, name, role), built once per pack version."""
-    key = (pack.id, pack.content_hash)
-    if key not in _PEOPLE:
-        _PEOPLE[key] = tuple(_Person(n.id, n.name, n.role) for n in [*pack.npcs.values(), *pack.companions.values()])
-    return _PEOPLE[key]
+    return tuple(_Person(n.id, n.name, n.role) for n in [*pack.npcs.values(), *pack.companions.values()])
 
 
-def _match_npc(text: str, people: list[PresentNpc] | list[_Person], roles: bool = True) -> str | None:
-    """The first person named (full, given or family name) or described by role in ``text``."""
+@per_pack
+def _aliases_of(pack: EraPack) -> dict[str, tuple[str, ...]]:
+    """Person or place id -> its pack-declared aliases without a leading article, built once per pack version."""
+    named = [*pack.npcs.values(), *pack.companions.values(), *pack.locations.values()]
+    return {n.id: tuple(name_key(a) for a in n.aliases) for n in named if n.aliases}
+
+
+def _match_npc(text: str, people: list[PresentNpc] | list[_Person], pack: EraPack, roles: bool = True) -> str | None:
+    """The first person named (full name or alias, then given or family name) or described by role in ``text``."""
+    aliases = _aliases_of(pack)
     for person in people:
-        if _mentions(text, person.name):
+        if _mentions(text, person.name) or any(_mentions(text, a) for a in aliases.get(person.id, ())):
             return person.id
+    words = _word_set(text)
     for person in people:
-        parts = [p for p in person.name.split() if len(p) > 2]
-        if any(_mentions(text, part) for part in parts):
+        if any(part in words if plain else _mentions(text, part) for part, plain in _name_parts(person.name)):
             return person.id
     for person in people if roles else []:
         if _mentions(text, person.role) or _mentions(text, person.role.split()[-1]):
             return person.id
     return None
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=4096)
+def _word_set(text: str) -> frozenset[str]:
+    """The plain words of ``text`` (already normalised): a set lookup stands for a whole-word match."""
+    return frozenset(_WORD.findall(text))
+
+
+@lru_cache(maxsize=4096)
+def _name_parts(name: str) -> tuple[tuple[str, bool], ...]:
+    """The given and family names worth matching alone (longer than two letters), normalised, each with whether it is
+    a plain word (a set lookup finds it) or holds other characters (a pattern must)."""
+    parts = [_norm(p) for p in name.split() if len(p) > 2]
+    return tuple((p, _WORD.fullmatch(p) is not None) for p in parts)
 
 
 def _match_location(text: str, state: PersistentState, pack: EraPack) -> str | None:
@@ -135,7 +169,8 @@ def _match_location(text: str, state: PersistentState, pack: EraPack) -> str | N
     for loc_id in ordered:
         loc = pack.locations[loc_id]
         name = re.sub(r"^the ", "", _norm(loc.name))
-        if _mentions(text, name) or _mentions(text, loc_id):
+        if _mentions(text, name) or _mentions(text, loc_id) or any(_mentions(text, a)
+                                                                   for a in _aliases_of(pack).get(loc_id, ())):
             return loc_id
     for loc_id in ordered:  # a distinctive word of the name ("the Rift Clinic" -> "clinic")
         words = [w for w in re.findall(r"[a-z]{4,}", _norm(pack.locations[loc_id].name)) if w not in {"the"}]
@@ -166,11 +201,17 @@ def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:
         item = items.get(item_id)
         if item and (_mentions(text, item.name) or _mentions(text, item_id)):
             return item_id
-    for item_id in candidates:
+    for item_id in candidates:  # a telling word: the head noun ("the eel"), or a long word ("beacon")
         item = items.get(item_id)
-        if item and any(_mentions(text, w) for w in re.findall(r"[a-z]{4,}", _norm(item.name))):
+        if item and any(_mentions(text, w) for w in _telling_words(item.name)):
             return item_id
     return None
+
+
+@lru_cache(maxsize=1024)
+def _telling_words(name: str) -> tuple[str, ...]:
+    words = re.findall(r"[a-z]+", _norm(name))
+    return tuple(w for i, w in enumerate(words) if (i == len(words) - 1 and len(w) >= 3) or len(w) >= 5)
 
 
 def classify_tone(text: str, action_class: ActionClass) -> Tone:
@@ -227,22 +268,47 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
 
 CLASSIFIED_KEPT = 4096
 _CLASSIFIED: dict[tuple, RouterOutput] = {}
+_KINDS: dict[tuple, tuple[ActionClass, Tone]] = {}
+
+
+def kind_of(raw: str, state: PersistentState, pack: EraPack) -> tuple[ActionClass, Tone]:
+    """What ``raw`` would play as: its action class and tone, exactly as :func:`classify` decides them. This is the
+    question the suggestion check asks of every label, and its answer does not depend on what the player carries
+    (the inventory only picks among the items a text names), so it is kept across turns by the scene alone."""
+    stripped = raw.strip()
+    if state.player.defeated or stripped.startswith("/") or stripped.lower() in META_COMMANDS:
+        routed = classify(raw, state, pack)
+        return routed.action_class, routed.tone
+    text = _norm(strip_markup(stripped))
+    people = everyone_at(state, pack, state.location)
+    key = (pack.id, pack.content_hash, text, state.location, state.combat is None,
+           tuple((p.id, p.name, p.role) for p in people))
+    kind = _KINDS.get(key)
+    if kind is None:
+        routed = _classify_text(text, state, pack, people)
+        kind = (routed.action_class, routed.tone)
+        if len(_KINDS) >= CLASSIFIED_KEPT:
+            _KINDS.clear()
+        _KINDS[key] = kind
+    return kind
 
 
 def _classify_text(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc]) -> RouterOutput:
+    if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
-    target_npc = _match_npc(text, people)
+    target_npc = _match_npc(text, people, pack)
     absent_npc = None
     if target_npc is None:
         here = {q.id for q in people}
-        absent_npc = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], roles=False)
+        absent_npc = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
     if action is None:
         action = ActionClass.DIALOGUE_ONLY if target_npc or absent_npc else ActionClass.INTERACT
     target_location = _match_location(text, state, pack) if action == ActionClass.TRAVEL else None
     if action == ActionClass.TRAVEL and target_location is None and state.combat is None:
         action = ActionClass.INTERACT if not re.search(r"\bgo\b", text) else ActionClass.TRAVEL
-    target_item = _match_item(text, state, pack) if action in (ActionClass.BUY, ActionClass.USE_ITEM,
-                                                                ActionClass.INTERACT) else None
+    target_item = _match_item(text, state, pack) if action in (ActionClass.BUY, ActionClass.SELL, ActionClass.GIVE,
+                                                                ActionClass.USE_ITEM, ActionClass.INTERACT) else None
     if action == ActionClass.USE_ITEM and target_item is None:
         action = ActionClass.INTERACT
     intent = Intent.TALK if action == ActionClass.DIALOGUE_ONLY else Intent.ACTION

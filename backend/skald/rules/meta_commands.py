@@ -45,10 +45,11 @@ class MetaCommand:
 
 
 def status_line(view: StatusView) -> str:
-    """``The Slag & Lantern | morning, Ashday (day 1), 08:10 | HP 12/12 | 25 credits | stress 0``."""
+    """``The Slag & Lantern | morning, Ashday (day 1), 08:10 | HP 12/12 | 25 credits | stress 0``, the money in the
+    pack's currency words."""
     down = "  DOWN" if view.defeated else ""
     return (f"{view.location_name} | {view.time_of_day}, {view.clock} | HP {view.hp}/{view.max_hp} | "
-            f"{view.credits} credits | stress {view.stress}{down}")
+            f"{view.money} | stress {view.stress}{down}")
 
 
 class Help(MetaCommand):
@@ -62,7 +63,7 @@ class Help(MetaCommand):
 
 
 class Status(MetaCommand):
-    """where and when you are, HP, credits, stress, reputation"""
+    """where and when you are, HP, money, stress, reputation"""
 
     keys = ("status",)
 
@@ -85,7 +86,7 @@ class Inventory(MetaCommand):
     def run(self, ctx: MetaContext) -> str:
         view = views.inventory(ctx.state, ctx.pack)
         rows = [f"  {i.name} x{i.qty}{_tags(i.tags)}: {i.description}" for i in view.items]
-        return "You carry:\n" + ("\n".join(rows) or "  nothing") + f"\n  {view.credits} credits"
+        return "You carry:\n" + ("\n".join(rows) or "  nothing") + f"\n  {view.money}"
 
 
 def _tags(tags: list[str]) -> str:
@@ -109,7 +110,8 @@ class Quests(MetaCommand):
     keys = ("quests",)
 
     def run(self, ctx: MetaContext) -> str:
-        rows = [f"  [done] {q.title}" if q.objective is None else f"  {q.title}: {q.objective}"
+        rows = [f"  [done] {q.title}" if q.objective is None else
+                f"  {q.title}: {q.objective}" + (f"\n    hint: {q.hint}" if q.hint else "")
                 for q in views.quests(ctx.state, ctx.pack)]
         return "Quests:\n" + ("\n".join(rows) or "  none yet; talk to people")
 

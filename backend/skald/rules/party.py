@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from skald import events as ev
 from skald.packs.models import EraPack
+from skald.rules.money import money
 from skald.state import MechanicResult, PersistentState, RouterOutput
 
 LIKE_DELTA = 3
@@ -39,7 +40,7 @@ def recruitment_blockers(state: PersistentState, pack: EraPack, companion_id: st
         if have < minimum:
             out.append(f"they want you in good standing with {pack.factions[faction].name} ({have} of {minimum})")
     if state.player.credits < need.cost_credits:
-        out.append(f"their fee is {need.cost_credits} credits and you have {state.player.credits}")
+        out.append(f"their fee is {money(need.cost_credits, pack)} and you have {money(state.player.credits, pack)}")
     if need.requires_quest:
         quest = state.quests.get(need.requires_quest)
         if quest is None or quest.status != "completed":
@@ -80,7 +81,8 @@ def reactions(state: PersistentState, pack: EraPack, router: RouterOutput,
 
 def banter(state: PersistentState, pack: EraPack, turn: int) -> list[ev.BaseEvent]:
     """Queue one banter line every few turns: exchanges from ``banter.yaml`` whose speakers are all in the party
-    (and whose location tags match, if given) come first; otherwise a party member's own lines, in turn."""
+    (and whose location tags match, if given) come first; otherwise a party member's own lines, in turn, skipping
+    those among the last few heard."""
     party = state.party
     if not party or turn - state.world.last_banter_turn < BANTER_EVERY_TURNS:
         return []
@@ -93,8 +95,8 @@ def banter(state: PersistentState, pack: EraPack, turn: int) -> list[ev.BaseEven
         chosen = fresh[(turn // BANTER_EVERY_TURNS) % len(fresh)]
         return [ev.BanterQueued(companion=chosen.speakers[0], line=" ".join(chosen.lines), banter=chosen.id)]
     cid = party[turn % len(party)]
-    lines = pack.companions[cid].banter
-    line = lines[(turn // BANTER_EVERY_TURNS) % len(lines)]
+    lines = [line for line in pack.companions[cid].banter if line not in heard] or pack.companions[cid].banter
+    line = lines[(turn // BANTER_EVERY_TURNS) % len(lines)]  # a line not among the last few heard, when one is left
     return [ev.BanterQueued(companion=cid, line=line)]
 
 

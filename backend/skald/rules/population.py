@@ -16,6 +16,7 @@ from skald.packs.models import EraPack
 from skald.rules import clock, dice
 from skald.rules.scene import companions_at, pack_npcs_at, procedural_npcs_at
 from skald.state import GameState, PresentNpc
+from skald.vocab import ActionClass
 
 QUIET_TYPES = {"wilds", "ruin", "mine"}  # no procedural passers-by out here
 
@@ -80,6 +81,8 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[ev.Bas
             person = next((n for n in pack_npcs_at(state, pack, location) if n.id == target), None)
         if person is not None and not person.companion:
             on_stage.insert(0, person)
+        elif person is not None and person.id not in known:  # a companion the player speaks to is met
+            events.append(ev.NpcMet(npc=person.id, name=person.name))
     on_stage.sort(key=lambda n: n.id != target)  # the addressed NPC is never the one the cap cuts
     gone = {e.npc for e in state.staged_events if isinstance(e, ev.NpcDefeated)}  # beaten this very turn
     npcs = [n for n in on_stage if not n.companion and n.id not in gone][:cap]
@@ -88,10 +91,13 @@ def cast(state: GameState, pack: EraPack) -> tuple[list[PresentNpc], list[ev.Bas
 
 
 def hazard_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
-    """On arrival at a location with hazards, a seeded roll may start a fight (COMBAT_START)."""
+    """On arrival at a location with hazards, a seeded roll may start a fight (COMBAT_START); never while the player
+    is down or already fighting."""
     location = state.after.location
-    if location == state.location or state.combat is not None:
-        return []
+    recovering = state.router_output is not None and state.router_output.action_class == ActionClass.RECOVER
+    if location == state.location or state.combat is not None or state.after.combat is not None or \
+            state.after.player.defeated or recovering:
+        return []  # no ambush on someone fleeing or already fighting, knocked out, or carried to safety
     rng = dice.rng_for(state.campaign.seed, "hazard", state.turn)
     for hazard in pack.locations[location].hazards:
         if rng.random() < hazard.chance:

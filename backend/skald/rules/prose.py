@@ -7,11 +7,16 @@ meta-game sections, then cuts overlong prose at a sentence boundary.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
+from skald import events as ev
+from skald.events import BaseEvent
+from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
+from skald.rules.money import money
 from skald.state import MechanicResult, PresentNpc
-from skald.text import sentences
+from skald.text import name_key, sentences, with_article
 from skald.vocab import Outcome
 
 MAX_WORDS = 250
@@ -25,6 +30,9 @@ _PROMPT = re.compile(r"^what (?:do|will|would) you do(?: now| next)?\?$", re.IGN
 _CAPWORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 
 SUCCESS_WORDS = re.compile(r"\byou (?:succeed|manage|pull it off|win)\b", re.IGNORECASE)
+DONE_WORDS = re.compile(r"\b(?:you (?:succeed|manage|pull it off|win|do it|get it done)|it works|it holds together|"
+                        r"it goes better|everything lines up|just as you (?:hoped|planned)|without a hitch)\b",
+                        re.IGNORECASE)
 FAILURE_WORDS = re.compile(r"\byou (?:fail|failed|cannot|can't|miss|missed|are spotted|fall short)\b",
                            re.IGNORECASE)
 
@@ -88,17 +96,35 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(r"\b" + re.escape(name) + r"\b")
 
 
-def invented_names(text: str, known: set[str]) -> list[str]:
-    """Capitalised multi-word names in ``text`` that match no known entity name (a hint, not proof)."""
+@per_pack
+def pack_names(pack: EraPack) -> frozenset[str]:
+    """Every name the pack gives: people, places, factions (and their aliases), items, hazards, quests, the era."""
+    named = [*pack.npcs.values(), *pack.companions.values(), *pack.locations.values(), *pack.factions.values()]
+    names = {n.name for n in named} | {alias for n in named for alias in n.aliases}
+    names |= {i.name for i in pack.era.items} | {pack.era.name, pack.era.era}
+    names |= {h.name for loc in pack.locations.values() for h in loc.hazards}
+    return frozenset(names | {q.title for q in pack.quests.values()})
+
+
+def invented_names(text: str, known: set[str] | frozenset[str]) -> list[str]:
+    """Capitalised multi-word names in ``text`` that match no known entity name or alias (a hint, not proof).
+    Case and a leading article do not count: "The See" matches the alias "the See"."""
+    keys = {f" {name_key(name)} " for name in known if name_key(name)}
     found = []
     for match in _CAPWORDS.findall(text):
-        if not any(match in name or name in match for name in known):
+        key = f" {name_key(match)} "
+        # "Salt See" of "The Salt See", "The Slag" of "The Slag & Lantern" (a shortening the pack did not declare)
+        part_of = any(key in name if key.count(" ") > 2 else name.startswith(key) for name in keys)
+        if not part_of and not any(name in key for name in keys):  # "Captain Oda Vell" holds "Oda Vell"
             found.append(match)
     return sorted(set(found))
 
 
 def outcome_conflicts(text: str, result: MechanicResult) -> list[str]:
-    """Contradictions between the prose and the check: success told as failure or the reverse."""
+    """Contradictions between the prose and the check: success told as failure or the reverse, or an action that
+    could not happen (``result.impossible``) told as done."""
+    if result.impossible and DONE_WORDS.search(text):
+        return [f"prose tells as done an action that could not happen ({result.summary})"]
     if result.outcome == Outcome.NO_ROLL:
         return []
     if result.outcome.succeeded and FAILURE_WORDS.search(text) and not SUCCESS_WORDS.search(text):
@@ -106,3 +132,53 @@ def outcome_conflicts(text: str, result: MechanicResult) -> list[str]:
     if not result.outcome.succeeded and SUCCESS_WORDS.search(text) and not FAILURE_WORDS.search(text):
         return [f"prose reads as a success but the check failed ({result.total} vs DC {result.dc})"]
     return []
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something the turn changed that the prose must say: one of ``marks`` (whole words, any case) must appear in
+    it, or ``line`` is added to it."""
+
+    marks: tuple[str, ...]
+    line: str
+
+
+def outcome_facts(events: list[BaseEvent], hp: int, max_hp: int, pack: EraPack) -> list[Fact]:
+    """The facts a player must read about this turn: HP lost or regained, money gained or spent, items gained or
+    lost. ``hp``/``max_hp``: the player's HP before the turn, to count what a heal really restored."""
+    facts: list[Fact] = []
+    for e in events:
+        match e:
+            case ev.Damage(amount=amount) if amount > 0:
+                hp -= amount
+                facts.append(Fact((str(amount),), f"You lose {amount} HP."))
+            case ev.Heal(amount=amount):
+                gained = max(0, min(amount, max_hp - max(hp, 0)))
+                hp += gained
+                if gained:
+                    facts.append(Fact((str(gained),), f"You get {gained} HP back."))
+            case ev.CreditsChange(delta=delta) if delta:
+                sum_ = money(abs(delta), pack)
+                facts.append(Fact((str(abs(delta)),), f"You are {sum_} {'richer' if delta > 0 else 'poorer'}."))
+            case ev.ItemGet(item=item) if item in pack.items:
+                name = pack.items[item].name.lower()
+                facts.append(Fact(_item_marks(name), f"You now carry {with_article(name)}."))
+            case ev.ItemLose(item=item) if item in pack.items:
+                name = pack.items[item].name.lower()
+                facts.append(Fact(_item_marks(name), f"The {name} is no longer yours."))
+    return facts
+
+
+def _item_marks(name: str) -> tuple[str, ...]:
+    head = name.split()[-1]
+    return (name, head) if len(head) >= 4 else (name,)
+
+
+def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
+    """The facts ``text`` does not state."""
+    return [f for f in facts if not any(_word_pattern(mark).search(text) for mark in f.marks)]
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(mark: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(mark) + r"(?!\w)", re.IGNORECASE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 
+from skald.packs.memo import per_pack
 from skald.packs.models import EraPack, Link
 from skald.state import PersistentState, PresentNpc
 from skald.vocab import Risk
@@ -17,26 +18,19 @@ def npc_location(state: PersistentState, pack: EraPack, npc_id: str) -> str:
     return state.world.npc_locations.get(npc_id) or pack.npcs[npc_id].location
 
 
-_CAST: dict[tuple[str, str], tuple[dict[str, PresentNpc], dict[str, PresentNpc], dict[str, PresentNpc]]] = {}
-
-
+@per_pack
 def _cast_of(pack: EraPack) -> tuple[dict[str, PresentNpc], dict[str, PresentNpc], dict[str, PresentNpc]]:
     """The pack's people as they appear on stage, built once per pack version (views are never modified): every NPC,
     every companion waiting for the player, every companion in the party."""
-    key = (pack.id, pack.content_hash)
-    if key not in _CAST:
-        npcs = {n.id: PresentNpc(id=n.id, name=n.name, role=n.role, description=n.description,
-                                 disposition=n.disposition, faction=n.faction) for n in pack.npcs.values()}
-        waiting, party = {}, {}
-        for c in pack.companions.values():
-            fields = {"id": c.id, "name": c.name, "role": c.role, "description": c.description,
-                      "faction": c.faction, "companion": True}
-            waiting[c.id] = PresentNpc(**fields, disposition="neutral")
-            party[c.id] = PresentNpc(**fields, disposition="friendly")
-        if len(_CAST) > 32:
-            _CAST.clear()
-        _CAST[key] = (npcs, waiting, party)
-    return _CAST[key]
+    npcs = {n.id: PresentNpc(id=n.id, name=n.name, role=n.role, description=n.description,
+                             disposition=n.disposition, faction=n.faction) for n in pack.npcs.values()}
+    waiting, party = {}, {}
+    for c in pack.companions.values():
+        fields = {"id": c.id, "name": c.name, "role": c.role, "description": c.description,
+                  "faction": c.faction, "companion": True}
+        waiting[c.id] = PresentNpc(**fields, disposition="neutral")
+        party[c.id] = PresentNpc(**fields, disposition="friendly")
+    return npcs, waiting, party
 
 
 def pack_npcs_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:

@@ -67,7 +67,7 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
                                           procedural=bool(r["procedural"]), location=r["location"],
                                           role=r["role"] or "", description=r["description"] or "")
                     for r in rows("SELECT * FROM known_npcs WHERE campaign_id = ? ORDER BY rowid")},
-        quests={r["quest_id"]: QuestState(id=r["quest_id"], status=r["status"], stage=r["stage"])
+        quests={r["quest_id"]: QuestState(id=r["quest_id"], status=r["status"], stage=r["stage"], hint=r["hint"])
                 for r in rows("SELECT * FROM quests WHERE campaign_id = ? ORDER BY rowid")},
         arc_stage=ArcStage(ws["arc_stage"]),
         arc_stage_turn=ws["arc_stage_turn"],

@@ -130,7 +130,12 @@ def m005_offer(db: sqlite_utils.Database) -> None:
     db["world_state"].add_column("offer", str)
 
 
-MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer)
+def m006_quest_hints(db: sqlite_utils.Database) -> None:
+    """What would complete a quest's current stage, after an attempt that nearly counted (QUEST_HINT)."""
+    db["quests"].add_column("hint", str)
+
+
+MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

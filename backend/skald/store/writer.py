@@ -184,9 +184,9 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
     _many(conn, "DELETE FROM known_npcs WHERE campaign_id = ? AND npc_id = ?", [(cid, k) for k in delete])
     upsert, _ = _changed(old.quests if old else {}, new.quests)
     _many(
-        conn, "INSERT INTO quests (campaign_id, quest_id, status, stage) VALUES (?, ?, ?, ?) ON CONFLICT "
-        "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage",
-        [(cid, q.id, q.status.value, q.stage) for q in (new.quests[k] for k in upsert)])
+        conn, "INSERT INTO quests (campaign_id, quest_id, status, stage, hint) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+        "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage, hint = excluded.hint",
+        [(cid, q.id, q.status.value, q.stage, q.hint) for q in (new.quests[k] for k in upsert)])
     if old is None or old.world is not new.world or old.combat is not new.combat or old.offer != new.offer or (
             (old.location, old.arc_stage, old.arc_stage_turn) != (new.location, new.arc_stage, new.arc_stage_turn)):
         conn.execute(

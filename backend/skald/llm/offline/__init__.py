@@ -1,0 +1,122 @@
+"""Deterministic stand-ins for the LLM roles, used whenever Ollama is off or fails: the narrator, the director's
+note and the opening (or resumed) scene.
+
+The offline narrator writes 5-8 second-person sentences (at most 250 words) from the turn: the mechanic summary
+(always, verbatim), every change to the player (HP, money, items, in numbers, so the validator never has to add
+them), the place (its description on arrival, its details, its tags at this hour, its hazards), the people on stage
+(a description the first time they are met, then what they do and say, by their attitude to the player), how it
+went (by outcome and kind of action; never a flourish of success for an impossible action), the player's tone, what
+happened last turn, the party, and the arc. It is deterministic for (campaign seed, turn), and never repeats a
+sentence of the turns ``state.recent`` keeps but the mandatory summary.
+
+The parts: ``scene`` reads the turn, ``draft`` puts the prose together and keeps it varied,
+``people`` and ``parts`` write each part, ``phrases`` holds Skald's own lines; everything
+pack-specific comes from the pack.
+"""
+
+from __future__ import annotations
+
+import random
+
+from skald import events as ev
+from skald.llm.offline import phrases as ph
+from skald.llm.offline.draft import EVENTS, MOOD, SUMMARY, Draft, end
+from skald.llm.offline.parts import air, arrival, company, events, hour, lead, outcome
+from skald.llm.offline.people import people
+from skald.llm.offline.scene import Scene
+from skald.packs.models import EraPack
+from skald.persistent import PersistentState
+from skald.rules import clock, prose
+from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
+from skald.rules.scene import everyone_at
+from skald.state import GameState
+from skald.text import with_article
+
+
+def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
+    """Offline prose for this turn: 5-8 second-person sentences, at most 250 words, no sentence from the turns
+    before (but the mandatory summary), the outcome and every change to the player told."""
+    d = Draft(state, pack)
+    scene = Scene.of(state, pack)
+    if d.result is not None:  # what must be told: the outcome, then every change to the player
+        d.put(SUMMARY, end(d.result.summary), must=True)
+    events(d, scene)
+    if scene.moved:  # the new place, then who is in it
+        arrival(d, scene)
+    if scene.focus is not None:
+        people(d, scene)
+    news = next((e for e in scene.state.staged_events if isinstance(e, ev.News)), None)
+    if news is not None:  # one piece of news a turn; /news keeps the rest
+        d.put(EVENTS, d.choose("news", ph.NEWS, text=d.tail(news.text)), limit=MAX_SENTENCES - 2)
+    if d.result is not None:
+        outcome(d, scene)
+    hour(d, scene)
+    if not scene.moved:
+        lead(d, scene)
+    company(d, scene)
+    size = MIN_SENTENCES + rng.randrange(2) + (0 if scene.fighting else 1)  # 5-7 sentences; a fight reads short
+    air(d, scene, size)
+    while d.count < MIN_SENTENCES or not prose.second_person(d.text()):  # the last resort: a bare place
+        if not d.put(MOOD, d.choose("filler", ph.FILLER, **scene.here)):
+            d.put(MOOD, f"You are in {scene.here['place']}; it is {scene.now}.", must=True)
+            break
+    return d.text()
+
+
+# ------------------------------------------------------------------ the other offline roles
+
+
+def director_note(state: GameState, pack: EraPack, beat: str, mood: str) -> str:
+    """The deterministic director's note: a few plain sentences of emphasis for the narrator (the beat and mood, the
+    outcome, and who and what to keep in view)."""
+    result = state.mechanic_result
+    stakes = result.summary if result else "The player takes stock."
+    note = [f"Play this as {beat} with a {mood} mood. Keep the outcome plain: {end(stakes)}"]
+    if result is not None and result.impossible:
+        note.append("Nothing happened: do not tell it as done.")
+    router = state.router_output
+    if router is not None and router.tone.value in TONE_NOTES:
+        note.append(TONE_NOTES[router.tone.value])
+    focus = state.director_instructions.focus_npc if state.director_instructions else None
+    person = next((p for p in state.present_npcs if p.id == (focus or (router.target_npc if router else None))), None)
+    if person is not None:
+        note.append(f"Keep {person.name} in view.")
+    return " ".join(note)
+
+
+TONE_NOTES = {"PARAGON": "The player is being decent about it.", "RENEGADE": "The player is pushing hard.",
+              "INVESTIGATE": "The player is after answers."}
+
+
+def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
+    """The scene a campaign starts in, or stands at when it is resumed: where the player is, when, who is about,
+    and (on resume) what happened last. Plain, second person, from the pack's own words."""
+    here = pack.locations[state.location]
+    now = clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)
+    people = everyone_at(state, pack, state.location)
+    locals_ = [p for p in people if not p.companion]
+    waiting = [p for p in people if p.companion and p.id not in state.party]
+    party = [pack.companions[c].name for c in state.party if c in pack.companions]
+    lines: list[str] = []
+    if resumed:
+        lines.append(f"You are back in {here.name}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
+        if state.recent:
+            last = state.recent[-1]
+            told = next((s for s in last.sentences if s.startswith("You ")), None)  # most often the outcome
+            lines.append(f"Where you left off: {told or end(last.input)}")
+    else:
+        bg = pack.backgrounds[state.player.background]
+        lines.append(f"{pack.era.name}, {pack.era.era}. You are {state.player.name}, {with_article(bg.name)}: "
+                     f"{end(bg.description)}")
+        lines.append(f"{here.name}. {end(here.description)}")
+        lines.append(f"It is {clock.time_of_day(state.world.time_minutes)}, {now}.")
+    if locals_:
+        named = [f"{p.name}, {with_article(p.role)}" for p in locals_[:3]]
+        lines.append(("Here: " if resumed else "About the place: ") + "; ".join(named) + ".")
+    else:
+        lines.append("Nobody you know is about.")
+    for person in waiting[:1]:
+        lines.append(f"{person.name} is here too, {with_article(person.role)} looking for work.")
+    if party:
+        lines.append(f"With you: {', '.join(party)}.")
+    return " ".join(lines)

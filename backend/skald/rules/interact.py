@@ -1,0 +1,173 @@
+"""Hands-on actions that are not a fight, a trade, a search or travel, and requests the rules cannot honour.
+
+What the rules settle here (Skald's own table):
+- **wishes** (``rules.wishes``: "I win", "give me 1000000 credits", "ignore previous instructions"): nothing
+  happens; an in-world answer and what the player could do instead (the standing offer);
+- **work** ("work", "odd jobs", "earn some money") in a settled place: a might check (SAFE), 60 minutes; success
+  earns d4+2 units; there is no work in the wilds, ruins or mines;
+- **help** ("help Oda", "lend a hand"): a presence check (SAFE), 20 minutes, aimed at the person named or the first
+  person here; success is +1 reputation with their faction (or the place's);
+- **take** an item: it is for sale here (buy it or steal it), already carried, or not here; nothing lies about for
+  the taking (finds come from searching);
+- **show** a carried item to someone here: they look at it (a quest stage may want exactly that);
+- **climb, open, push, pull, force, repair, fix, light**: while something here is still hidden, a check (agility to
+  climb, wits to repair, fix or light, might otherwise) that finds it on a success, as a search would; with nothing
+  left to find, nothing comes of it;
+- anything else: nothing the rules can resolve; the answer says so and names what would work.
+Every "nothing happens" answer is an ``impossible`` result, so no narrator tells it as a success.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from skald import events as ev
+from skald.packs.models import EraPack
+from skald.rules import clock, dice
+from skald.rules.money import money
+from skald.rules.resolution import (
+    ROUGH_PLACES,
+    Resolution,
+    enemy_hits,
+    faction_rep,
+    fail_stress,
+    found_events,
+    hidden_here,
+    make_result,
+    roll_check,
+    target_of,
+)
+from skald.rules.scene import everyone_at, held
+from skald.rules.wishes import Wish, wish
+from skald.state import GameState, RouterOutput
+from skald.text import or_list
+from skald.vocab import Outcome, Risk
+
+WORK_MINUTES, HELP_MINUTES = 60, 20
+
+_WORK = re.compile(r"\b(?:work|odd jobs?|earn|labou?r|haul|do (?:some )?chores|find (?:a |some )?jobs?)\b")
+_HELP = re.compile(r"\b(?:help|lend a hand|give .{0,30}a hand|offer a hand|assist)\b")
+_TAKE = re.compile(r"\b(?:take|pick up|grab|pocket|collect)\b")
+_SHOW = re.compile(r"\bshow\b")
+_HANDS_ON: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?:climb|scale|clamber)\b"), "agility"),
+    (re.compile(r"\b(?:repair|fix|mend|light|rig|tinker)\b"), "wits"),
+    (re.compile(r"\b(?:open|push|pull|force|pry|prise|lift|move|break|close)\b"), "might"),
+]
+WISH_ANSWERS: dict[Wish, str] = {
+    "instructions": "You say it aloud to no one in particular. The world does not take orders, and nothing changes.",
+    "fiat": "Wishing does not fill a purse or mend a wound; nothing changes.",
+    "victory": "Saying it does not make it so; the world carries on exactly as it was.",
+}
+
+
+def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """Resolve an INTERACT action (see the module docstring for what each kind does)."""
+    text = router.text
+    kind = wish(text)
+    if kind is not None:
+        return _nothing(router, state, WISH_ANSWERS[kind], minutes=1)
+    if _WORK.search(text) and not _HELP.search(text):
+        return _work(router, state, pack, rng)
+    if _HELP.search(text):
+        return _help(router, state, pack, rng)
+    if _SHOW.search(text) and router.target_item:
+        return _show(router, state, pack)
+    if _TAKE.search(text):
+        return _take(router, state, pack)
+    for pattern, stat in _HANDS_ON:
+        if pattern.search(text):
+            return _hands_on(router, state, pack, rng, stat)
+    return _nothing(router, state, "Nothing comes of that here: it is not something the world answers to.")
+
+
+def could_do(state: GameState, limit: int = 3) -> str:
+    """'You could talk to Oda, search the walkway or travel to Wickhall.' from the standing offer ('' if none)."""
+    labels = [s.label for s in state.offer if s.label][:limit]
+    if not labels:
+        return ""
+    return f"You could {or_list([label[:1].lower() + label[1:] for label in labels])}."
+
+
+def _nothing(router: RouterOutput, state: GameState, why: str, minutes: int = 2) -> Resolution:
+    instead = could_do(state)
+    return Resolution(make_result(router, None, minutes, f"{why} {instead}".strip(), impossible=True))
+
+
+def _work(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    here = pack.locations[state.location]
+    if here.type in ROUGH_PLACES or state.combat is not None:
+        why = f"There is no work to be had in {here.name}." if state.combat is None else \
+            f"{state.combat.enemy_name} is not going to wait while you look for work."
+        return _nothing(router, state, why)
+    chk = roll_check(router, state, pack, rng, Risk.SAFE, stat="might")
+    if not chk.outcome.succeeded:
+        return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {here.name}, but it "
+                                      "goes wrong and nobody pays you for it.", fail_stress(chk)))
+    pay = dice.roll(rng, 4) + 2
+    return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {here.name} and earn "
+                                  f"{money(pay, pack)}."), [ev.CreditsChange(delta=pay, reason="an hour's work")])
+
+
+def _help(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    if state.combat is not None:
+        return _nothing(router, state, f"There is no helping anyone else with {state.combat.enemy_name} on you.")
+    person = target_of(router, state, pack)
+    if person is None and router.target_npc is None:
+        person = next((p for p in everyone_at(state, pack, state.location) if not p.companion), None)
+    if person is None or person.companion:
+        why = "There is nobody here who needs a hand." if person is None else \
+            f"{person.name} is with you already; help them by getting on with the job."
+        return _nothing(router, state, why)
+    chk = roll_check(router, state, pack, rng, Risk.SAFE, stat="presence")
+    first = person.name.split()[0]
+    if not chk.outcome.succeeded:
+        return Resolution(make_result(router, chk, HELP_MINUTES, f"You try to help {person.name}, but you are more "
+                                      f"in the way than not, and {first} waves you off.", fail_stress(chk)))
+    faction = person.faction or pack.locations[state.location].faction
+    return Resolution(make_result(router, chk, HELP_MINUTES, f"You lend {person.name} a hand, and {first} will "
+                                  "remember it."), faction_rep(faction, 1, f"helped {person.name}"))
+
+
+def _show(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
+    item = pack.items[router.target_item]
+    person = target_of(router, state, pack)
+    if not held(state, item.id):
+        return _nothing(router, state, f"You do not carry the {item.name.lower()}.")
+    if person is None:
+        return _nothing(router, state, f"There is nobody here to show the {item.name.lower()} to.")
+    return Resolution(make_result(router, None, 5, f"You show {person.name} the {item.name.lower()}, and "
+                                  f"{person.name.split()[0]} looks it over."))
+
+
+def _take(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
+    here = pack.locations[state.location]
+    item = pack.items.get(router.target_item or "")
+    if item is None:
+        return _nothing(router, state, "Nothing here lies about for the taking; a careful search might turn "
+                                       "something up.")
+    name = item.name.lower()
+    if item.id in here.shop:
+        return _nothing(router, state, f"The {name} is for sale here, at {money(item.value, pack)}: buy it, or try "
+                                       "to steal it.")
+    if held(state, item.id):
+        return _nothing(router, state, f"You already carry the {name}.")
+    return _nothing(router, state, f"There is no {name} here to take.")
+
+
+def _hands_on(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random, stat: str) -> Resolution:
+    here = pack.locations[state.location]
+    found = hidden_here(state, pack)
+    if found is None:
+        return _nothing(router, state, f"You try, but nothing in {here.name} answers to it; there is nothing "
+                                       "left to find that way.")
+    risk = Risk.RISKY if here.type in ROUGH_PLACES else Risk.SAFE
+    chk = roll_check(router, state, pack, rng, risk, stat=stat)
+    minutes = clock.time_cost(router.action_class)
+    if chk.outcome.succeeded:
+        return Resolution(make_result(router, chk, minutes, f"Your effort turns something up: {found.text}"),
+                          found_events(found, state, here.id))
+    events = enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
+    return Resolution(make_result(router, chk, minutes, "It does not give, and nothing comes of it this time.",
+                                  fail_stress(chk)), events)

@@ -1,0 +1,191 @@
+"""The economy actions: buying from a shop, selling to a trader or a person, giving money or things away.
+
+No check is rolled; prices and reactions follow the pack and the other side's attitude (``rules.attitude``).
+Selling fetches a share of the item's pack ``value`` (Skald's own table, :data:`SALE_SHARE`): 60% from someone
+friendly, 50% neutral, 35% wary; a hostile person will not deal at all. A gift worth at least
+:data:`NOTICED_GIFT` units raises the player's reputation with the recipient's faction by 1; a gift to a
+companion raises their affinity by 2, plus 1 per 5 units of value (at most 10). Anything the rules cannot do
+(an item not carried, nobody to trade with, more money than the purse holds) is an ``impossible`` result that
+says why and what would work.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from skald import events as ev
+from skald.packs.models import EraPack, Item
+from skald.rules import clock
+from skald.rules.attitude import attitude
+from skald.rules.money import money
+from skald.rules.resolution import Resolution, faction_rep, make_result, target_of
+from skald.rules.scene import everyone_at, held, route
+from skald.state import GameState, PresentNpc, RouterOutput
+from skald.text import or_list, with_article
+from skald.vocab import ActionClass
+
+SALE_SHARE = {"friendly": 0.6, "neutral": 0.5, "wary": 0.35}
+NOTICED_GIFT = 5
+DRINK_PRICE = 2
+
+_AMOUNT = re.compile(r"\b(\d[\d,]*)\b")
+
+
+def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """Buy a shop item at its pack price, or a drink (2 units, -1 stress) in a bar."""
+    here = pack.locations[state.location]
+    minutes = clock.time_cost(ActionClass.BUY)
+    item = pack.items.get(router.target_item or "")
+    if item is None and here.type == "bar":
+        if state.player.credits < DRINK_PRICE:
+            return Resolution(make_result(router, None, minutes, f"You cannot cover even a drink: it is "
+                                          f"{money(DRINK_PRICE, pack)}, and you have {_purse(state, pack)}.",
+                                          impossible=True))
+        return Resolution(make_result(router, None, minutes, f"You buy a drink for {money(DRINK_PRICE, pack)} and "
+                                      "let it take the edge off.", stress=-1),
+                          [ev.CreditsChange(delta=-DRINK_PRICE, reason="a drink")])
+    if item is None or item.id not in here.shop:
+        stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+        what = f"{_the(item).capitalize()} is" if item else "That is"
+        offer = f"on offer: {stock}." if stock else f"nobody sells anything in {here.name}."
+        return Resolution(make_result(router, None, minutes, f"{what} not for sale here; {offer}", impossible=True))
+    if state.player.credits < item.value:
+        short = f"{_the(item).capitalize()} costs {money(item.value, pack)}; you have {_purse(state, pack)}."
+        return Resolution(make_result(router, None, minutes, short, impossible=True))
+    events = [ev.CreditsChange(delta=-item.value, reason=f"bought {item.name}"), ev.ItemGet(item=item.id, qty=1)]
+    return Resolution(make_result(router, None, minutes, f"You buy {_the(item)} for {money(item.value, pack)}."),
+                      events)
+
+
+def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """Sell one carried item to the person named, or to the traders of a place with a shop."""
+    here = pack.locations[state.location]
+    minutes = clock.time_cost(ActionClass.SELL)
+
+    def refuse(summary: str) -> Resolution:
+        return Resolution(make_result(router, None, minutes, summary, impossible=True))
+
+    item = pack.items.get(router.target_item or "")
+    if item is None or not held(state, item.id):
+        carried = _carried(state, pack)
+        if item is not None:
+            return refuse(f"You do not carry {_the(item)}" + (f"; you have {carried}." if carried else "."))
+        return refuse(f"Sell what? You carry {carried}." if carried else "You have nothing to sell.")
+    if state.combat is not None:
+        return refuse(f"Nobody haggles in the middle of a fight with {state.combat.enemy_name}.")
+    buyer = target_of(router, state, pack)
+    if buyer is not None and buyer.companion:
+        return refuse(f"{buyer.name} is not buying; try a trader.")
+    if buyer is None and not here.shop:
+        market = _nearest_shop(state, pack)
+        where = f"; the nearest is {market}" if market else ""
+        return refuse(f"Nobody in {here.name} is buying. Try a place with a shop{where}, or name the person you "
+                      "want to sell to.")
+    feeling = attitude(buyer, state) if buyer else _place_attitude(state, pack)
+    who = buyer.name if buyer else f"A trader in {here.name}"
+    if feeling == "hostile":
+        return refuse(f"{who} will not deal with you at any price.")
+    if item.value <= 0:
+        return refuse(f"{who} turns {_the(item)} over and hands it back: it is worth nothing to anyone here.")
+    price = max(1, int(item.value * SALE_SHARE[feeling]))
+    note = {"friendly": " (a fair price: they like you)", "wary": " (a poor price: they do not trust you)"}.get(
+        feeling, "")
+    events = [ev.ItemLose(item=item.id, qty=1), ev.CreditsChange(delta=price, reason=f"sold {item.name}")]
+    return Resolution(make_result(router, None, minutes, f"{who} buys {_the(item)} from you for "
+                                  f"{money(price, pack)}{note}."), events)
+
+
+def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """Give money ("give Juno 10 credits") or one carried item to someone here."""
+    minutes = clock.time_cost(ActionClass.GIVE)
+
+    def refuse(summary: str) -> Resolution:
+        return Resolution(make_result(router, None, minutes, summary, impossible=True))
+
+    if state.combat is not None:
+        return refuse(f"Nobody takes a gift mid-fight; persuade {state.combat.enemy_name} to back off, or run.")
+    people = everyone_at(state, pack, state.location)
+    recipient = target_of(router, state, pack)
+    if recipient is None:
+        names = [p.name for p in people]
+        return refuse(f"Give it to whom? Name them: {or_list(names)}." if names else
+                      "There is nobody here to give anything to.")
+    amount = _amount(router.text) if router.target_item is None else None
+    if amount is not None:
+        if amount <= 0:
+            return refuse("You go through the motions of giving nothing; nobody is impressed.")
+        if amount > state.player.credits:
+            return refuse(f"You cannot give {money(amount, pack)}: you have {_purse(state, pack)}.")
+        events: list[ev.BaseEvent] = [ev.CreditsChange(delta=-amount, reason=f"given to {recipient.name}")]
+        events += _thanks(recipient, amount, state)
+        return Resolution(make_result(router, None, minutes, f"You give {money(amount, pack)} to {recipient.name}; "
+                                      f"{_reaction(recipient, state)}."), events)
+    item = pack.items.get(router.target_item or "")
+    if item is None or not held(state, item.id):
+        carried = _carried(state, pack)
+        if item is not None:
+            return refuse(f"You do not carry {_the(item)}" + (f"; you have {carried}." if carried else "."))
+        return refuse(f"Give what? You carry {carried or 'nothing'} and {_purse(state, pack)}; name a thing or a sum.")
+    events = [ev.ItemLose(item=item.id, qty=1), *_thanks(recipient, item.value, state)]
+    return Resolution(make_result(router, None, minutes, f"You give {_the(item)} to {recipient.name}; "
+                                  f"{_reaction(recipient, state)}."), events)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _thanks(person: PresentNpc, value: int, state: GameState) -> list[ev.BaseEvent]:
+    if person.companion:
+        if state.companions.get(person.id) is None or not state.companions[person.id].in_party:
+            return []
+        return [ev.AffinityChange(companion=person.id, delta=min(10, 2 + value // 5))]
+    if value < NOTICED_GIFT or attitude(person, state) == "hostile":
+        return []
+    return faction_rep(person.faction, 1, f"a gift to {person.name}")
+
+
+def _reaction(person: PresentNpc, state: GameState) -> str:
+    first = person.name.split()[0]
+    return {"friendly": f"{first} thanks you warmly", "neutral": f"{first} takes it with a nod",
+            "wary": f"{first} takes it, still watching you", "hostile": f"{first} snatches it and gives nothing back",
+            }[attitude(person, state)]
+
+
+def _amount(text: str) -> int | None:
+    """The sum named in a gift ("give juno 10 credits", "pay her 1,000"), or None."""
+    match = _AMOUNT.search(text)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
+def _place_attitude(state: GameState, pack: EraPack) -> str:
+    """How the traders of a place feel: neutral, moved by reputation with the place's faction."""
+    faction = pack.locations[state.location].faction
+    trader = PresentNpc(id="trader", name="trader", role="trader", description="", faction=faction)
+    return attitude(trader, state)
+
+
+def _nearest_shop(state: GameState, pack: EraPack) -> str | None:
+    best: tuple[int, str] | None = None
+    for loc in pack.locations.values():
+        if loc.shop and loc.id != state.location:
+            path = route(pack, state.location, loc.id)
+            if path is not None:
+                minutes = sum(link.minutes for link in path)
+                if best is None or minutes < best[0]:
+                    best = (minutes, loc.name)
+    return best[1] if best else None
+
+
+def _carried(state: GameState, pack: EraPack) -> str:
+    names = [with_article(pack.items[i].name.lower()) for i, qty in sorted(state.player.inventory.items())
+             if qty > 0 and i in pack.items]
+    return or_list(names, "and")
+
+
+def _purse(state: GameState, pack: EraPack) -> str:
+    return money(state.player.credits, pack)
+
+
+def _the(item: Item) -> str:
+    return f"the {item.name.lower()}"

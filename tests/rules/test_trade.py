@@ -1,0 +1,116 @@
+"""Buying, selling and giving (finding 1 of the newcomer session: they were narrated as successes and did nothing)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from skald import views
+from skald.packs.loader import load_pack
+from skald.rules import checks, intent, trade
+from skald.rules.meta_commands import status_line
+from skald.rules.start import new_state
+from skald.vocab import ActionClass
+
+
+def test_selling_an_item_pays_a_share_of_its_value_by_attitude(make_state, play, pack):
+    state = make_state(location="scrip_market")  # Juno (neutral) and Oda (neutral); a market with a shop
+    state.player.inventory["claim_beacon"] = 1
+    value = pack.items["claim_beacon"].value
+    turn = play(state, "sell my claim beacon to Oda")
+    assert turn.router.action_class == ActionClass.SELL and not turn.result.impossible
+    price = int(value * trade.SALE_SHARE["neutral"])
+    assert "claim_beacon" not in turn.after.player.inventory
+    assert turn.after.player.credits == state.player.credits + price
+    assert f"{price} credits" in turn.result.summary and "Oda Brannock" in turn.result.summary
+
+
+def test_a_friendly_buyer_pays_more_and_a_wary_one_less(make_state, play):
+    friendly = make_state(location="slag_and_lantern")
+    friendly.player.inventory["ore_sample"] = 1
+    wary = make_state(location="slagside")
+    wary.player.inventory["ore_sample"] = 1
+    gain = {}
+    for name, state, text in (("friendly", friendly, "sell my ore sample to Hesper"),
+                              ("wary", wary, "sell my ore sample to Gideon")):
+        turn = play(state, text)
+        gain[name] = turn.after.player.credits - state.player.credits
+        assert not turn.result.impossible, turn.result.summary
+    assert gain["friendly"] > gain["wary"] > 0
+
+
+@pytest.mark.parametrize(("where", "text", "why"), [
+    ("scrip_market", "sell my rebreather", "You do not carry the rebreather"),
+    ("kettle_row", "sell my hand lamp", "Nobody in Kettle Row is buying"),
+    ("slag_and_lantern", "sell", "Sell what? You carry"),
+    ("scrip_market", "sell my claim beacon to Rhea", "Rhea Calloway is not here"),
+])
+def test_a_sale_the_rules_cannot_make_says_why_and_changes_nothing(make_state, play, where, text, why):
+    state = make_state(location=where)
+    turn = play(state, text)
+    assert turn.result.impossible and why in turn.result.summary, turn.result.summary
+    assert turn.after.player.inventory == state.player.inventory
+    assert turn.after.player.credits == state.player.credits
+    assert turn.types() == ["TIME_ADVANCE"]
+
+
+def test_a_hostile_person_will_not_deal(make_state, play):
+    state = make_state(location="ash_flats")  # Gault Ferris, a hostile claim jumper
+    state.player.inventory["ore_sample"] = 1
+    turn = play(state, "sell my ore sample to Gault")
+    assert turn.result.impossible and "will not deal with you" in turn.result.summary
+
+
+def test_giving_money_takes_it_from_the_purse_and_earns_goodwill(state, play):
+    turn = play(state, "give Hesper 10 credits")
+    assert turn.router.action_class == ActionClass.GIVE and not turn.result.impossible
+    assert turn.after.player.credits == state.player.credits - 10
+    assert turn.after.reputation["union"] == state.reputation.get("union", 0) + 1  # Hesper's faction
+    assert "10 credits" in turn.result.summary
+
+
+def test_a_small_gift_is_taken_without_changing_standing(state, play):
+    turn = play(state, "give Hesper 2 credits")
+    assert turn.after.reputation == state.reputation
+
+
+def test_giving_an_item_hands_it_over(state, play):
+    state.player.inventory["water_ration"] = 2
+    turn = play(state, "give Tobin a water ration")
+    assert turn.after.player.inventory["water_ration"] == 1
+    assert "Tobin Marsh" in turn.result.summary
+
+
+def test_a_gift_to_a_party_companion_raises_their_affinity(state, play, pack):
+    from skald.state import CompanionState
+
+    state.companions["rhea_calloway"] = CompanionState(id="rhea_calloway", in_party=True, affinity=0)
+    turn = play(state, "give Rhea 10 credits")
+    assert turn.after.companions["rhea_calloway"].affinity == 2 + 10 // 5
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("give Juno 10 credits", "Juno Farrow is not here"),
+    ("give Hesper 100000 credits", "you have"),
+    ("give Hesper the rebreather", "You do not carry the rebreather"),
+    ("give Hesper", "Give what?"),
+])
+def test_a_gift_the_rules_cannot_make_says_why_and_changes_nothing(state, play, text, why):
+    turn = play(state, text)
+    assert turn.result.impossible and why in turn.result.summary, turn.result.summary
+    assert turn.after.player == state.player
+    assert turn.types() == ["TIME_ADVANCE"]
+
+
+def test_prices_are_in_the_packs_currency():
+    """Finding 9: saltmarsh_reach counts in greys; no player-facing line says credits."""
+    salt = load_pack("saltmarsh_reach")
+    state = new_state(salt, seed=1)
+    shop = next(loc for loc in salt.locations.values() if loc.shop)
+    state.location = shop.id
+    item = salt.items[shop.shop[0]]
+    router = intent.classify(f"buy {item.name.lower()}", state, salt)
+    res = checks.resolve(router, state, salt, random.Random(0))
+    assert res.result.summary.endswith(f"{item.value} {'grey' if item.value == 1 else 'greys'}.")
+    view = views.status(state, salt)
+    assert view.money == f"{state.player.credits} greys" and "credit" not in status_line(view)
