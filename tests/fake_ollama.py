@@ -24,6 +24,7 @@ holds a stream before a given line until the test releases it.
 
         gate = Gate()
         server.queue("nar", held("First. Second.", gate, after=1))  # one line, then wait for gate.release()
+        server.always(ANY, hung())                    # every model hangs until the server stops
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ def slow(content: str, chunk_delay_s: float, chunk_chars: int = 16) -> Reply:
 def hang(seconds: float, content: str = "too late") -> Reply:
     """Say nothing for ``seconds`` (past the client's timeout), then answer. ``stop()`` cuts the wait short."""
     return Reply(content=content, delay_s=seconds)
+
+
+def hung() -> Reply:
+    """Accept the request and never answer: no status line, no byte, until ``stop()`` (a model that hangs)."""
+    return Reply(content="never sent", delay_s=math.inf)
 
 
 def http_error(status: int = 500, error: str = "internal server error") -> Reply:
@@ -211,8 +217,8 @@ class FakeOllama:
         self.stop()
 
     def _wait(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; False if the server is stopping."""
-        return not (seconds > 0 and self._stopping.wait(seconds))
+        """Sleep up to ``seconds`` (``math.inf``: until the server stops); False if the server is stopping."""
+        return not (seconds > 0 and self._stopping.wait(None if math.isinf(seconds) else seconds))
 
     def _wait_for(self, gate: Gate) -> bool:
         """Wait until ``gate`` is released; False if the server is stopping first."""
@@ -277,6 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model", "")
         reply = self.fake._next_reply(model, body)
         if not self.fake._wait(reply.delay_s):
+            self.close_connection = True  # stopping: do not wait for the client's next request on this connection
             return
         try:
             if reply.status != 200:

@@ -91,7 +91,8 @@ def sse_events(lines: Iterator[str]) -> list[tuple[str, Any]]:
 
 @contextmanager
 def live(db: Path, **app_kw: Any) -> Iterator[Api]:
-    app = create_app(db, **app_kw)
+    """A live server on ``db``; campaigns are not rate-limited unless ``create_per_minute`` says so."""
+    app = create_app(db, **{"create_per_minute": 0} | app_kw)
     with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=TIMEOUT) as client:
         yield Api(client, db)
 
@@ -321,11 +322,15 @@ def test_a_failure_inside_the_commit_leaves_neither_the_turn_nor_its_key(api: Ap
     cid, auth = api.new_campaign()
 
     def disk_full(*args, **kwargs):  # runs inside the turn's transaction, after the key was written
-        raise sqlite3.OperationalError("database or disk is full")
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorcode, exc.sqlite_errorname = 13, "SQLITE_FULL"  # as SQLite sets them
+        raise exc
 
     monkeypatch.setattr(idempotency, "prune", disk_full)
     failed = api.turn(cid, auth, "look around", headers={"Idempotency-Key": "k1"})
-    assert failed.status_code == 500
+    assert failed.status_code == 503 and failed.headers["retry-after"] == "5"
+    assert failed.json()["reason"] == "disk_full" and "nothing already saved was lost" in failed.json()["detail"]
+    assert str(api.db) not in failed.text  # the server's paths are not the client's business
     conn = connect(api.db)
     assert conn.execute("SELECT COUNT(*) FROM api_idempotency WHERE campaign_id = ?", (cid,)).fetchone()[0] == 0
     assert conn.execute("SELECT COUNT(*) FROM turns WHERE campaign_id = ?", (cid,)).fetchone()[0] == 0
@@ -481,7 +486,7 @@ def test_reload_packs_swaps_in_an_edited_pack_and_keeps_the_last_good_one_on_err
     shutil.copytree(loader.PACKS_DIR / PACK, packs_dir / PACK)
     monkeypatch.setattr(loader, "PACKS_DIR", packs_dir)
     locations = packs_dir / PACK / "locations.yaml"
-    with live(tmp_path / "reload.db", reload_packs=True, pack_poll_s=0) as api:
+    with live(tmp_path / "reload.db", reload_packs=True, pack_poll_s=0, admin_key="designer") as api:
         cid, auth = api.new_campaign(seed=1, background=None)
         start = api.client.get(f"/campaigns/{cid}", headers=auth).json()
         assert start["location_name"] == "The Slag & Lantern"
@@ -490,8 +495,10 @@ def test_reload_packs_swaps_in_an_edited_pack_and_keeps_the_last_good_one_on_err
         locations.write_text(locations.read_text() + "\n  - id: [broken\n")
         reply = api.turn(cid, auth, "look around")
         assert reply.status_code == 200 and reply.json()["state"]["location_name"] == "The Slag & Lamp"
-        errors = api.client.get("/health").json()["pack_errors"]
+        errors = api.client.get("/health", headers=bearer("designer")).json()["pack_errors"]
         assert PACK in errors and any("YAML" in e for e in errors[PACK])
+        public = api.client.get("/health").json()["pack_errors"]  # no file paths without the admin key
+        assert list(public) == [PACK] and "problem" in public[PACK][0] and ".yaml" not in str(public)
 
 
 def test_skald_serve_runs_the_api_and_claims_the_admin_key(tmp_path: Path) -> None:

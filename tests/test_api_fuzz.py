@@ -39,7 +39,7 @@ class Target:
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    app = create_app(Path(tmp_path_factory.mktemp("fuzz")) / "fuzz.db", admin_key="fuzz-admin")
+    app = create_app(Path(tmp_path_factory.mktemp("fuzz")) / "fuzz.db", admin_key="fuzz-admin", create_per_minute=0)
     with LiveServer(app) as server:
         body = httpx.post(f"{server.url}/campaigns", json={"pack": "cinder_reach", "seed": 9}, timeout=10).json()
         yield Target(server.url, body["campaign_id"], body["token"])

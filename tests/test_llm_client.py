@@ -208,10 +208,15 @@ def test_structured_reply_is_parsed_into_the_schema(server: FakeOllama) -> None:
 
 
 def test_client_recovers_after_a_timeout(server: FakeOllama) -> None:
+    """A timeout opens the circuit at once (the next turns must not wait it out again); the trial call after
+    ``breaker_seconds`` finds the model back."""
     server.queue("nar", hang(30)).always("nar", text("Back again."))
-    client = client_for(server.url, timeout_s=0.5)
+    clock = Clock()
+    client = client_for(server.url, timeout_s=0.5, clock=clock)
     with pytest.raises(LLMUnavailable, match="LLMTimeout"):
         client.text("narrator", "s", "u")
+    assert failed(client, "narrator").call.outcome == "circuit_open"
+    clock.now += 60
     assert client.text("narrator", "s", "u")[0] == "Back again."
 
 

@@ -4,7 +4,8 @@ to a fake Ollama that fails in one way per run.
 Whatever the fault, every turn commits with prose and four suggestions, and the LLM calls of each turn follow
 the route table in ``docs/architecture.md``: META makes none; TALK and ACTION call director, narrator and
 suggestion_refiner, in that order. A role that keeps failing opens its circuit after three calls (the breaker
-defaults), and from then on its calls are recorded as ``circuit_open`` without a request reaching the server.
+defaults), and from then on its calls are recorded as ``circuit_open`` without a request reaching the server. A
+hung server is found out at once: the first call that gets no reply by its deadline opens every role's circuit.
 """
 
 from __future__ import annotations
@@ -88,12 +89,23 @@ class Mode:
 
     :param failing: role -> how its fallback warning goes on after ``"<role>: fallback after "``.
     :param requests: role -> requests one failed call makes (retries or feedback attempts); 1 when not listed.
+    :param hung: the server never answers: the first call (the director's, on the first story turn) times out and
+        opens every role's circuit at once.
     """
 
     script: Callable[[FakeOllama], None]
     failing: dict[str, str] = field(default_factory=dict)
     requests: dict[str, int] = field(default_factory=dict)
     timeout_s: float = 2.0
+    hung: bool = False
+
+    def tried(self, role: str, story: int) -> bool:
+        """Whether a failing role's call on story turn ``story`` (0-based) reaches the server."""
+        return role == "director" and story == 0 if self.hung else story < BREAKER_FAILURES
+
+    def calls_made(self, role: str) -> int:
+        """Calls of a failing role that reached the server in the whole session."""
+        return int(role == "director") if self.hung else BREAKER_FAILURES
 
 
 TIMEOUT = "LLMTimeout: the role's deadline passed"
@@ -102,7 +114,7 @@ INVALID = f"1 validation issue(s) after {ATTEMPTS} attempt(s)"
 MODES = {
     "healthy": Mode(healthy),
     "slow_stream": Mode(slow),
-    "timeout": Mode(every_model(hang(30)), dict.fromkeys(ROLES, TIMEOUT), timeout_s=0.3),
+    "timeout": Mode(every_model(hang(30)), dict.fromkeys(ROLES, TIMEOUT), timeout_s=0.3, hung=True),
     "http_500": Mode(every_model(http_error(500)), dict.fromkeys(ROLES, HTTP_500),
                      dict.fromkeys(ROLES, RETRIES + 1)),
     "refiner_not_json": Mode(refiner_says(text("Here are four better options for you!")),
@@ -126,8 +138,10 @@ def server() -> Iterator[FakeOllama]:
         yield fake
 
 
-def circuit_open(role: str) -> re.Pattern[str]:
-    return re.compile(rf"{role}: fallback, circuit open after {BREAKER_FAILURES} consecutive failures \(\d+ s left\)")
+def circuit_open(role: str, mode: Mode) -> re.Pattern[str]:
+    hung = r"(a call that got no reply|the director's call to the same server got no reply) in \d+\.\d s"
+    why = hung if mode.hung else f"{BREAKER_FAILURES} consecutive failures"
+    return re.compile(rf"{role}: fallback, circuit open after {why} \(\d+ s left\)")
 
 
 def test_the_session_and_the_defaults_it_relies_on() -> None:
@@ -182,7 +196,7 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
             if role not in mode.failing:
                 assert (call["ok"], call["outcome"], call["fallback_reason"]) == (True, "ok", None), call
                 expected_models.append(MODEL[role])
-            elif story < BREAKER_FAILURES:  # the role is tried, fails, and the turn uses its fallback
+            elif mode.tried(role, story):  # the role is tried, fails, and the turn uses its fallback
                 reason = f"{role}: fallback after {mode.failing[role]}"
                 assert (call["ok"], call["outcome"], call["fallback_reason"]) == (False, "fallback", reason), call
                 expected_models += [MODEL[role]] * mode.requests.get(role, 1)
@@ -190,8 +204,8 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
             else:  # the circuit is open: no request, no wait
                 assert (call["ok"], call["outcome"], call["attempts"]) == (False, "circuit_open", 0), call
                 assert call["latency_ms"] == 0.0
-                assert circuit_open(role).fullmatch(call["fallback_reason"]), call
-                expected_warnings.append(circuit_open(role))
+                assert circuit_open(role, mode).fullmatch(call["fallback_reason"]), call
+                expected_warnings.append(circuit_open(role, mode))
         assert models == expected_models, row["input"]
         # the validator's repairs (a fact the fixed test prose leaves out) are not faults of the LLM
         faults = [w for w in row["warnings"] if not w.startswith("validator:")]
@@ -202,7 +216,7 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
     assert story == 18
 
     for role in ROLES:  # a failing role was asked until its circuit opened, then never again
-        made = BREAKER_FAILURES * mode.requests.get(role, 1) if role in mode.failing else story
+        made = mode.calls_made(role) * mode.requests.get(role, 1) if role in mode.failing else story
         assert len(server.chat_requests(MODEL[role])) == made, role
     if name == "healthy":
         repaired = "validator: prose left out what changed"
@@ -215,8 +229,8 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
         assert all(r["text"].startswith(PROSE) for r in rows if not r["input"].startswith("/"))
     if name == "timeout":
         timed_out = [c for r in rows for c in r["llm_calls"] if c["outcome"] == "fallback"]
-        assert len(timed_out) == 3 * BREAKER_FAILURES
-        assert all(280 <= c["latency_ms"] < 2000 for c in timed_out)  # the 0.3 s deadline held each call
+        assert len(timed_out) == 1  # the director's, on the first turn: no turn after it waited at all
+        assert all(280 <= c["latency_ms"] < 2000 for c in timed_out)  # the 0.3 s deadline held the call
 
 
 def test_a_healthy_session_has_no_warnings(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:

@@ -196,19 +196,28 @@ def test_every_call_failing_still_commits_with_offline_prose(server: FakeOllama,
 def test_narrator_timeout_falls_back_and_the_turn_goes_on(server: FakeOllama, cinder: EraPack,
                                                           tmp_path: Path) -> None:
     server.queue("nar", hang(30))
-    conn, state = play(tmp_path / "t.db", cinder, online(server, timeout_s=0.5), "look around", "look around")
+    now = [1000.0]  # the breakers' clock
+    llm = LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=0.5, retry_backoff_s=0.01, **MODELS),
+                    clock=lambda: now[0])
+    conn, state = play(tmp_path / "t.db", cinder, llm, "look around", "look around")
     first, second = rendered_turns(conn, state.campaign.id)
     assert "narrator: fallback after LLMTimeout: the role's deadline passed" in first["warnings"]
     assert first["text"] and first["text"] != PROSE
-    calls = [(c["role"], c["ok"]) for c in first["llm_calls"]]
-    assert calls == [("director", True), ("narrator", False), ("suggestion_refiner", True)]
+    calls = [(c["role"], c["outcome"]) for c in first["llm_calls"]]
+    assert calls == [("director", "ok"), ("narrator", "fallback"), ("suggestion_refiner", "circuit_open")]
     failed = first["llm_calls"][1]
     assert failed["fallback_reason"] == "narrator: fallback after LLMTimeout: the role's deadline passed"
     assert 500 <= failed["latency_ms"] < 2000  # the turn waited out the deadline, and no longer
-    assert failed["retries"] == 0 and len(server.chat_requests("nar")) == 2  # one per turn: timeouts not retried
-    assert second["text"] == PROSE  # the next turn uses the model again
-    assert [c["role"] for c in second["llm_calls"]] == ["director", "narrator", "suggestion_refiner"]
-    assert state.campaign.turn_number == 2
+    assert failed["retries"] == 0
+    # no reply at all: the server is taken to be hung, and every role on it falls back at once until the breakers'
+    # time has passed (the refiner above, every role of the next turn), with no request
+    assert [c["outcome"] for c in second["llm_calls"]] == ["circuit_open"] * 3
+    assert len(server.chat_requests()) == 2  # the director's and the narrator's on the first turn
+    now[0] += 60  # SKALD_BREAKER_SECONDS later the roles are tried again, and the narrator is back
+    state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=llm)
+    assert state.final_text.startswith(PROSE) and state.campaign.turn_number == 3
+    assert [c.outcome for c in state.llm_calls] == ["ok"] * 3
+    conn.close()
 
 
 def test_prompt_token_counts_calibrate_the_roles_budget(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
@@ -310,7 +319,9 @@ def test_llm_prose_that_tells_an_impossible_action_as_done_is_replaced(server: F
     assert state.mechanic_result.impossible
     assert "It works" not in state.final_text and "Saying it does not make it so" in state.final_text
     assert any(w.startswith("validator: prose tells as done an action that could not happen") for w in state.warnings)
-    assert "validator: used the offline narrator, which tells the outcome as the rules decided it" in state.warnings
+    assert ("validator: replaced the streamed prose with the offline narrator's, which tells the outcome as the rules "
+            "decided it") in state.warnings
+    assert state.view.prose_replaced  # the player read the model's prose as it streamed: the view says it changed
     [nar] = server.chat_requests("nar")  # the narrator was told plainly that nothing happened
     assert "Outcome: IMPOSSIBLE. Saying it does not make it so" in nar["messages"][1]["content"]
     assert "Nothing happened and nothing changed" in nar["messages"][1]["content"]

@@ -65,8 +65,8 @@ def tracer(monkeypatch):
     tracer = _Tracer()
     real = store_db.connect
 
-    def traced(path):
-        conn = real(path)
+    def traced(path, **options):
+        conn = real(path, **options)
         conn.set_trace_callback(tracer)
         return conn
 

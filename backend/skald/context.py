@@ -23,6 +23,9 @@ class TurnContext:
     ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.
     ``keyed`` is the idempotency key the turn is played under (Commit stores it with the turn's response).
     ``resume`` is how the frontend resumes this campaign (e.g. ``skald play --campaign ID --db PATH``), for /quit.
+    ``deadline`` is when the turn's LLM budget runs out, in ``time.monotonic()`` seconds (the start of the turn plus
+    ``SKALD_TURN_BUDGET_S``): every LLM call ends by it, and a role left without time uses its offline fallback
+    (None: no turn budget, each call has only its role's timeout).
     """
 
     conn: sqlite3.Connection
@@ -33,3 +36,4 @@ class TurnContext:
     retriever: LazyRetriever | None = None
     keyed: KeyedTurn | None = None
     resume: str | None = None
+    deadline: float | None = None

@@ -45,6 +45,14 @@ from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
 
 SEED_MAX = 2**31 - 1
+# Where a turn can be held between its steps, in order: after the idempotency key was looked up, after the
+# campaign was loaded, after the turn's transaction committed or was refused (before the reply is built). The
+# interleaving tests (tests/test_interleavings.py) run two processes through every ordering of the steps.
+PAUSE_POINTS = ("key_checked", "loaded", "committed")
+
+
+def _no_pause(point: str) -> None:
+    return None
 
 
 def start_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, background: str | None = None,
@@ -126,12 +134,19 @@ class Engine:
     :param retriever: the lore index (True: the settings'; None: no retrieval).
     :param graph: a compiled turn graph (tests inject faults this way).
     :param resume: how this frontend resumes a campaign, given its id (what /quit and /save tell the player).
+    :param readonly: open the save file read-only (listing and reading campaigns; playing raises ``SaveFileError``).
+    :param synchronous: SQLite's ``synchronous`` mode, ``NORMAL`` or ``FULL`` (default: ``SKALD_DB_SYNCHRONOUS``).
+    :raises SaveFileError: the save file cannot be opened, is damaged or is from a newer Skald.
     """
 
     def __init__(self, db: str | Path, *, llm: LLMClient | None = None, packs: PackCache | None = None,
                  retriever: Any = True, graph: CompiledStateGraph | None = None,
-                 resume: Callable[[str], str] | None = None):
-        self.pool = open_pool(db)
+                 resume: Callable[[str], str] | None = None, readonly: bool = False, synchronous: str | None = None):
+        if synchronous is None:
+            from skald.settings import get_settings
+
+            synchronous = get_settings().db_synchronous
+        self.pool = open_pool(db, readonly=readonly, synchronous=synchronous)
         self.packs = packs or PackCache()
         self._llm = llm
         self.retriever = retriever
@@ -139,6 +154,7 @@ class Engine:
         self.resume = resume
         self._busy: set[str] = set()
         self._busy_guard = threading.Lock()
+        self.pause: Callable[[str], None] = _no_pause  # tests stop a turn between its steps (see PAUSE_POINTS)
 
     @property
     def llm(self) -> LLMClient:
@@ -217,10 +233,12 @@ class Engine:
             replay = self._replay(campaign_id, keyed)
             if replay is not None:
                 return Claim(replay=replay)
+        self.pause("key_checked")
         self._take(campaign_id)
         try:
             with self.pool.connection() as conn:
                 state = reads.load_state(conn, campaign_id)
+            self.pause("loaded")
             if expected is not None and expected != state.campaign.turn_number:
                 raise TurnStale(expected, state.campaign.turn_number)
             pack = self.packs.for_turn(campaign_id, state.campaign.pack_id, lambda p: pack_fit.problems(p, state))
@@ -243,7 +261,9 @@ class Engine:
                                      llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
                                      keyed=slot.keyed, resume=self._resume(slot.campaign_id))
                 except (TurnConflictError, KeyTaken) as exc:
+                    self.pause("committed")
                     return self._lost_race(slot, exc)
+            self.pause("committed")
             return Played(body=final.view.model_dump(mode="json"), view=final.view, state=final)
         finally:
             slot.release()

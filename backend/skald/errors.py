@@ -54,3 +54,16 @@ class KeyReused(SkaldError):
     def __init__(self) -> None:
         super().__init__("this Idempotency-Key was already used for a different input on this campaign; "
                          "use a new key for a new turn")
+
+
+class SaveFileError(SkaldError):
+    """The save file cannot be used as asked: not a database, damaged, from a newer Skald, locked by another
+    process past the busy timeout, read-only, or the disk is full. Nothing already committed is lost: a failed
+    write rolls back whole. ``reason`` is a short tag (``not_a_database``, ``corrupt``, ``newer_schema``, ``locked``,
+    ``read_only``, ``disk_full``, ``cannot_open``, ``io``) for callers that map it (the API's status codes)."""
+
+    def __init__(self, path: object, reason: str, message: str):
+        self.path = str(path)
+        self.reason = reason
+        self.problem = message  # the message without the file's path (the API does not show server paths)
+        super().__init__(f"save file {self.path}: {message}")

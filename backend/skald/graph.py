@@ -11,6 +11,7 @@ run-time context (``TurnContext``), never as state. Only ``commit`` writes.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
@@ -98,18 +99,21 @@ def default_retriever() -> LazyRetriever | None:
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
              resume: str | None = None) -> tuple[TurnInput, TurnContext]:
+    started = time.monotonic()  # the turn's LLM budget counts from here
     text = resolve_choice(check_player_input(state.player_input, get_settings().max_input_chars), state.offer)
     start = GameState.starting(state, text)
     pack = pack or get_pack(state.campaign.pack_id)
+    llm = llm or default_llm()
     context = TurnContext(
         conn=conn,
         pack=pack,
-        llm=llm or default_llm(),
+        llm=llm,
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
         limits=limits_of(pack),
         retriever=default_retriever() if retriever is True else (retriever or None),
         keyed=keyed,
         resume=resume,
+        deadline=started + llm.settings.turn_budget_s,
     )
     return start, context
 
@@ -120,6 +124,9 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
              resume: str | None = None) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
+
+    The turn's LLM calls share one budget, ``SKALD_TURN_BUDGET_S`` seconds of the ``llm`` client's settings, counted
+    from here (``TurnContext.deadline``): a hung model holds the turn that long at most, plus the engine's own work.
 
     :param conn: a connection from ``store.db.connect`` (kept in ``query_only`` mode outside Commit).
     :param state: the campaign's current state with ``player_input`` set (any per-turn fields are ignored).
@@ -152,8 +159,10 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
                 resume: str | None = None) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
-    ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token, and last
-    ``("turn", GameState)``. Raises as :func:`run_turn` does.
+    ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token,
+    ``("replace", {"text", "reason"})`` when the narration already streamed is replaced (the narrator had nothing
+    usable, or the validator found it told the outcome wrongly: show ``text`` instead of the tokens; the turn's view
+    has ``prose_replaced``), and last ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
     state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume)
     final = None
@@ -161,6 +170,8 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
                                                             stream_mode=["updates", "custom", "values"]):
         if mode == "custom" and payload.get("kind") == "token":
             yield "token", payload["text"]
+        elif mode == "custom" and payload.get("kind") == "replace":
+            yield "replace", {"text": payload["text"], "reason": payload["reason"]}
         elif mode == "updates":
             for node in payload:
                 yield "progress", node

@@ -1,7 +1,9 @@
 """Run-time settings, read from the environment (prefix ``SKALD_``) with pydantic-settings.
 
-Globals: ``SKALD_DB_PATH``, ``SKALD_DEFAULT_PACK``, ``SKALD_LLM`` (auto | on | off), ``SKALD_OLLAMA_BASE_URL``,
-``SKALD_LLM_TIMEOUT_S``, the circuit breaker (``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
+Globals: ``SKALD_DB_PATH``, ``SKALD_DB_SYNCHRONOUS`` (NORMAL | FULL), ``SKALD_DEFAULT_PACK``,
+``SKALD_LLM`` (auto | on | off), ``SKALD_OLLAMA_BASE_URL``,
+``SKALD_LLM_TIMEOUT_S``, ``SKALD_TURN_BUDGET_S`` (seconds for all of a turn's LLM calls), the circuit breaker
+(``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
 transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
 
 Per role (``director``, ``narrator``, ``suggestion_refiner``): ``SKALD_<ROLE>_<KEY>`` for each key in
@@ -76,8 +78,13 @@ class _Base(BaseSettings):
     llm: Literal["auto", "on", "off"] = Field("auto", description="auto: use Ollama when it answers at start")
     ollama_base_url: str = "http://127.0.0.1:11434"
     llm_timeout_s: float = Field(60.0, gt=0, description="default seconds per LLM call")
+    turn_budget_s: float = Field(20.0, gt=0, description="seconds of wall clock one turn's LLM calls may take in all, "
+                                 "from the start of the turn; a role left without time uses its offline fallback")
     probe_timeout_s: float = Field(1.0, gt=0, description="seconds to wait for Ollama's /api/tags at start")
     max_input_chars: int = Field(2000, ge=1)
+    db_synchronous: Literal["FULL", "NORMAL"] = Field(
+        "NORMAL", description="SQLite synchronous mode of the save file: FULL survives power loss and OS crashes "
+        "(one fsync per turn), NORMAL survives a crash of Skald itself (a power loss may drop the last turns)")
     retries: int = Field(2, ge=0, le=5, description="retries of a call after a transient error")
     retry_backoff_s: float = Field(0.25, ge=0, description="first retry delay; doubles each retry")
     breaker_failures: int = Field(3, ge=1, description="consecutive failures that open a role's circuit")
@@ -87,6 +94,8 @@ class _Base(BaseSettings):
                             description="wordllama (offline, ships in its wheel) or ollama:<model>")
     retrieval: bool = Field(True, description="false: no lore retrieval in prompts")
     admin_key: SecretStr | None = Field(None, description="HTTP API: a key that may list every campaign")
+    api_create_per_minute: int = Field(10, ge=0, description="HTTP API: POST /campaigns per client IP (and per "
+                                       "bearer token) in any 60 s; over it 429 with Retry-After; 0: unbounded")
 
     def role(self, name: str) -> RoleConfig:
         """The resolved configuration of one role. :raises SettingsError: unknown role."""

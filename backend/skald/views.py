@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # the state carries a TurnView, so this module imports nothin
     from skald.state import GameState, MechanicResult
 
 
+# In the warning of a node that replaced the narration the model streamed (``TurnView.prose_replaced`` is read from it).
+PROSE_REPLACED = "replaced the streamed prose"
+
+
 class View(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use: a CLI turn needs few
 
@@ -92,6 +96,9 @@ class TurnView(View):
     mechanic: CheckView | None = Field(description="the check the action took; null for out-of-game commands")
     warnings: list[str] = Field(description="what went wrong with this turn's LLM calls or prose, for the curious")
     offline: bool = Field(False, description="the prose and suggestions came from the offline narrator")
+    prose_replaced: bool = Field(False, description="the narration the model streamed was replaced by the offline "
+                                 "narrator's (it told the outcome wrongly, or nothing of it was usable): a client that "
+                                 "showed the streamed tokens must show `text` instead, and may say so")
     quit: bool = Field(False, description="the player asked to leave the game (/quit); the campaign is saved")
     state: StatusView
 
@@ -237,7 +244,8 @@ def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
         campaign_id=state.campaign.id, turn_number=state.campaign.turn_number, input=state.player_input,
         intent=state.intent, action_class=state.router_output.action_class.value if state.router_output else None,
         text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
-        warnings=list(state.warnings), offline=offline, quit=state.quit_requested, state=status(state, pack))
+        warnings=list(state.warnings), offline=offline, prose_replaced=any(PROSE_REPLACED in w for w in state.warnings),
+        quit=state.quit_requested, state=status(state, pack))
 
 
 def scene(state: PersistentState, pack: EraPack, text: str, *, offline: bool = False) -> SceneView:

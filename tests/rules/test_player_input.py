@@ -40,6 +40,17 @@ def test_control_characters_are_refused(text, code):
     assert code in str(err.value)
 
 
+@pytest.mark.parametrize("text, code", [("look \ud800around", "U+D800"), ("sell\u202eti", "U+202E"),
+                                        ("attack\u2066 him\u2069", "U+2066"), ("zero\u200bwidth", "U+200B"),
+                                        ("\ufefflook", "U+FEFF"), ("word\u2060joined", "U+2060")])
+def test_lone_surrogates_and_invisible_characters_are_refused_as_in_names(text, code):
+    """Issue 12, defect 5: a lone surrogate passed validation and crashed Commit (it cannot be stored as UTF-8);
+    bidi overrides and zero-width characters hide what a line says."""
+    with pytest.raises(PlayerInputError) as err:
+        check_player_input(text, LIMIT)
+    assert "invisible characters" in str(err.value) and code in str(err.value)
+
+
 def test_tabs_and_newlines_are_allowed_and_the_ends_trimmed():
     assert check_player_input("  look\taround\nslowly  \n", LIMIT) == "look\taround\nslowly"
 

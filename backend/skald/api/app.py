@@ -10,23 +10,34 @@ from pathlib import Path as FilePath
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Path, Query, Request, Response
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from langgraph.graph.state import CompiledStateGraph
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import skald
+from skald.api import edge
 from skald.api.docs import install_docs
+from skald.api.edge import CreateLimit, answers, error
 from skald.api.health import HealthCheck
-from skald.api.models import CampaignList, CreatedCampaign, ErrorBody, Health, NewCampaign, PackView, TurnRequest
+from skald.api.models import (
+    CampaignList,
+    CreatedCampaign,
+    Health,
+    NewCampaign,
+    PackView,
+    StreamError,
+    StreamProgress,
+    StreamReplace,
+    StreamToken,
+    TurnRequest,
+)
 from skald.engine import Claim, Engine, Played
 from skald.errors import (
     CampaignNotFoundError,
     KeyReused,
     PlayerInputError,
+    SaveFileError,
     TurnBusy,
     TurnConflictError,
     TurnStale,
@@ -51,7 +62,6 @@ from skald.views import (
 
 log = logging.getLogger("skald.api")
 
-MAX_BODY_BYTES = 64 * 1024
 STREAM_WORKERS = 16
 
 DESCRIPTION = """\
@@ -62,18 +72,33 @@ Create a campaign with `POST /campaigns`; the answer holds the campaign's **toke
 
 Play with `POST /campaigns/{campaign_id}/turns`, or `.../turns/stream` for Server-Sent Events. Send an
 `Idempotency-Key` header to make a retry safe, and `expected_turn` to refuse a turn based on a stale view (409).
-See docs/api.md.
+Every error is JSON `{"detail": ...}` (`ErrorBody`). `POST /campaigns` is limited per client
+(`SKALD_API_CREATE_PER_MINUTE`, 10 a minute by default). See docs/api.md.
 """
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "missing or invalid token"},
-    422: {"model": ErrorBody, "description": "invalid request"},
-}
-TURN_ERRORS: dict[int | str, dict[str, Any]] = ERRORS | {
-    409: {"model": ErrorBody, "description": "another turn of this campaign is in progress or committed first, or "
-                                             "`expected_turn` is stale; `turn_number` is the campaign's turn now"}}
+GONE = "the campaign was deleted while the request ran"
+CAMPAIGN_ERRORS = answers(401, 404, 422, 503, when={404: GONE})
+BUSY = ("another turn of this campaign is in progress or committed first, or `expected_turn` is stale; "
+        "`turn_number` is the campaign's turn now")
+TURN_ERRORS = answers(401, 404, 409, 422, 503, when={404: GONE, 409: BUSY})
+STREAM_ERRORS = answers(401, 404, 409, 422, 503, stream=True, when={404: GONE, 409: BUSY})
 
-bearer = HTTPBearer(auto_error=False, description="the campaign's token (or, for GET /campaigns, the admin key)")
+
+def _event(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "required": ["event", "data"],
+            "properties": {"event": {"const": name},
+                           "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": data}}}
+
+
+STREAM_EVENTS = {"oneOf": [_event("progress", StreamProgress.model_json_schema()),
+                           _event("token", StreamToken.model_json_schema()),
+                           _event("replace", StreamReplace.model_json_schema()),
+                           _event("turn", {"$ref": "#/components/schemas/TurnView"}),
+                           _event("error", StreamError.model_json_schema())]}
+"""The events of a streamed turn (OpenAPI 3.2 ``itemSchema``): ``data`` is JSON of the named shape."""
+
+bearer = HTTPBearer(auto_error=False, description="the campaign's token (or, for GET /campaigns and a full GET "
+                                                   "/health, the admin key)")
 CampaignIdPath = Annotated[str, Path(min_length=1, max_length=128, description="the campaign id")]
 IdempotencyKey = Annotated[str | None, Header(
     alias="Idempotency-Key", min_length=1, max_length=255, pattern=r"^[\x21-\x7e]+$",
@@ -83,13 +108,16 @@ IdempotencyKey = Annotated[str | None, Header(
 
 def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None = None, reload_packs: bool = False,
                admin_key: str | None = None, graph: CompiledStateGraph | None = None, retriever: Any = True,
-               pack_poll_s: float = 1.0) -> FastAPI:
+               pack_poll_s: float = 1.0, create_per_minute: int | None = None) -> FastAPI:
     """The API over the save file ``db_path`` (default ``SKALD_DB_PATH``).
 
     :param llm: the LLM client for every campaign (default: ``LLMClient(get_settings())``, built once).
     :param reload_packs: reload a pack when its files change (polled at most every ``pack_poll_s`` seconds).
-    :param admin_key: the key that may list campaigns (default: ``SKALD_ADMIN_KEY``; none: listing is off).
+    :param admin_key: the key that may list campaigns and see /health in full (default: ``SKALD_ADMIN_KEY``; none:
+        listing is off).
     :param graph: a compiled turn graph (default: the engine's); :param retriever: as ``run_turn`` takes it.
+    :param create_per_minute: ``POST /campaigns`` per client and minute (default: ``SKALD_API_CREATE_PER_MINUTE``;
+        0: unbounded).
     """
     settings = get_settings()
     if admin_key is None and settings.admin_key is not None:
@@ -98,6 +126,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     engine = Engine(db_path or settings.db_path, llm=llm or LLMClient(settings), retriever=retriever, graph=graph,
                     packs=PackCache(reload=reload_packs, poll_s=pack_poll_s))
     health_check = HealthCheck(engine)
+    create_limit = CreateLimit(settings.api_create_per_minute if create_per_minute is None else create_per_minute)
     workers = ThreadPoolExecutor(max_workers=STREAM_WORKERS, thread_name_prefix="skald-stream")
 
     @asynccontextmanager
@@ -108,11 +137,20 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             workers.shutdown(wait=True)
             engine.close()
 
+    # max_body_size=None: edge.Edge bounds bodies and answers 413 as JSON (Starlette's answer is plain text)
     app = FastAPI(title="Skald", version=skald.__version__, description=DESCRIPTION, lifespan=lifespan,
-                  max_body_size=MAX_BODY_BYTES, docs_url=None, redoc_url=None)  # served offline by install_docs
+                  max_body_size=None, docs_url=None, redoc_url=None,  # docs served offline by install_docs
+                  responses=answers())
+    app.router.route_class = edge.StrictJsonRoute
     app.state.engine = engine
+    app.state.create_limit = create_limit
     install_docs(app)
-    _install_error_handlers(app)
+    edge.install(app)
+    _install_engine_errors(app)
+
+    def is_admin(credentials: HTTPAuthorizationCredentials | None) -> bool:
+        presented = credentials.credentials if credentials else ""
+        return bool(admin_hash and presented and hmac.compare_digest(token_hash(presented), admin_hash))
 
     def campaign_access(campaign_id: CampaignIdPath,
                         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str:
@@ -128,9 +166,11 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
 
     @app.get("/health", response_model=Health, tags=["server"],
              responses={503: {"model": Health, "description": "the database does not answer"}})
-    def health(response: Response) -> dict[str, Any]:
-        """Database status and, per LLM role, whether its Ollama server answers (offline: null)."""
-        ok, body = health_check()
+    def health(response: Response,
+               credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> dict[str, Any]:
+        """Database status and, per LLM role, whether its Ollama server answers (offline: null). Models, URLs and
+        pack file paths only with the admin key as the bearer token (otherwise null, or summed up)."""
+        ok, body = health_check(admin=is_admin(credentials))
         if not ok:
             response.status_code = 503
         return body
@@ -147,20 +187,23 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         return out
 
     @app.get("/campaigns", response_model=CampaignList, tags=["admin"],
-             responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}})
+             responses=answers(401, 403, when={401: "missing or invalid admin key", 403: "no admin key is set"}))
     def list_campaigns(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> dict:
         """Every campaign in the save file; needs the server's admin key (SKALD_ADMIN_KEY) as the bearer token."""
         if admin_hash is None:
             raise HTTPException(403, "listing campaigns is off: start the server with SKALD_ADMIN_KEY set")
-        presented = credentials.credentials if credentials else ""
-        if not (hmac.compare_digest(token_hash(presented), admin_hash) and presented):
+        if not is_admin(credentials):
             raise HTTPException(401, "missing or invalid admin key", headers={"WWW-Authenticate": "Bearer"})
         return {"campaigns": engine.campaigns()}
 
     @app.post("/campaigns", response_model=CreatedCampaign, status_code=201, tags=["campaigns"],
-              responses={404: {"model": ErrorBody, "description": "unknown pack"}, 422: ERRORS[422]})
+              dependencies=[Depends(create_limit)],
+              responses=answers(404, 422, 429, 503, when={404: "unknown pack",
+                                                          503: "the era pack does not load on this server"}))
     def create_campaign(body: NewCampaign) -> dict[str, Any]:
-        """Start a campaign. The answer's `token` is this campaign's secret; keep it."""
+        """Start a campaign. The answer's `token` is this campaign's secret; keep it. At most
+        SKALD_API_CREATE_PER_MINUTE (10) a minute per client IP, and per bearer token if one is sent: over that,
+        429 with `Retry-After`."""
         try:
             made = engine.create_campaign(body.pack, seed=body.seed, background=body.background, name=body.name,
                                           with_token=True)
@@ -168,19 +211,19 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             raise HTTPException(422, str(exc)) from None
         return {"campaign_id": made.state.campaign.id, "token": made.token, "state": made.view, "scene": made.scene}
 
-    @app.get("/campaigns/{campaign_id}", response_model=CampaignView, tags=["campaigns"], responses=ERRORS)
+    @app.get("/campaigns/{campaign_id}", response_model=CampaignView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def get_campaign(campaign_id: Campaign) -> CampaignView:
         """The campaign's committed state."""
         return engine.view(campaign_id)
 
-    @app.get("/campaigns/{campaign_id}/scene", response_model=SceneView, tags=["campaigns"], responses=ERRORS)
+    @app.get("/campaigns/{campaign_id}/scene", response_model=SceneView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def scene(campaign_id: Campaign) -> SceneView:
         """Where the campaign stands, to show when a player comes back: the scene and the four suggestions that
         stand for the next turn (what 1-4 play)."""
         return engine.scene(campaign_id)
 
     @app.delete("/campaigns/{campaign_id}", status_code=204, tags=["campaigns"],
-                responses=ERRORS | {409: {"model": ErrorBody, "description": "a turn is being played"}})
+                responses=answers(401, 404, 409, 422, 503, when={404: GONE, 409: "a turn is being played"}))
     def delete_campaign(campaign_id: Campaign) -> Response:
         """Delete the campaign and everything stored about it (one transaction). Its token stops working."""
         engine.delete_campaign(campaign_id)
@@ -205,11 +248,13 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                 claim.slot.release()  # the stream never started: give the campaign back
 
     @app.post("/campaigns/{campaign_id}/turns/stream", response_class=EventSourceResponse, tags=["turns"],
-              responses=TURN_ERRORS)
+              responses=STREAM_ERRORS | {200: {"content": {"text/event-stream": {"itemSchema": STREAM_EVENTS}}}})
     async def stream_turn(claim: Annotated[Claim, Depends(stream_claim)]) -> AsyncIterator[ServerSentEvent]:
         """The same turn as Server-Sent Events: `progress` ({"node"}) as each graph node finishes, `token`
-        ({"text"}) as the narration is generated, then `turn` (the result, as POST .../turns returns it) or
-        `error` ({"status", "detail", "turn_number"}). An idempotent retry gets just the `turn` event."""
+        ({"text"}) as the narration is generated, `replace` ({"text", "reason"}) when the narration streamed so far
+        is withdrawn for `text`, then `turn` (the result, as POST .../turns returns it) or `error`
+        ({"status", "detail", "turn_number"}: 409, 422, 500 or 503). An idempotent retry gets just the `turn`
+        event. Errors found before the stream starts are plain JSON answers."""
         if claim.replay is not None:
             yield ServerSentEvent(event="turn", data=claim.replay.body)
             return
@@ -231,12 +276,17 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                         emit("progress", {"node": payload})
                     elif kind == "token":
                         emit("token", {"text": payload})
+                    elif kind == "replace":  # the streamed narration was replaced: show {"text"} instead
+                        emit("replace", payload)
                     else:
                         emit("turn", payload.body)
             except TurnConflictError as exc:
                 emit("error", {"status": 409, "detail": str(exc), "turn_number": exc.current_turn})
             except KeyReused as exc:
                 emit("error", {"status": 422, "detail": str(exc), "turn_number": None})
+            except SaveFileError as exc:
+                log.error("%s", exc)
+                emit("error", {"status": 503, "detail": f"the server's save file {exc.problem}", "turn_number": None})
             except Exception:
                 log.exception("streamed turn of campaign %s failed", slot.campaign_id)
                 emit("error", {"status": 500, "detail": "internal server error; the turn may not have been played: "
@@ -252,36 +302,38 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                 return
             yield ServerSentEvent(event=kind, data=data)
 
-    @app.get("/campaigns/{campaign_id}/turns", response_model=TurnPage, tags=["turns"], responses=ERRORS)
+    @app.get("/campaigns/{campaign_id}/turns", response_model=TurnPage, tags=["turns"], responses=CAMPAIGN_ERRORS)
     def transcript(campaign_id: Campaign, after_turn: Annotated[int, Query(ge=0, le=10**9)] = 0,
                    limit: Annotated[int, Query(ge=1, le=100)] = 20) -> TurnPage:
         """The transcript, oldest turn first: up to `limit` turns after turn `after_turn` (0: from the start). Page
         on with `after_turn` = the answer's `next_after_turn`."""
         return engine.turns(campaign_id, after_turn=after_turn, limit=limit)
 
-    @app.get("/campaigns/{campaign_id}/rumors", response_model=RumorsView, tags=["campaigns"], responses=ERRORS)
+    @app.get("/campaigns/{campaign_id}/rumors", response_model=RumorsView, tags=["campaigns"],
+             responses=CAMPAIGN_ERRORS)
     def rumors(campaign_id: Campaign) -> RumorsView:
         """Rumors the player has heard, and what the town talks about."""
         return engine.rumors(campaign_id)
 
     @app.get("/campaigns/{campaign_id}/party", response_model=list[CompanionView], tags=["campaigns"],
-             responses=ERRORS)
+             responses=CAMPAIGN_ERRORS)
     def party(campaign_id: Campaign) -> list[CompanionView]:
         """Companions the player has met; `in_party` for those travelling with them."""
         return engine.party(campaign_id)
 
-    @app.get("/campaigns/{campaign_id}/quests", response_model=list[QuestView], tags=["campaigns"], responses=ERRORS)
+    @app.get("/campaigns/{campaign_id}/quests", response_model=list[QuestView], tags=["campaigns"],
+             responses=CAMPAIGN_ERRORS)
     def quests(campaign_id: Campaign) -> list[QuestView]:
         """Quests taken on, with the current objective."""
         return engine.quests(campaign_id)
 
-    @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=ERRORS)
+    @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def news(campaign_id: Campaign) -> NewsView:
         """What has happened in the world lately, oldest first."""
         return engine.news(campaign_id)
 
     @app.get("/campaigns/{campaign_id}/inventory", response_model=InventoryView, tags=["campaigns"],
-             responses=ERRORS)
+             responses=CAMPAIGN_ERRORS)
     def inventory(campaign_id: Campaign) -> InventoryView:
         """What the player carries, and their credits."""
         return engine.inventory(campaign_id)
@@ -306,81 +358,43 @@ def _pack_view(pack: EraPack) -> dict[str, Any]:
             "start_locations": [r for r in map(ref, pack.era.start_locations) if r is not None]}
 
 
-# ------------------------------------------------------------------------------------------ error responses
+# ------------------------------------------------------------------------------------------ engine errors
 
 
-def _error(status: int, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
-    return JSONResponse({"detail": detail, **extra}, status_code=status, headers=headers)
-
-
-def _install_error_handlers(app: FastAPI) -> None:
-    """Every error is JSON ``{"detail": ...}`` with a message for a person: never a traceback or a file path."""
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{"loc": [str(part) for part in err.get("loc", ())], "msg": str(err.get("msg", "invalid")),
-                   "type": str(err.get("type", "invalid"))} for err in exc.errors()]
-        detail = "; ".join(f"{'.'.join(e['loc'])}: {e['msg']}" for e in errors) or "invalid request"
-        return _error(422, detail, errors=errors)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail), headers=getattr(exc, "headers", None))
+def _install_engine_errors(app: FastAPI) -> None:
+    """The engine's errors as HTTP answers (validation and HTTP errors are :mod:`skald.api.edge`'s)."""
 
     @app.exception_handler(TurnBusy)
     @app.exception_handler(TurnStale)
     async def conflict(_: Request, exc: TurnBusy | TurnStale) -> JSONResponse:
-        return _error(409, str(exc), turn_number=exc.turn_number)
+        return error(409, str(exc), turn_number=exc.turn_number)
 
     @app.exception_handler(TurnConflictError)
     async def lost_race(_: Request, exc: TurnConflictError) -> JSONResponse:
-        return _error(409, "another turn of this campaign committed first; nothing from this turn was saved: "
-                           "reload the campaign and play it again", turn_number=exc.current_turn)
+        return error(409, "another turn of this campaign committed first; nothing from this turn was saved: "
+                          "reload the campaign and play it again", turn_number=exc.current_turn)
 
     @app.exception_handler(KeyReused)
     @app.exception_handler(PlayerInputError)
     async def unplayable(_: Request, exc: Exception) -> JSONResponse:
-        return _error(422, str(exc))
+        return error(422, str(exc))
 
     @app.exception_handler(UnknownPackError)
     async def unknown_pack(_: Request, exc: UnknownPackError) -> JSONResponse:
         known = ", ".join(available_packs()) or "none"
-        return _error(404, f"unknown era pack {str(exc.args[0])[:64]!r}; known packs: {known} (GET /packs)")
+        return error(404, f"unknown era pack {str(exc.args[0])[:64]!r}; known packs: {known} (GET /packs)")
 
     @app.exception_handler(PackError)
     async def broken_pack(_: Request, exc: PackError) -> JSONResponse:
         log.error("era pack %s does not load:\n%s", exc.pack, exc)
-        return _error(503, "the campaign's era pack does not load on this server; the server log says why")
+        return error(503, "the campaign's era pack does not load on this server; the server log says why")
+
+    @app.exception_handler(SaveFileError)
+    async def storage(_: Request, exc: SaveFileError) -> JSONResponse:
+        log.error("%s", exc)
+        retry = {"Retry-After": "5"} if exc.reason in ("locked", "disk_full", "io") else None
+        return error(503, f"the server's save file {exc.problem}", headers=retry, reason=exc.reason)
 
     @app.exception_handler(CampaignNotFoundError)
     async def gone(_: Request, exc: CampaignNotFoundError) -> JSONResponse:
-        return _error(404, "this campaign no longer exists")
-
-    app.add_middleware(_InternalErrors)
-
-
-class _InternalErrors:
-    """Any other exception: logged with its traceback, answered 500 with a plain message. Caught here, inside
-    Starlette's ServerErrorMiddleware (which would re-raise it to uvicorn, dropping the keep-alive connection)."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def watch(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watch)
-        except Exception as exc:  # noqa: BLE001 - the last line of defence; logged in full
-            log.error("unhandled error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
-            if started:  # too late for another response: the client sees the body end early
-                return
-            await _error(500, "internal server error; the server log has the details")(scope, receive, send)
+        return error(404, "this campaign no longer exists")

@@ -1,5 +1,6 @@
 """``GET /health``: whether the database answers and, per LLM role, whether its Ollama server does (probes cached for
-a few seconds, so a polling monitor does not hammer Ollama)."""
+a few seconds, so a polling monitor does not hammer Ollama). Model names, Ollama URLs and pack file paths are shown
+only to the admin key's holder."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ class HealthCheck:
         self._probes: dict[str, tuple[float, bool, str]] = {}
         self._lock = threading.Lock()
 
-    def __call__(self) -> tuple[bool, dict[str, Any]]:
-        """(database usable, the /health body)."""
+    def __call__(self, admin: bool = False) -> tuple[bool, dict[str, Any]]:
+        """(database usable, the /health body). Without ``admin``, ``model``, ``base_url`` and the ``detail`` of
+        each role and of the LLM are null, and each pack's errors are one line saying how many there are."""
         try:
             with self.engine.pool.connection() as conn:
                 version = check(conn)
@@ -39,12 +41,16 @@ class HealthCheck:
                 reachable, detail = None, "role disabled: uses its fallback"
             else:
                 reachable, detail = self._probe(cfg.base_url, llm.settings.probe_timeout_s)
-            roles[role] = {"model": cfg.model, "base_url": cfg.base_url, "enabled": cfg.enabled,
-                           "reachable": reachable, "detail": detail}
+            roles[role] = {"model": cfg.model if admin else None, "base_url": cfg.base_url if admin else None,
+                           "enabled": cfg.enabled, "reachable": reachable, "detail": detail if admin else None}
         llm_ok = all(r["reachable"] is not False for r in roles.values())
+        pack_errors = dict(self.engine.packs.errors)
+        if not admin:
+            pack_errors = {pack: [f"the last edit was refused: {len(problems)} problem(s), listed in the server log "
+                                  "and to the admin key"] for pack, problems in pack_errors.items()}
         body = {"status": "ok" if db["ok"] and llm_ok else "degraded", "db": db,
-                "llm": {"online": bool(llm.online), "detail": llm.mode, "roles": roles},
-                "pack_errors": dict(self.engine.packs.errors)}
+                "llm": {"online": bool(llm.online), "detail": llm.mode if admin else None, "roles": roles},
+                "pack_errors": pack_errors}
         return db["ok"], body
 
     def _probe(self, base_url: str, timeout_s: float) -> tuple[bool, str]:

@@ -1,5 +1,7 @@
 """Running the API with uvicorn: :func:`serve` for ``skald serve``, and :class:`LiveServer`, a real server on a
-loopback port in a background thread (the tests and ``bench/api.py`` use it)."""
+loopback port in a background thread (the tests and ``bench/api.py`` use it). Both run uvicorn's h11 protocol with
+:data:`HTTP_LIMITS`, so a request head is bounded while it arrives (httptools, uvicorn's default when installed,
+buffers headers of any size)."""
 
 from __future__ import annotations
 
@@ -13,23 +15,30 @@ import uvicorn
 from fastapi import FastAPI
 
 from skald.api.app import create_app
+from skald.api.edge import MAX_HEADER_BYTES
+
+HTTP_LIMITS: dict[str, Any] = {"http": "h11", "h11_max_incomplete_event_size": 4 * MAX_HEADER_BYTES}
+"""A request head (request line and headers) still incomplete past 64 KiB is refused by uvicorn with a plain-text
+400 and the connection closed; every head up to that size reaches the app, which answers JSON 431 when its headers
+total over 16 KiB (``edge.MAX_HEADER_BYTES``)."""
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: Path | None = None, reload_packs: bool = False,
           log_level: str = "info") -> None:
     """Serve the API until interrupted (Ctrl-C)."""
     app = create_app(db, reload_packs=reload_packs)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=10)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=10, **HTTP_LIMITS)
 
 
 class LiveServer:
     """``with LiveServer(app) as server: httpx.get(server.url + "/health")``: uvicorn on 127.0.0.1, on an ephemeral
-    port, in a daemon thread; stopped (and joined) on exit."""
+    port, in a daemon thread; stopped (and joined) on exit. ``config``: more ``uvicorn.Config`` arguments (they
+    override :data:`HTTP_LIMITS`)."""
 
     def __init__(self, app: FastAPI, **config: Any):
         self.app = app
         self.config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", access_log=False,
-                                     timeout_graceful_shutdown=5, **config)
+                                     timeout_graceful_shutdown=5, **(HTTP_LIMITS | config))
         self.server = uvicorn.Server(self.config)
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None

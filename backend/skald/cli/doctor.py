@@ -7,9 +7,10 @@ from pathlib import Path
 
 import httpx
 
+from skald.errors import SaveFileError
 from skald.packs.loader import PackError, available_packs, load_pack
 from skald.settings import SettingsError, load_settings
-from skald.store.db import connect
+from skald.store.db import connect, verify
 from skald.store.schema import schema_version
 
 
@@ -32,6 +33,22 @@ def _tags(base_url: str, timeout_s: float) -> tuple[list[str] | None, str]:
 def _pulled(model: str, names: list[str]) -> bool:
     wanted = model if ":" in model else f"{model}:latest"
     return model in names or wanted in names
+
+
+def _save_file(path: Path) -> Check:
+    """The save file opens read-only, is from this Skald or older, and passes ``PRAGMA integrity_check``."""
+    if not path.exists():
+        return Check(True, f"no save file at {path} yet; skald play creates it")
+    try:
+        conn = connect(path, readonly=True)
+        try:
+            verify(conn, path, full=True)
+            version = schema_version(conn)
+        finally:
+            conn.close()
+    except SaveFileError as exc:
+        return Check(False, str(exc), "see above; or use another file: SKALD_DB_PATH=... / --db")
+    return Check(True, f"database {path} opens and passes integrity_check (schema version {version})")
 
 
 def run_checks(db_path: Path | None = None) -> list[Check]:
@@ -61,14 +78,7 @@ def run_checks(db_path: Path | None = None) -> list[Check]:
                 else:
                     checks.append(Check(False, f"{cfg.role}: model {cfg.model} is not pulled at {url}",
                                         f"{host}ollama pull {cfg.model}"))
-    path = db_path or settings.db_path
-    try:
-        conn = connect(path)
-        checks.append(Check(True, f"database {path} opens (schema version {schema_version(conn)})"))
-        conn.close()
-    except Exception as exc:  # noqa: BLE001 - reported to the person, with the fix
-        checks.append(Check(False, f"database {path} does not open: {exc}",
-                            "check the path and its permissions, or use another: SKALD_DB_PATH=... / --db"))
+    checks.append(_save_file(db_path or settings.db_path))
     for pack in available_packs():
         try:
             load_pack(pack)

@@ -129,7 +129,12 @@ def record_cmd(
         session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,
                                     source=source_of(llm, scripted=llm_mode == "scripted"))
         typer.echo(llm.mode, err=True)
-        lines = iter(script.read_text(encoding="utf-8").splitlines())
+        try:
+            lines = iter(script.read_text(encoding="utf-8").splitlines())
+        except UnicodeDecodeError as exc:
+            typer.echo(f"skald: {script} is not UTF-8 text (byte offset {exc.start}); save it as UTF-8 and record "
+                       "again. Nothing was recorded.", err=True)
+            raise typer.Exit(2) from None
         played = play_lines(session, lines, as_json=False)
         # a script that goes on after /quit: the player comes back to the same save, and the resume is recorded
         while session.last is not None and session.last.view.quit and (rest := [x for x in lines if x.strip()]):
@@ -173,11 +178,19 @@ def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None)
     """List the campaigns in a save file."""
     from skald.engine import Engine
 
-    engine = Engine(db or settings_or_exit().db_path)
+    path = db or settings_or_exit().db_path
+    if not path.exists():
+        typer.echo(f"no save file at {path} yet; start a campaign with: skald play")
+        return
     try:
-        rows = engine.campaigns()
-    finally:
-        engine.close()
+        engine = Engine(path, readonly=True)
+        try:
+            rows = engine.campaigns()
+        finally:
+            engine.close()
+    except SkaldError as exc:
+        typer.echo(f"skald: {exc}", err=True)
+        raise typer.Exit(2) from None
     for row in rows:
         typer.echo(f"{row.campaign_id}\tturn {row.turn_number}")
     if not rows:

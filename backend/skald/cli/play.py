@@ -107,14 +107,32 @@ def turn_json(played: Played, debug: bool = False) -> dict:
     return extra | played.body
 
 
-def play_lines(session: Session, lines: Iterable[str], as_json: bool, debug: bool = False) -> int:
-    """Play each non-blank line as a turn and print it. Returns the number of turns played. Pack reload messages
+def _decoded(raw: str | bytes, number: int, as_json: bool) -> str | None:
+    """A line of a script or of piped input without its line ending; None (and a message saying which line and
+    byte) when the bytes are not UTF-8: that line is skipped, the session goes on."""
+    if isinstance(raw, str):
+        return raw.rstrip("\r\n") if raw.endswith("\r\n") else raw.rstrip("\n")
+    try:
+        return _decoded(raw.decode("utf-8"), number, as_json)
+    except UnicodeDecodeError as exc:
+        message = (f"line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); it was "
+                   "not played. Save the script as UTF-8.")
+        if as_json:
+            print(json.dumps({"line": number, "error": message}), flush=True)
+        else:
+            print(f"! {message}\n", flush=True)
+        return None
+
+
+def play_lines(session: Session, lines: Iterable[str | bytes], as_json: bool, debug: bool = False) -> int:
+    """Play each non-blank line (text, or bytes read as UTF-8: a line that is not is reported and skipped) as a
+    turn and print it. Returns the number of turns played. Pack reload messages
     (``--watch``) are printed before the turn, and the answers to the terminal's own commands (``/dice``) instead of
     one, to stderr in JSON mode (whose stdout is one turn object a line)."""
     played_count = 0
-    for raw in lines:
-        line = raw.rstrip("\n")
-        if not line.strip():
+    for number, raw in enumerate(lines, 1):
+        line = _decoded(raw, number, as_json)
+        if line is None or not line.strip():
             continue
         answer = session.local_command(line)
         if answer is not None:
@@ -184,6 +202,10 @@ def interactive(session: Session, debug: bool = False) -> None:
         except (EOFError, KeyboardInterrupt):
             console.print(Text(f"\nCampaign {session.campaign_id} is saved. Resume with: {session.resume}"))
             return
+        except UnicodeDecodeError:
+            console.print(Text("That line was not UTF-8 text; it was not played. Check the terminal's encoding "
+                               "(e.g. LANG=C.UTF-8) and type it again.", style="yellow"))
+            continue
         answer = session.local_command(line)
         if answer is not None:  # the terminal's own command: not a turn, never sent to the engine
             console.print(Text(answer, style="dim"))
@@ -259,7 +281,7 @@ def run(session: Session, script: str | None, as_json: bool, debug: bool = False
     if session.opening is not None and not as_json:  # --json prints turns only, one object each
         print(scene_text(session.opening), flush=True)
     if script:
-        with open(script, encoding="utf-8") as handle:
+        with open(script, "rb") as handle:  # bytes: a line that is not UTF-8 is reported, not a traceback
             play_lines(session, handle, as_json, debug)
     else:
-        play_lines(session, sys.stdin, as_json, debug)
+        play_lines(session, getattr(sys.stdin, "buffer", sys.stdin), as_json, debug)

@@ -29,22 +29,24 @@ class Asked:
 
 
 def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type[BaseModel] | None = None,
-        on_token: TokenSink | None = None) -> Asked:
+        on_token: TokenSink | None = None, deadline: float | None = None) -> Asked:
     """Text (streamed to ``on_token``) or, with ``schema``, a validated object. Never raises LLMUnavailable.
 
-    ``prompt`` is built only when the role can be called (not offline, disabled or with its circuit open).
+    ``prompt`` is built only when the role can be called (not offline, disabled, with its circuit open, or with the
+    turn's budget spent). ``deadline``: the turn's (``TurnContext.deadline``, ``time.monotonic()`` seconds); the call
+    ends by it or by the role's own timeout, whichever comes first.
     """
     try:
-        llm.check(role)
+        llm.check(role, deadline)
     except LLMUnavailable as exc:  # offline or disabled: a setting, not this turn's problem (no warning)
         return Asked(warnings=[] if exc.offline else [str(exc)], calls=[exc.call] if exc.call else [])
     fitted = llm.fit(role, prompt())
     asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
     try:
         if schema is None:
-            asked.value, call = llm.text(role, fitted.system, fitted.user, on_token=on_token)
+            asked.value, call = llm.text(role, fitted.system, fitted.user, on_token=on_token, deadline=deadline)
         else:
-            asked.value, call = llm.structured(role, schema, fitted.system, fitted.user)
+            asked.value, call = llm.structured(role, schema, fitted.system, fitted.user, deadline=deadline)
     except LLMUnavailable as exc:
         asked.warnings.append(str(exc))
         asked.calls += [exc.call] if exc.call else []

@@ -4,9 +4,11 @@ validation feedback for structured output, and metrics for every call.
 Nodes never talk to Ollama themselves: they call :meth:`LLMClient.text` or :meth:`LLMClient.structured`,
 and on :class:`LLMUnavailable` use their deterministic fallback and add a warning to the turn.
 
-Every call runs its HTTP work on a daemon worker thread and waits for it in the calling thread against the
-role's deadline (``timeout_s``, retries and feedback attempts included), so a model that stalls or trickles
-cannot hold a turn longer than that. Fault rules are in ``llm.faults``; the feedback shape in ``llm.feedback``.
+Every call runs its HTTP work on a daemon worker thread and waits for it in the calling thread against its
+deadline: the role's ``timeout_s`` (retries and feedback attempts included), or the end of the turn's budget
+(``SKALD_TURN_BUDGET_S``) when that comes first, so a model that stalls or trickles cannot hold a turn longer than
+that. A role with less than :data:`MIN_CALL_S` of the turn budget left is not called at all. Fault rules are in
+``llm.faults``; the feedback shape in ``llm.feedback``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,7 +27,7 @@ from pydantic import BaseModel
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, wait_exponential
 
 from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
-from skald.llm.faults import CircuitBreaker, LLMTimeout, is_transient
+from skald.llm.faults import CircuitBreaker, LLMTimeout, fair_wait_s, is_transient
 from skald.llm.feedback import feedback
 from skald.settings import ROLES, RoleConfig, Settings, SettingsError
 from skald.state import LLMCall
@@ -38,6 +41,9 @@ ROLE_HEADER = "X-Skald-Role"
 # httpx's own read timeout, past the role's deadline: the deadline always fires first (with one meaning, "the role's
 # deadline passed"), and httpx ends a request the deadline abandoned shortly after.
 HTTP_TIMEOUT_SLACK_S = 1.0
+# A role is not called with less than this many seconds of the turn budget left: no reply fits in less, and a call
+# cut at once would only tell the player half a sentence.
+MIN_CALL_S = 1.0
 TokenSink = Callable[[str], None]
 
 
@@ -155,16 +161,21 @@ class LLMClient:
         if call.ok and call.prompt_tokens and not fitted.warnings:
             self.counters[role].observe(fitted.stats.total_tokens, call.prompt_tokens)
 
-    def text(self, role: str, system: str, user: str, on_token: TokenSink | None = None) -> tuple[str, LLMCall]:
+    def text(self, role: str, system: str, user: str, on_token: TokenSink | None = None, *,
+             deadline: float | None = None) -> tuple[str, LLMCall]:
         """A streamed plain-text reply; each content chunk goes to ``on_token`` as it arrives.
 
-        :raises LLMUnavailable: offline, disabled, circuit open, deadline passed, HTTP error, empty reply.
+        :param deadline: the turn's deadline, in ``time.monotonic()`` seconds: the call ends by the earlier of it and
+            the role's own ``timeout_s`` (None: the role's timeout alone).
+        :raises LLMUnavailable: offline, disabled, circuit open, turn budget spent, deadline passed, HTTP error, empty
+            reply.
         """
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
 
-        def attempt(deadline: float, metrics: dict[str, Any]) -> str:
+        def attempt(deadline: _Deadline, metrics: dict[str, Any]) -> str:
             parts: list[str] = []
-            for chunk in self._pump(lambda stop: self._stream(role, messages, stop), deadline):
+            for chunk in self._pump(lambda stop: self._stream(self.model(role), messages, stop), deadline):
+                metrics["received"] = True
                 content = chunk.content if isinstance(chunk.content, str) else ""
                 if content:
                     if not parts:  # from the start of the call, like latency_ms: retries and backoff included
@@ -180,27 +191,39 @@ class LLMClient:
                 raise _Rejected("an empty reply")
             return text
 
-        return self._run(role, attempt)
+        return self._run(role, attempt, deadline=deadline)
 
-    def structured(self, role: str, schema: type[SchemaT], system: str, user: str) -> tuple[SchemaT, LLMCall]:
+    def structured(self, role: str, schema: type[SchemaT], system: str, user: str, *,
+                   deadline: float | None = None) -> tuple[SchemaT, LLMCall]:
         """A reply validated against ``schema``: the request carries the schema as Ollama's ``format``, bound to the
         model as langchain's ``with_structured_output(method="json_schema")`` binds it (less the LangSmith tracing
         metadata, which re-derives the schema on every call), and the reply is validated here (langchain's
-        ``include_raw`` chain would start a thread pool on every call to run its one branch).
+        ``include_raw`` chain would start a thread pool on every call to run its one branch). The reply is streamed
+        and joined here, so that its first chunk shows the model is alive (a call that times out with nothing back
+        is a hung server, see :meth:`_count_failure`).
 
         A reply that fails validation is answered with ``llm.feedback`` and tried again, up to the role's
-        ``attempts``. :raises LLMUnavailable: as :meth:`text`, or after the last attempt still fails.
+        ``attempts``. ``deadline`` as for :meth:`text`. :raises LLMUnavailable: as :meth:`text`, or after the last
+        attempt still fails.
         """
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
 
-        def attempt(deadline: float, metrics: dict[str, Any]) -> SchemaT:
+        def whole_reply(runnable: Any, deadline: _Deadline, metrics: dict[str, Any]) -> AIMessage:
+            reply: Any = None
+            for chunk in self._pump(lambda stop: self._stream(runnable, messages, stop), deadline):
+                metrics["received"] = True
+                reply = chunk if reply is None else reply + chunk
+            if reply is None:
+                raise _Rejected("an empty reply")
+            return reply
+
+        def attempt(deadline: _Deadline, metrics: dict[str, Any]) -> SchemaT:
             runnable = self._structured_runnable(role, schema)
             tries = self.config(role).attempts
             for number in range(1, tries + 1):
                 metrics["attempts"] = number
-                raw: AIMessage = self._with_retries(
-                    role, deadline, metrics,
-                    lambda: next(self._pump(lambda stop: iter([runnable.invoke(messages)]), deadline)))
+                raw: AIMessage = self._with_retries(role, deadline, metrics,
+                                                    lambda: whole_reply(runnable, deadline, metrics))
                 metrics["usage"] = raw.usage_metadata or metrics.get("usage")
                 content = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
                 problems = feedback(schema, content)
@@ -212,12 +235,13 @@ class LLMClient:
                 messages.extend([AIMessage(content), HumanMessage(json.dumps(problems))])
             raise AssertionError("unreachable")
 
-        return self._run(role, attempt, retries_inside=True)
+        return self._run(role, attempt, retries_inside=True, deadline=deadline)
 
     # ------------------------------------------------------------------ machinery
 
-    def check(self, role: str) -> None:
-        """Raise :class:`LLMUnavailable` when the role cannot be called now (offline, disabled, circuit open)."""
+    def check(self, role: str, deadline: float | None = None) -> None:
+        """Raise :class:`LLMUnavailable` when the role cannot be called now: offline, disabled, circuit open, or less
+        than :data:`MIN_CALL_S` seconds left before ``deadline`` (the turn's, in ``time.monotonic()`` seconds)."""
         cfg = self.config(role)
         if not self.online:
             raise LLMUnavailable(f"{role}: offline fallback ({self.detail})", offline=True)
@@ -225,39 +249,63 @@ class LLMClient:
             raise LLMUnavailable(f"{role}: offline fallback (disabled by SKALD_{role.upper()}_ENABLED)", offline=True)
         breaker = self.breakers[role]
         if not breaker.allow():
-            reason = (f"{role}: fallback, circuit open after {breaker.consecutive} consecutive failures "
-                      f"({breaker.remaining():.0f} s left)")
-            raise LLMUnavailable(reason, LLMCall(role=role, model=cfg.model, ok=False, outcome="circuit_open",
-                                                 latency_ms=0.0, attempts=0, fallback_reason=reason))
+            reason = f"{role}: fallback, circuit open after {breaker.reason} ({breaker.remaining():.0f} s left)"
+            raise LLMUnavailable(reason, self._skipped(role, "circuit_open", reason))
+        if deadline is not None and deadline - time.monotonic() < MIN_CALL_S:
+            reason = f"{role}: fallback, turn budget spent"
+            raise LLMUnavailable(reason, self._skipped(role, "budget_spent", reason))
 
-    def _run(self, role: str, attempt: Callable[[float, dict[str, Any]], Any],
-             retries_inside: bool = False) -> tuple[Any, LLMCall]:
-        self.check(role)
+    def _skipped(self, role: str, outcome: str, reason: str) -> LLMCall:
+        """The record of a call not made: no request, no wait."""
+        return LLMCall(role=role, model=self.config(role).model, ok=False, outcome=outcome, latency_ms=0.0, attempts=0,
+                       fallback_reason=reason)
+
+    def _run(self, role: str, attempt: Callable[[_Deadline, dict[str, Any]], Any], retries_inside: bool = False,
+             deadline: float | None = None) -> tuple[Any, LLMCall]:
+        self.check(role, deadline)
         cfg = self.config(role)
         self.model(role)  # built before the clock starts: construction is not call latency
         started = time.monotonic()
-        deadline = started + cfg.timeout_s
+        own = started + cfg.timeout_s
+        ends = (_Deadline(own, "the role's deadline passed") if deadline is None or own <= deadline
+                else _Deadline(deadline, "the turn budget ran out"))
         metrics: dict[str, Any] = {"attempts": 1, "started": started}
         try:
             if retries_inside:
-                value = attempt(deadline, metrics)
+                value = attempt(ends, metrics)
             else:
-                value = self._with_retries(role, deadline, metrics, lambda: attempt(deadline, metrics))
+                value = self._with_retries(role, ends, metrics, lambda: attempt(ends, metrics))
         except Exception as exc:  # any failure becomes a fallback, never a lost turn
-            self.breakers[role].failure()
+            self._count_failure(role, exc, time.monotonic() - started, bool(metrics.get("received")))
             reason = f"{role}: fallback after {exc}" if isinstance(exc, _Rejected) else (
                 f"{role}: fallback after {_one_line(exc)}")
             raise LLMUnavailable(reason, self._call(role, started, metrics, ok=False, reason=reason)) from exc
         self.breakers[role].success()
         return value, self._call(role, started, metrics, ok=True)
 
-    def _with_retries(self, role: str, deadline: float, metrics: dict[str, Any], fn: Callable[[], Any]) -> Any:
+    def _count_failure(self, role: str, exc: Exception, waited: float, received: bool) -> None:
+        """Tell the breakers. A call that ran into its deadline after a fair wait (``llm.faults.fair_wait_s``) opens
+        its role's circuit at once; if nothing at all came back from the model in ``waited`` seconds, the server is
+        hung, and every role served from the same URL opens too. Any other failure counts as one."""
+        cfg = self.config(role)
+        if not isinstance(exc, LLMTimeout) or waited < fair_wait_s(cfg.timeout_s, self.settings.turn_budget_s):
+            self.breakers[role].failure()
+        elif received:
+            self.breakers[role].trip(f"a call cut off at its deadline after {waited:.1f} s")
+        else:
+            self.breakers[role].trip(f"a call that got no reply in {waited:.1f} s")
+            for other, other_cfg in self.configs.items():
+                if other != role and other_cfg.base_url.rstrip("/") == cfg.base_url.rstrip("/"):
+                    self.breakers[other].trip(f"the {role}'s call to the same server got no reply in {waited:.1f} s",
+                                              failed=False)
+
+    def _with_retries(self, role: str, deadline: _Deadline, metrics: dict[str, Any], fn: Callable[[], Any]) -> Any:
         """Retry ``fn`` after transient errors (``llm.faults.is_transient``) with exponential backoff (tenacity): at
         most ``settings.retries`` times, never once a token reached the player, and never when the wait would end
         past the role's ``deadline``. The last error is raised as it was."""
 
         def past_deadline(state: RetryCallState) -> bool:
-            return time.monotonic() + (state.upcoming_sleep or 0.0) >= deadline
+            return time.monotonic() + (state.upcoming_sleep or 0.0) >= deadline.at
 
         def count(state: RetryCallState) -> None:
             metrics["retries"] = metrics.get("retries", 0) + 1
@@ -269,14 +317,15 @@ class LLMClient:
             sleep=self.sleep, before_sleep=count, reraise=True)
         return retrying(fn)
 
-    def _stream(self, role: str, messages: list[BaseMessage], stop: threading.Event) -> Iterator[Any]:
-        for chunk in self.model(role).stream(messages):
+    @staticmethod
+    def _stream(runnable: Any, messages: list[BaseMessage], stop: threading.Event) -> Iterator[Any]:
+        for chunk in runnable.stream(messages):
             if stop.is_set():
                 return
             yield chunk
 
     @staticmethod
-    def _pump(produce: Callable[[threading.Event], Iterator[Any]], deadline: float) -> Iterator[Any]:
+    def _pump(produce: Callable[[threading.Event], Iterator[Any]], deadline: _Deadline) -> Iterator[Any]:
         """Run ``produce`` on a worker thread; yield its items here, raising LLMTimeout at the deadline."""
         items: queue.SimpleQueue = queue.SimpleQueue()  # the C one: a chunk's hand-over costs least
         stop = threading.Event()
@@ -291,14 +340,14 @@ class LLMClient:
 
         _WORKERS.run(work)
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = deadline.at - time.monotonic()
             try:
                 if remaining <= 0:
                     raise queue.Empty
                 kind, value = items.get(timeout=remaining)
             except queue.Empty:
                 stop.set()
-                raise LLMTimeout("the role's deadline passed") from None
+                raise LLMTimeout(deadline.why) from None
             if kind == "done":
                 return
             if kind == "error":
@@ -364,6 +413,14 @@ class _Workers:
 
 
 _WORKERS = _Workers()
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """When a call must end (``time.monotonic()`` seconds) and what its LLMTimeout says then."""
+
+    at: float
+    why: str
 
 
 class _Rejected(Exception):

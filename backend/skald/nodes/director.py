@@ -53,7 +53,8 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: mechanic_result, present_npcs, staged events, arc_stage, after. Writes: director_instructions,
     suggested_actions (exactly 4, linted, padded), llm_calls, warnings, lore_citations. The director's note comes
     from the ``director`` LLM role when it answers (its prompt gets the hooks lane and recalled older turns, both
-    fetched here through the context), otherwise from ``llm.offline.director_note``."""
+    fetched here through the context) within the turn's budget (``TurnContext.deadline``), otherwise from
+    ``llm.offline.director_note``."""
     ctx = runtime.context
     pack = ctx.pack
     location = pack.locations[state.after.location]
@@ -81,7 +82,7 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         return prompts.director_prompt(scene, pack, retrieved,
                                        _memories(ctx, state, prompts.scene_text(scene, pack), recall_warnings))
 
-    asked = ask(ctx.llm, "director", prompt)
+    asked = ask(ctx.llm, "director", prompt, deadline=ctx.deadline)
     instructions.notes = asked.value.strip()[:400] if asked.value else offline.director_note(state, pack, beat, mood)
     update = asked.update()
     update["warnings"] = update["warnings"] + recall_warnings + [w for r in found for w in r.warnings]

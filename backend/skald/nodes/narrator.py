@@ -5,6 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from skald import events as ev
+from skald import views
 from skald.context import TurnContext
 from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
@@ -18,7 +19,13 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     Writes: final_text (5-8 sentences, <= 250 words, second person), llm_calls, context_stats, lore_citations,
     warnings (fallback used, prompt trimmed, the lore index unusable, option lists or meta sections stripped, prose
     cut, NPCs named who are not in the scene). The prompt's style, lore and voice lanes are fetched here through the
-    context. Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``."""
+    context. The call ends by the turn's deadline (``TurnContext.deadline``).
+
+    Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``. The player keeps what they
+    read: a reply that breaks off after its first tokens (a timeout, the turn budget running out, a broken stream)
+    is kept as far as it came and finished by ``offline.finish``. Only when nothing of it is usable is it replaced
+    by the offline narrator's prose, and then a custom event ``{"kind": "replace", "text": ..., "reason": ...}`` and a
+    warning containing ``views.PROSE_REPLACED`` say so."""
     ctx = runtime.context
     pack = ctx.pack
     writer = runtime.stream_writer
@@ -28,23 +35,35 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         return offline.narrate(state, pack, rng)
 
     found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called
+    seen: list[str] = []  # what the player has been shown of the model's reply
 
     def prompt() -> prompts.Prompt:  # built only when the role can be called
         retrieved = lore.for_narrator(ctx.retriever, state, pack)
         found.extend([retrieved] if retrieved else [])
         return prompts.narrator_prompt(state, pack, retrieved)
 
-    asked = ask(ctx.llm, "narrator", prompt,
-                on_token=lambda token: writer({"kind": "token", "role": "narrator", "text": token}))
+    def show(token: str) -> None:
+        seen.append(token)
+        writer({"kind": "token", "role": "narrator", "text": token})
+
+    asked = ask(ctx.llm, "narrator", prompt, on_token=show, deadline=ctx.deadline)
     index_warnings = dict.fromkeys(w for r in found for w in r.warnings if w not in state.warnings)  # once a turn
     warnings = asked.warnings + list(index_warnings)
     cited = [hit.id for r in found for hit in (*r.style, *r.lore, *r.voice)]
-    raw = asked.value or offline_prose()
-    text, cleaning = prose.clean_narration(raw)
+    streamed = "".join(seen)
+    text, cleaning = prose.clean_narration(asked.value if asked.value is not None else streamed or offline_prose())
     warnings += cleaning
+    if asked.value is None and streamed and text:  # the reply broke off after the player read its start: finish it
+        warnings.append(f"narrator: kept the {len(text.split())} words already streamed and finished with the outcome")
+        text = offline.finish(text, state)
     if not text:
-        warnings.append("narrator: reply had no usable prose; used the offline narrator")
         text, _ = prose.clean_narration(offline_prose())
+        if streamed:
+            reason = f"narrator: {views.PROSE_REPLACED} with the offline narrator's: none of it was usable"
+            warnings.append(reason)
+            writer({"kind": "replace", "text": text, "reason": reason})
+        else:
+            warnings.append("narrator: reply had no usable prose; used the offline narrator")
     enemies = {e.enemy_name for e in state.staged_events if isinstance(e, ev.CombatStart)}
     if state.combat is not None:  # the enemy you fight or flee is part of the scene
         enemies.add(state.combat.enemy_name)

@@ -34,11 +34,12 @@ class RefinedSuggestions(BaseModel):
 
 def refiner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: suggested_actions, final_text, present_npcs. Writes: suggested_actions (refined, or unchanged),
-    llm_calls, warnings. A refined label must keep its tone and risk and pass the Director's lint."""
+    llm_calls, warnings. A refined label must keep its tone and risk and pass the Director's lint. The call ends by
+    the turn's deadline (``TurnContext.deadline``); with the budget spent the Director's suggestions stand."""
     ctx = runtime.context
     original = state.suggested_actions
     asked = ask(ctx.llm, "suggestion_refiner", lambda: prompts.refiner_prompt(state, ctx.pack, original),
-                schema=RefinedSuggestions)
+                schema=RefinedSuggestions, deadline=ctx.deadline)
     if asked.value is None:
         return asked.update()
     reply = asked.value

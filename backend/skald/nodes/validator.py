@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from skald import views
 from skald.context import TurnContext
 from skald.llm import offline
 from skald.packs.models import EraPack
@@ -21,8 +22,10 @@ def known_names(state: GameState, pack: EraPack) -> frozenset[str]:
 def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: final_text, mechanic_result, staged events, player, present_npcs, known_npcs.
     Writes: warnings; and final_text when it repairs the prose:
-    - prose that contradicts the check (a failure told as a success, an impossible action told as done) is replaced
-      by the offline narrator's, which states the outcome as the rules decided it;
+    - the model's prose (whole, or as far as it streamed) that contradicts the check (a failure told as a success, an
+      impossible action told as done) is replaced by the offline narrator's, which states the outcome as the rules
+      decided it. The player may have read it already: a custom stream event ``{"kind": "replace", "text": ...,
+      "reason": ...}`` and a warning containing ``views.PROSE_REPLACED`` say it was replaced;
     - a fact the prose leaves out (HP lost or regained, money, items gained or lost) is added as a plain sentence
       ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way.
     Never halts the turn."""
@@ -30,13 +33,16 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     text = state.final_text
     warnings = []
     result = state.mechanic_result
+    replaced = ""  # why the model's prose was replaced, if it was
     if result is not None:
         conflicts = prose.outcome_conflicts(text, result)
         warnings += [f"validator: {w}" for w in conflicts]
-        if conflicts and any(c.role == "narrator" and c.outcome == "ok" for c in state.llm_calls):
+        if conflicts and _streamed(state):
             text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
                                                                                       state.turn)))
-            warnings.append("validator: used the offline narrator, which tells the outcome as the rules decided it")
+            replaced = (f"validator: {views.PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
+                        "the rules decided it")
+            warnings.append(replaced)
     facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
     missing = prose.missing_facts(text, facts)
     if missing:
@@ -46,5 +52,12 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         warnings.append("validator: prose is not in the second person")
     for name in prose.invented_names(text, known_names(state, pack)):
         warnings.append(f"validator: prose names {name!r}, which is not in the pack or the scene")
+    if replaced:  # the final text, facts added: what the player should read instead of what streamed
+        runtime.stream_writer({"kind": "replace", "text": text, "reason": replaced})
     update: dict = {"warnings": warnings} if warnings else {}
     return update | ({"final_text": text} if text != state.final_text else {})
+
+
+def _streamed(state: GameState) -> bool:
+    """Whether the prose is the model's: the narrator's call streamed tokens (it may have broken off after them)."""
+    return any(c.role == "narrator" and c.ttft_ms is not None for c in state.llm_calls)

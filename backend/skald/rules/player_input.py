@@ -16,17 +16,22 @@ def check_player_input(text: str, max_chars: int) -> str:
     """Validate raw input; return it with surrounding whitespace trimmed.
 
     :raises PlayerInputError: when the input is empty, longer than ``max_chars`` characters, or contains
-        control characters (other than tab and newline). Nothing is played or written in those cases.
+        characters of Unicode category C other than tab and newline: control characters (Cc), invisible format
+        characters such as bidi overrides U+202A-U+202E, isolates U+2066-U+2069 and zero-width U+200B-U+200D,
+        U+2060, U+FEFF (Cf), lone surrogates (Cs, which no UTF-8 text can hold), private-use (Co) and unassigned
+        (Cn) code points: the same rule as a character's name. Nothing is played or written in those cases.
     """
     if len(text) > max_chars:
         raise PlayerInputError(
             f"that input is {len(text):,} characters long; the limit is {max_chars:,}. Say it in fewer words."
         )
     text = text.replace("\r\n", "\n")  # Windows line endings are not control input
-    bad = sorted({f"U+{ord(ch):04X}" for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n"})
+    bad = sorted({ch for ch in text if unicodedata.category(ch)[0] == "C" and ch not in "\t\n"})
     if bad:
+        kind = "control" if all(unicodedata.category(ch) == "Cc" for ch in bad) else "control or invisible"
         raise PlayerInputError(
-            f"that input contains control characters ({', '.join(bad[:5])}); type plain text and try again."
+            f"that input contains {kind} characters ({', '.join(f'U+{ord(ch):04X}' for ch in bad[:5])}); type "
+            "plain text and try again."
         )
     stripped = text.strip()
     if not stripped:

@@ -3,7 +3,9 @@ in-memory database.
 
 Each request borrows a connection (``with pool.connection() as conn``) and gives it back; a connection is used
 by one thread at a time, never shared concurrently. Connections come from ``store.db.connect``: WAL, a 10 s busy
-timeout, and ``query_only`` outside the writer's transactions.
+timeout, and ``query_only`` outside the writer's transactions. The pool's first connection checks the file
+(``quick_check``) before anything is written to it, and a storage failure inside ``connection()`` comes out as
+:class:`~skald.errors.SaveFileError` (``store.faults``).
 """
 
 from __future__ import annotations
@@ -15,39 +17,70 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skald.store.db import connect
+from skald.store.db import connect, verify
+from skald.store.faults import raise_storage
 
 
 class ConnectionPool:
-    """Connections to one database file; at most ``max_idle`` are kept open between requests."""
+    """Connections to one database file; at most ``max_idle`` are kept open between requests.
 
-    def __init__(self, path: str | Path, max_idle: int = 16):
+    :param readonly: open every connection with ``mode=ro`` (listing, inspecting): never creates or writes the file.
+    :param synchronous: SQLite's ``synchronous`` mode for every connection (``NORMAL`` or ``FULL``).
+    :raises SaveFileError: the file cannot be opened, is damaged, or is from a newer Skald.
+    """
+
+    def __init__(self, path: str | Path, max_idle: int = 16, *, readonly: bool = False, synchronous: str = "NORMAL"):
         if str(path) == ":memory:":
             raise ValueError("the API needs a database file (each connection to :memory: is a separate database)")
         self.path = Path(path)
         self.max_idle = max_idle
+        self.readonly = readonly
+        self.synchronous = synchronous
         self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self._closed = False
         self._lock = threading.Lock()
-        self._idle.put(connect(self.path))  # creates and migrates the file once, before any request
+        first = self._connect()  # creates and migrates the file once, before any request
+        try:
+            verify(first, self.path)
+        except BaseException:
+            first.close()
+            raise
+        self._idle.put(first)
+
+    def _connect(self) -> sqlite3.Connection:
+        return connect(self.path, readonly=self.readonly, synchronous=self.synchronous)
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
+        """Borrow a connection. :raises SaveFileError: a storage failure (the body's, or opening one)."""
         try:
             conn = self._idle.get_nowait()
         except queue.Empty:
-            conn = connect(self.path)
+            conn = self._connect()
+        healthy = True
         try:
             yield conn
+        except sqlite3.Error as exc:
+            healthy = False
+            raise_storage(exc, self.path, readonly=self.readonly)
+            raise
         finally:
+            self._give_back(conn, healthy)
+
+    def _give_back(self, conn: sqlite3.Connection, healthy: bool) -> None:
+        """Keep the connection for the next request, unless the pool is closed or full, or the request failed (a
+        connection that saw a storage error is closed: it may hold a broken transaction or file handle)."""
+        try:
             if conn.in_transaction:  # never hand on a connection with an open transaction
                 conn.execute("ROLLBACK")
-            with self._lock:
-                keep = not self._closed and self._idle.qsize() < self.max_idle
-            if keep:
-                self._idle.put(conn)
-            else:
-                conn.close()
+        except sqlite3.Error:
+            healthy = False
+        with self._lock:
+            keep = healthy and not self._closed and self._idle.qsize() < self.max_idle
+        if keep:
+            self._idle.put(conn)
+        else:
+            conn.close()
 
     def close(self) -> None:
         with self._lock:
@@ -77,6 +110,9 @@ class SharedConnection:
         self._conn.close()
 
 
-def open_pool(path: str | Path) -> ConnectionPool | SharedConnection:
+def open_pool(path: str | Path, *, readonly: bool = False,
+              synchronous: str = "NORMAL") -> ConnectionPool | SharedConnection:
     """The pool for ``path``: :class:`SharedConnection` for ``":memory:"``, else a :class:`ConnectionPool`."""
-    return SharedConnection() if str(path) == ":memory:" else ConnectionPool(path)
+    if str(path) == ":memory:":
+        return SharedConnection()
+    return ConnectionPool(path, readonly=readonly, synchronous=synchronous)

@@ -63,6 +63,17 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     return d.text()
 
 
+def finish(seen: str, state: GameState) -> str:
+    """A narration that broke off after the player read ``seen`` (already cleaned), finished plainly: closed with
+    "..." when it stops mid-sentence, then the outcome as the rules decided it (the check's summary, verbatim), unless
+    it is told already. The validator adds any change to the player it leaves out, as it does for every narration."""
+    text = seen.strip()
+    if text[-1:] not in ".!?\"'\u201d":
+        text += "..."
+    summary = end(state.mechanic_result.summary) if state.mechanic_result else ""
+    return f"{text} {summary}" if summary and summary not in text else text
+
+
 # ------------------------------------------------------------------ the other offline roles
 
 
