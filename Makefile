@@ -10,7 +10,7 @@ CAMPAIGN ?=
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: play serve test bench replay lint docs clean install
+.PHONY: play serve test bench soak replay lint docs clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ replay: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak $(if $(SOAK_SECONDS),--seconds $(SOAK_SECONDS))
 
 docs: $(STAMP)
 	$(BIN)/python docs/diagram.py
