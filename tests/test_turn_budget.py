@@ -22,7 +22,6 @@ from skald.api.server import LiveServer
 from skald.engine import start_campaign
 from skald.graph import run_turn, stream_turn
 from skald.llm.client import MIN_CALL_S, LLMClient, LLMUnavailable
-from skald.packs.loader import load_pack
 from skald.packs.models import EraPack
 from skald.settings import Settings
 from skald.state import GameState
@@ -55,11 +54,6 @@ def online(url: str, **settings: Any) -> LLMClient:
     return llm
 
 
-@pytest.fixture(scope="module")
-def cinder() -> EraPack:
-    return load_pack("cinder_reach")
-
-
 @pytest.fixture
 def server() -> Iterator[FakeOllama]:
     with FakeOllama(models=["dir", "nar", "ref"]) as fake:
@@ -67,14 +61,14 @@ def server() -> Iterator[FakeOllama]:
         yield fake
 
 
-def timed_turns(db: Path, cinder: EraPack, llm: LLMClient, *inputs: str) -> tuple[list[float], list[dict[str, Any]]]:
+def timed_turns(db: Path, pack: EraPack, llm: LLMClient, *inputs: str) -> tuple[list[float], list[dict[str, Any]]]:
     """Play ``inputs`` on a new campaign; returns each turn's wall time (seconds) and the stored turns."""
     conn = connect(db)
-    state = start_campaign(conn, cinder, seed=3, campaign_id="budget")
+    state = start_campaign(conn, pack, seed=3, campaign_id="budget")
     times = []
     for line in inputs:
         started = time.monotonic()
-        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm, retriever=None)
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
         times.append(time.monotonic() - started)
     rows = rendered_turns(conn, state.campaign.id)
     conn.close()
@@ -88,13 +82,13 @@ def test_the_default_budget_is_well_under_one_calls_timeout() -> None:
     assert defaults.turn_budget_s == 20 and defaults.turn_budget_s < defaults.llm_timeout_s / 2
 
 
-def test_a_hung_server_costs_the_first_turn_its_budget_and_the_next_turns_nothing(cinder: EraPack,
+def test_a_hung_server_costs_the_first_turn_its_budget_and_the_next_turns_nothing(pack: EraPack,
                                                                                   tmp_path: Path) -> None:
     """Every role hangs (the server accepts and never answers). Turn 1 waits out the budget once, on the director;
     the hang opens every role's circuit at once, so turns 2 and 3 make no request and wait for nothing."""
     with FakeOllama(models=["dir", "nar", "ref"]) as fake:
         fake.always(ANY, hung())
-        times, rows = timed_turns(tmp_path / "hung.db", cinder, online(fake.url), "look around", "look around",
+        times, rows = timed_turns(tmp_path / "hung.db", pack, online(fake.url), "look around", "look around",
                                   "look around")
         requests = [body["model"] for body in fake.chat_requests()]
     assert BUDGET_S <= times[0] < BUDGET_S + SLACK_S  # the budget held the turn, not the director's 60 s timeout
@@ -114,7 +108,7 @@ def test_a_hung_server_costs_the_first_turn_its_budget_and_the_next_turns_nothin
         "director: fallback, circuit open after a call that got no reply in 1.")
 
 
-def test_a_role_left_without_budget_falls_back_without_a_request(server: FakeOllama, cinder: EraPack,
+def test_a_role_left_without_budget_falls_back_without_a_request(server: FakeOllama, pack: EraPack,
                                                                  tmp_path: Path) -> None:
     """The director's server hangs; the narrator and refiner are on a healthy one. The director spends the whole
     budget, so the later roles of that turn skip to their fallbacks, with a warning and no request; the next turn
@@ -122,7 +116,7 @@ def test_a_role_left_without_budget_falls_back_without_a_request(server: FakeOll
     with FakeOllama(models=["dir"]) as stuck:
         stuck.always("dir", hung())
         llm = online(server.url, director_base_url=stuck.url)
-        times, rows = timed_turns(tmp_path / "spent.db", cinder, llm, "look around", "look around")
+        times, rows = timed_turns(tmp_path / "spent.db", pack, llm, "look around", "look around")
     first, second = rows
     assert times[0] < BUDGET_S + SLACK_S
     assert [(c["role"], c["outcome"], c["attempts"]) for c in first["llm_calls"]] == [
@@ -183,24 +177,24 @@ def test_a_slow_stream_cut_at_its_deadline_opens_only_its_own_circuit(server: Fa
 
 # -- what the player keeps of a streamed narration -----------------------------------------------------------------
 
-def stream(db: Path, cinder: EraPack, llm: LLMClient, line: str) -> list[tuple[str, Any]]:
+def stream(db: Path, pack: EraPack, llm: LLMClient, line: str) -> list[tuple[str, Any]]:
     """``graph.stream_turn`` of one turn on a new campaign."""
     conn = connect(db)
-    state = start_campaign(conn, cinder, seed=3, campaign_id="streamed")
+    state = start_campaign(conn, pack, seed=3, campaign_id="streamed")
     try:
-        return list(stream_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm,
+        return list(stream_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm,
                                 retriever=None))
     finally:
         conn.close()
 
 
-def test_a_narration_cut_by_the_budget_keeps_what_the_player_read(server: FakeOllama, cinder: EraPack,
+def test_a_narration_cut_by_the_budget_keeps_what_the_player_read(server: FakeOllama, pack: EraPack,
                                                                  tmp_path: Path) -> None:
     """The narrator streams two lines, then stalls past the turn's budget: the turn keeps those two lines, closes
     the broken sentence and adds the outcome; the refiner, left without budget, is skipped."""
     gate = Gate()  # never released: the stream stalls after two lines
     server.queue("nar", held(PROSE, gate, after=2, chunk_chars=30))
-    events = stream(tmp_path / "cut.db", cinder, online(server.url), "look around")
+    events = stream(tmp_path / "cut.db", pack, online(server.url), "look around")
     seen = "".join(payload for kind, payload in events if kind == "token")
     final: GameState = events[-1][1]
     assert seen == PROSE[:60] and "replace" not in [kind for kind, _ in events]
