@@ -29,7 +29,7 @@ from skald.graph import PIPELINE, build_graph
 from skald.llm.client import LLMClient
 from skald.nodes.director import director
 from skald.packs import loader
-from skald.settings import Settings
+from skald.settings import ROLES, Settings
 from skald.store.db import connect
 from skald.store.schema import SCHEMA_VERSION
 
@@ -126,7 +126,7 @@ class Gated:
 def test_health_reports_the_database_and_each_llm_role_offline(api: Api) -> None:
     body = api.client.get("/health").json()
     assert body["status"] == "ok" and body["db"]["ok"] and body["db"]["schema_version"] == SCHEMA_VERSION
-    assert set(body["llm"]["roles"]) == {"director", "narrator", "suggestion_refiner"}
+    assert set(body["llm"]["roles"]) == set(ROLES)
     assert body["llm"]["online"] is False
     assert all(role["reachable"] is None for role in body["llm"]["roles"].values())
 
@@ -211,10 +211,12 @@ def test_streamed_tokens_arrive_before_the_turn_with_an_online_narrator(tmp_path
         fake.always("dir", text("Keep it quiet.")).always("nar", dataclasses.replace(text(prose), chunk_chars=12))
         fake.always("ref", json_reply({"suggestions": []}))  # rejected: the engine's own suggestions stay
         llm = LLMClient(Settings(ollama_base_url=fake.url, llm="on", llm_timeout_s=5, retry_backoff_s=0.01,
-                                 director_model="dir", narrator_model="nar", suggestion_refiner_model="ref"))
+                                 director_model="dir", narrator_model="nar", suggestion_refiner_model="ref",
+                                 evaluator_model="ref"))
         with live(tmp_path / "online.db", llm=llm) as api:
             health = api.client.get("/health").json()
-            assert health["llm"]["online"] and all(r["reachable"] for r in health["llm"]["roles"].values())
+            roles = health["llm"]["roles"]
+            assert health["llm"]["online"] and all(r["reachable"] for k, r in roles.items() if k != "beat_classifier")
             cid, auth = api.new_campaign()
             reply, events = api.stream(cid, auth, "look around")
     kinds = [kind for kind, _ in events]

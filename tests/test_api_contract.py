@@ -132,7 +132,8 @@ def test_stream_events_in_the_schema_are_the_ones_sent(spec: dict[str, Any], tmp
     stream = spec["paths"]["/campaigns/{campaign_id}/turns/stream"]["post"]["responses"]["200"]
     branches = {branch["properties"]["event"]["const"]: branch["properties"]["data"]["contentSchema"]
                 for branch in stream["content"]["text/event-stream"]["itemSchema"]["oneOf"]}
-    assert set(branches) == {"progress", "token", "replace", "turn", "error"}  # replace: tests/test_turn_budget.py
+    # replace: tests/test_turn_budget.py; episode_complete: tests/test_episodes_api.py
+    assert set(branches) == {"progress", "token", "replace", "episode_complete", "turn", "error"}
     assert branches["error"]["properties"]["status"]["enum"] == [409, 422, 500, 503]
 
     def broken(state, runtime):
@@ -264,13 +265,15 @@ def test_health_names_models_and_urls_only_to_the_admin_key(tmp_path: Path) -> N
         fake.always("dir-model-x", text("Keep it quiet.")).always("nar-model-y", text("The lamps hum."))
         fake.always("ref-model-z", json_reply({"suggestions": []}))
         llm = LLMClient(Settings(ollama_base_url=fake.url, llm="on", llm_timeout_s=5, director_model="dir-model-x",
-                                 narrator_model="nar-model-y", suggestion_refiner_model="ref-model-z"))
+                                 narrator_model="nar-model-y", suggestion_refiner_model="ref-model-z",
+                                 evaluator_model="ref-model-z"))
         with live(tmp_path / "health.db", llm=llm, admin_key="ops-key") as api:
             secrets = ["dir-model-x", "nar-model-y", "ref-model-z", fake.url, "127.0.0.1"]
             for headers in ({}, bearer("wrong")):
                 public = api.client.get("/health", headers=headers)
                 assert public.status_code == 200 and public.json()["llm"]["online"] is True
-                assert all(r["reachable"] for r in public.json()["llm"]["roles"].values())
+                roles = public.json()["llm"]["roles"]
+                assert all(r["reachable"] for name, r in roles.items() if name != "beat_classifier")  # off
                 assert not [s for s in secrets if s in public.text], public.text
             full = api.client.get("/health", headers=bearer("ops-key")).json()
             assert full["llm"]["roles"]["narrator"]["model"] == "nar-model-y"

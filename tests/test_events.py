@@ -239,6 +239,17 @@ EXAMPLES: dict[str, dict] = {
     "QUEST_UPDATE": {"quest": "short_pour", "status": "completed", "stage": 3},
     "QUEST_HINT": {"quest": "short_pour", "stage": 0, "hint": "Juno will need persuading."},
     "ARC_STAGE": {"stage": "CLIMAX", "story_turn": 12},
+    "EPISODE_STARTED": {"episode": "first_shift", "number": 1, "reason": "first"},
+    "EPISODE_TURN": {"signal": "bold", "tension": 0.35, "quest_steps": 1, "defeated": False},
+    "BEAT_REACHED": {"beat": "pivot", "turn_count": 6, "reason": "position"},
+    "FLAG_SET": {"flag": "skim_found", "source": "quest:short_pour:search_yard"},
+    "EPISODE_COMPLETED": {"episode": "first_shift", "trigger": "turn_limit", "evaluation": {
+        "share_id": "3fdab45676", "episode": "first_shift", "title": "First Shift", "number": 1,
+        "trigger": "turn_limit", "story_turns": 8, "first_turn": 1, "last_turn": 8, "summary": "It went.",
+        "key_moments": [{"turn": 2, "line": "A fight broke out."}], "playstyle": "the Brawler",
+        "playstyle_scores": {"violent": 1.0}, "outcome": "won", "tension_curve": [0.2, 0.9],
+        "next_episode": "waking_drill", "next_title": "Dead Drill Walking", "next_hook": "Go.",
+        "written_by": "offline"}},
 }
 
 

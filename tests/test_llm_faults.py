@@ -157,7 +157,8 @@ def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack,
     """Play the 20 lines; returns the stored turns, the models asked during each turn, and the final state."""
     mode.script(server)
     llm = LLMClient(Settings(llm="on", ollama_base_url=server.url, director_model="dir", narrator_model="nar",
-                             suggestion_refiner_model="ref", llm_timeout_s=mode.timeout_s, retry_backoff_s=0.01))
+                             suggestion_refiner_model="ref", llm_timeout_s=mode.timeout_s, retry_backoff_s=0.01,
+                             evaluator_enabled=False))  # the per-turn roles; the evaluator: tests/test_episodes_api.py
     conn = connect(tmp_path / f"{name}.db")
     state = start_campaign(conn, cinder, seed=1, campaign_id=f"faults-{name}")
     sent: list[list[str]] = []

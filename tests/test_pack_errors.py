@@ -1,19 +1,24 @@
 """The broken-pack corpus: every case under ``tests/fixtures/packs/broken/`` is one designer mistake, and the
 loader reports it as a :class:`PackError` naming the file, line, field path and what is wrong; nothing else escapes.
 
-Each case folder holds an ``expected.txt`` (see ``tests/fixtures/packs/README.md``)."""
+Each case folder holds an ``expected.txt`` (see ``tests/fixtures/packs/README.md``). A case under
+``tests/fixtures/packs/warnings/`` loads, and ``EraPack.warnings`` names what can never happen in it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from skald.cli.pack_commands import pack_app
 from skald.packs.loader import PackError, PackIssue, load_pack
+from typer.testing import CliRunner
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packs"
 MINI = FIXTURES / "mini"
 BROKEN = FIXTURES / "broken"
+WARNINGS = FIXTURES / "warnings"
 CASES = sorted(p for p in BROKEN.iterdir() if p.is_dir())
 
 # Every kind of mistake the corpus must keep covering (a case folder each).
@@ -28,7 +33,8 @@ REQUIRED_CASES = {
     "dangling_banter_speaker", "dangling_discovery_item", "dangling_shop_item", "dangling_era_start_location",
     "dangling_defeat_recover_location", "dangling_doc_related", "disable_missing_id", "extends_missing_pack",
     "extends_cycle", "doc_no_front_matter", "doc_type_mismatch", "doc_empty_body", "list_file_is_mapping",
-    "unquoted_true_key", "ambiguous_alias",
+    "unquoted_true_key", "ambiguous_alias", "episode_unknown_mode", "episode_dangling_next",
+    "episode_dangling_start_location", "episode_turn_limited_without_budget", "episode_objective_without_flags",
 }
 
 
@@ -71,6 +77,10 @@ def same_file(issue: PackIssue, case: Path, rel: str) -> bool:
     return Path(issue.file).resolve() == (case / rel).resolve()
 
 
+def line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if needle in line)
+
+
 def assert_reported(err: PackError, case: Path, want: Expected) -> None:
     hits = [i for i in err.issues if same_file(i, case, want.file) and i.line == want.line and i.field == want.field]
     assert hits, f"expected {want.file}:{want.line} {want.field} in:\n{err}"
@@ -83,6 +93,9 @@ def test_the_mini_pack_loads_cleanly():
     assert set(pack.locations) == {"lantern_inn", "old_road"}
     assert pack.events and pack.banter
     assert {rel.split("/")[0] for rel in pack.docs} == {"lore", "style", "voices"}
+    assert sorted(e.completion_mode for e in pack.episodes.values()) == ["beat_gated", "objective", "open",
+                                                                         "turn_limited"]
+    assert pack.warnings == []
 
 
 def test_the_corpus_covers_every_kind_of_mistake():
@@ -123,6 +136,39 @@ def test_extends_is_relative_to_the_pack_folder_not_the_working_directory(monkey
     assert load_pack(BROKEN / "dangling_npc_location" / ".." / ".." / "mini").id == "mini"
     err = load_error(BROKEN / "dangling_npc_location")
     assert len(err.issues) == 1 and err.issues[0].field == "npcs[0].location"
+
+
+# --- warnings: the pack loads, but something in it can never happen -------------------------------------------------
+
+WARNING = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<column>\d+)  (?P<field>\S+)  (?P<message>.+)$")
+
+
+def test_an_objective_flag_nothing_sets_is_a_warning_not_an_error():
+    case = WARNINGS / "episode_flag_never_set"
+    episodes = case / "episodes.yaml"
+    pack = load_pack(case)  # loads: a pack that extends this one might set the flag
+    assert pack.episodes["the_toll"].completion_criteria.objective.all == ["toll_explaned"]
+    assert len(pack.warnings) == 1, pack.warnings
+    found = WARNING.match(pack.warnings[0])
+    assert found, pack.warnings[0]
+    assert Path(found["file"]).resolve() == episodes.resolve()
+    assert int(found["line"]) == line_of(episodes, "all: [toll_explaned]")
+    assert found["field"] == "episodes[0].completion_criteria.objective.all[0]"
+    assert "'toll_explaned'" in found["message"] and "set by no quest stage or event" in found["message"]
+
+
+def test_pack_validate_prints_the_warning_and_passes():
+    case = WARNINGS / "episode_flag_never_set"
+    result = CliRunner().invoke(pack_app, ["validate", str(case)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("ok  ")
+    warned = [line for line in lines if line.startswith("  warning: ")]
+    assert len(warned) == 1, result.output
+    line = line_of(case / "episodes.yaml", "all: [toll_explaned]")
+    assert f"episodes.yaml:{line}:" in warned[0] and "episodes[0].completion_criteria.objective.all[0]" in warned[0]
+    assert "'toll_explaned'" in warned[0]
+    assert "1 pack(s) checked, 0 error(s)" in result.output
 
 
 def test_the_designer_guide_names_every_field_of_every_model():

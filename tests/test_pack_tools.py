@@ -172,7 +172,7 @@ def test_schema_files_are_json_schema_for_each_file_kind(tmp_path):
     files = {p.name: json.loads(p.read_text()) for p in (tmp_path / "schema").glob("*.schema.json")}
     assert set(files) == {f"{k}.schema.json" for k in ("era", "locations", "npcs", "factions", "companions",
                                                        "backgrounds", "rumors", "quests", "events", "banter",
-                                                       "namebanks", "doc")}
+                                                       "episodes", "namebanks", "doc")}
     for name, schema in files.items():
         for ref in _refs(schema):  # every reference resolves inside the file
             assert ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") in schema["$defs"], (name, ref)
@@ -184,6 +184,7 @@ def test_schema_files_are_json_schema_for_each_file_kind(tmp_path):
 
     assert {"links", "hazards", "discoveries", "shop"} <= set(entry("locations.schema.json")["properties"])
     assert {"giver", "stages", "reward"} <= set(entry("quests.schema.json")["properties"])
+    assert {"completion_mode", "turn_budget", "starts_at", "next"} <= set(entry("episodes.schema.json")["properties"])
     assert "true" in entry("rumors.schema.json")["properties"]
     assert entry("npcs.schema.json")["additionalProperties"] is False
     assert {"start_locations", "rules", "items", "extends"} <= set(files["era.schema.json"]["properties"])
@@ -194,7 +195,7 @@ def test_schema_files_are_json_schema_for_each_file_kind(tmp_path):
         import jsonschema
     except ImportError:
         return  # not a dependency; the structural checks above stand
-    for kind in ("era", "locations", "npcs", "quests", "rumors"):
+    for kind in ("era", "locations", "npcs", "quests", "rumors", "events", "episodes"):
         schema = files[f"{kind}.schema.json"]
         jsonschema.Draft202012Validator.check_schema(schema)
         jsonschema.validate(yaml.safe_load((PACKS_DIR / "cinder_reach" / f"{kind}.yaml").read_text()), schema)

@@ -80,3 +80,19 @@ def test_every_way_of_recruiting_is_used(pack):
                for r in recruits)
     assert any(r.cost_credits > 0 for r in recruits)
     assert any(r.min_reputation for r in recruits) and any(r.requires_quest for r in recruits)
+
+
+def test_episodes_start_short_use_every_mode_and_chain(pack):
+    """A new player who only ever plays the first suggestion reaches the first episode's end within its budget, and
+    every later episode is offered by another's ``next`` or starts by itself."""
+    episodes = list(pack.episodes.values())
+    assert len(episodes) >= 4
+    assert {e.completion_mode for e in episodes} == {"open", "beat_gated", "turn_limited", "objective"}
+    first = episodes[0]
+    assert first.completion_mode in ("turn_limited", "beat_gated") and 6 <= (first.turn_budget or 0) <= 10
+    assert first.starts_at.empty and first.next and set(first.next) <= set(pack.episodes)
+    offered = {n for e in episodes for n in e.next}
+    for episode in episodes[1:]:
+        assert episode.id in offered or not episode.starts_at.empty, episode.id
+    assert all(e.hook for e in episodes) and any(e.progress_visible for e in episodes)
+    assert not pack.warnings

@@ -40,6 +40,7 @@ from skald.packs.models import EraPack
 from skald.rules import pack_fit
 from skald.rules.start import new_state
 from skald.state import GameState
+from skald.store import episodes as stored_episodes
 from skald.store import idempotency, reads, tokens, writer
 from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
@@ -308,6 +309,13 @@ class Engine:
         last = rows[-1].turn_number if rows else None
         return views.TurnPage(campaign_id=campaign_id, total=total, turns=rows,
                               next_after_turn=last if last is not None and last < total else None)
+
+    def episodes(self, campaign_id: str) -> views.EpisodesView:
+        """The running episode, every evaluation, and what can be played next. :raises CampaignNotFoundError."""
+        state, pack = self._viewed(campaign_id)
+        with self.pool.connection() as conn:
+            evaluations = stored_episodes.evaluations(conn, campaign_id)
+        return views.episodes(state, pack, evaluations)
 
     def scene(self, campaign_id: str) -> views.SceneView:
         """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game)."""

@@ -28,10 +28,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from skald.packs.memo import per_pack
 from skald.persistent import (
     BANTER_KEPT,
+    FLAGS_KEPT,
     NEWS_KEPT,
     PROCEDURAL_NPCS_KEPT,
+    TENSION_KEPT,
     Combat,
     CompanionState,
+    DirectorState,
+    EpisodeEvaluation,
     KnownNpc,
     PersistentState,
     QuestState,
@@ -511,12 +515,98 @@ class ArcStageChange(BaseEvent):
         return _with(state, arc_stage=self.stage, arc_stage_turn=self.story_turn)
 
 
+# --------------------------------------------------------------------------------------------------- episodes
+BEAT_ORDER = ("establishment", "complication", "escalation", "pivot", "resolution")
+
+
+def _director(state: PersistentState, **changes: Any) -> PersistentState:
+    return _with(state, director=_with(state.director, **changes))
+
+
+class EpisodeStarted(BaseEvent):
+    """An episode begins: the Director's per-episode counters start over; flags and the played list carry on."""
+
+    type: Literal["EPISODE_STARTED"] = "EPISODE_STARTED"
+    episode: str
+    number: int = Field(ge=1, description="the episode's ordinal in the campaign")
+    reason: str = Field(description="first | starts_at | suggested | chosen")
+
+    def apply(self, state, limits):
+        old = state.director
+        return _with(state, director=DirectorState(
+            episode=self.episode, number=self.number, started_turn=state.campaign.turn_number,
+            current_beat=BEAT_ORDER[0], flags=old.flags, played=old.played))
+
+
+class EpisodeTurn(BaseEvent):
+    """One story turn of the running episode: its signal, its tension, and what it did for the story."""
+
+    type: Literal["EPISODE_TURN"] = "EPISODE_TURN"
+    signal: str = Field(description="bold | cautious | violent | diplomatic | sly | curious")
+    tension: float = Field(ge=0, le=1)
+    quest_steps: int = Field(0, ge=0, description="quest stages completed this turn")
+    defeated: bool = False
+
+    def apply(self, state, limits):
+        d = state.director
+        signals = {**d.player_signals, self.signal: d.player_signals.get(self.signal, 0) + 1}
+        return _director(state, turn_count=d.turn_count + 1, player_signals=dict(sorted(signals.items())),
+                         tension_curve=[*d.tension_curve, self.tension][-TENSION_KEPT:],
+                         quest_steps=d.quest_steps + self.quest_steps, defeats=d.defeats + int(self.defeated))
+
+
+class BeatReached(BaseEvent):
+    """The running episode reaches ``beat``. Beats only move forward: a beat at or before the current one changes
+    nothing; beats jumped over count as completed."""
+
+    type: Literal["BEAT_REACHED"] = "BEAT_REACHED"
+    beat: Literal["establishment", "complication", "escalation", "pivot", "resolution"]
+    turn_count: int = Field(description="the episode's story turn it landed on")
+    reason: str = Field(description="position | escalation | pivot | resolution | ending | classifier")
+
+    def apply(self, state, limits):
+        d = state.director
+        now = BEAT_ORDER.index(d.current_beat) if d.current_beat in BEAT_ORDER else -1
+        to = BEAT_ORDER.index(self.beat)
+        if to <= now:
+            return state
+        return _director(state, current_beat=self.beat,
+                         beats_completed=[*d.beats_completed, *BEAT_ORDER[max(now, 0):to]][:len(BEAT_ORDER)])
+
+
+class FlagSet(BaseEvent):
+    type: Literal["FLAG_SET"] = "FLAG_SET"
+    flag: str
+    source: str = Field(description="'quest:<id>:<stage>' or 'event:<id>'")
+
+    def apply(self, state, limits):
+        flags = state.director.flags
+        return state if self.flag in flags else _director(state, flags=[*flags, self.flag][-FLAGS_KEPT:])
+
+
+class EpisodeCompleted(BaseEvent):
+    """The running episode ended and was evaluated in the same turn (the evaluation rides in the event, so a turn
+    cannot commit one without the other)."""
+
+    type: Literal["EPISODE_COMPLETED"] = "EPISODE_COMPLETED"
+    episode: str
+    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end")
+    evaluation: EpisodeEvaluation
+
+    def apply(self, state, limits):
+        d = state.director
+        return _with(state, director=DirectorState(
+            number=d.number, flags=d.flags, played=[*d.played, self.episode][-FLAGS_KEPT:],
+            suggested=self.evaluation.next_episode))
+
+
 Event = Annotated[
     TimeAdvance | Damage | Heal | StressChange | CreditsChange | ItemGet | ItemLose | Move | Defeated | Recovered
     | ReputationChange | CombatStart | EnemyDamage | CombatEnd | NpcDefeated | NpcMet | NpcSpawn | NpcIntroduced
     | IntroThrottled | NpcMove | WorldTick | FactionMove | News | EventFired | RumorSpread | RumorHeard | Discovery
     | AffinityChange | LoyaltyChange | CompanionJoin | CompanionLeave | CompanionActs | TensionChange | BanterQueued
-    | QuestUpdate | QuestHint | ArcStageChange,
+    | QuestUpdate | QuestHint | ArcStageChange | EpisodeStarted | EpisodeTurn | BeatReached | FlagSet
+    | EpisodeCompleted,
     Field(discriminator="type"),
 ]
 EVENT_TYPES: dict[str, type[BaseEvent]] = {}  # type string -> class, filled below

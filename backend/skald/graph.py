@@ -1,8 +1,9 @@
 """The turn graph. Read this file top to bottom to follow one turn.
 
     router ──META──> meta ──> END   (an out-of-game command: answered, nothing committed, not a turn)
-       │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner
-       └──ACTION─> mechanic ──>     -> director -> narrator -> validator -> refiner -> commit -> END
+       │                 └──/end, /next──> evaluator -> commit -> END   (episode commands: committed, not a turn)
+       │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner -> episode
+       └──ACTION─> mechanic ──>     -> director -> narrator -> validator -> refiner -> evaluator -> commit -> END
 
 Every node is a pure function of (state, runtime); handles (read-only DB, pack, LLM, RNG) arrive as the
 run-time context (``TurnContext``), never as state. Only ``commit`` writes.
@@ -27,8 +28,10 @@ from skald.nodes.commit import commit
 from skald.nodes.companion import companion
 from skald.nodes.director import director
 from skald.nodes.encounter import encounter
+from skald.nodes.episode import episode
+from skald.nodes.evaluator import evaluator
 from skald.nodes.mechanic import mechanic
-from skald.nodes.meta import meta
+from skald.nodes.meta import META_ROUTES, meta, route_after_meta
 from skald.nodes.narrator import narrator
 from skald.nodes.refiner import refiner
 from skald.nodes.router import ROUTES, route_after_router, router
@@ -44,12 +47,12 @@ from skald.state import GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
 
 # The straight part of the pipeline after the router's branch, in order.
-PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "director", "narrator", "validator", "refiner",
-            "commit")
+PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "episode", "director", "narrator", "validator",
+            "refiner", "evaluator", "commit")
 NODES = {
     "router": router, "meta": meta, "mechanic": mechanic, "encounter": encounter, "world_sim": world_sim,
-    "companion": companion, "arc_planner": arc_planner, "director": director, "narrator": narrator,
-    "validator": validator, "refiner": refiner, "commit": commit,
+    "companion": companion, "arc_planner": arc_planner, "episode": episode, "director": director,
+    "narrator": narrator, "validator": validator, "refiner": refiner, "evaluator": evaluator, "commit": commit,
 }
 
 
@@ -60,7 +63,7 @@ def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
         graph.add_node(name, fn)
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ROUTES)
-    graph.add_edge("meta", END)  # an out-of-game command is not a turn: nothing is committed
+    graph.add_conditional_edges("meta", route_after_meta, META_ROUTES)  # most commands commit nothing
     graph.add_edge("mechanic", "encounter")
     for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
         graph.add_edge(before, after)

@@ -119,6 +119,62 @@ class World(Model):
     last_banter_turn: int = 0
 
 
+TENSION_KEPT = 64  # tension readings kept per episode (one per story turn; a longer episode keeps the last 64)
+FLAGS_KEPT = 256
+
+
+class DirectorState(Model):
+    """The Director's episode layer (``rules.episodes``): the running episode, its beats and counters, the story flags
+    and the episodes played. Changed only by the EPISODE_* / BEAT_REACHED / FLAG_SET events."""
+
+    episode: str | None = Field(None, description="id of the running episode; None between episodes")
+    number: int = Field(0, description="episodes started in this campaign (the running one's ordinal)")
+    started_turn: int = Field(0, description="campaign turn number the running episode started on")
+    current_beat: str | None = Field(None, description="establishment | complication | escalation | pivot | "
+                                     "resolution")
+    beats_completed: list[str] = Field(default_factory=list, description="beats passed, in order")
+    turn_count: int = Field(0, description="story turns played in the running episode (META turns do not count)")
+    player_signals: dict[str, int] = Field(default_factory=dict, description="signal (bold, cautious, violent, "
+                                           "diplomatic, sly, curious) -> story turns it described")
+    tension_curve: list[float] = Field(default_factory=list, description="0..1 per story turn of the episode")
+    quest_steps: int = Field(0, description="quest stages completed during the episode")
+    defeats: int = Field(0, description="times the player was knocked out during the episode")
+    flags: list[str] = Field(default_factory=list, description="story flags set in this campaign (set_flag)")
+    played: list[str] = Field(default_factory=list, description="ids of episodes completed, in order")
+    suggested: str | None = Field(None, description="the episode suggested when the last one ended (what /next "
+                                  "starts)")
+
+
+class KeyMoment(Model):
+    turn: int = Field(description="the campaign turn number")
+    line: str = Field(description="one line: what happened")
+
+
+class EpisodeEvaluation(Model):
+    """What an episode came to, written the turn it ended (``rules.episodes.evaluate``; the ``evaluator`` LLM role may
+    write the summary) and kept in the EPISODE_COMPLETED event and the ``episode_evaluations`` table."""
+
+    share_id: str = Field(description="short id to share or look up this result")
+    episode: str
+    title: str
+    number: int = Field(description="the episode's ordinal in the campaign")
+    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end")
+    story_turns: int = Field(description="story turns the episode lasted")
+    first_turn: int = Field(description="campaign turn number the episode started on")
+    last_turn: int = Field(description="campaign turn number it ended on")
+    summary: str
+    key_moments: list[KeyMoment] = Field(default_factory=list)
+    playstyle: str = Field(description="the archetype the player's choices add up to, e.g. 'the Silver Tongue'")
+    playstyle_scores: dict[str, float] = Field(default_factory=dict, description="signal -> share of story turns, "
+                                               "0..1")
+    outcome: str = Field(description="won | lost | mixed")
+    tension_curve: list[float] = Field(default_factory=list, description="0..1 per story turn")
+    next_episode: str | None = Field(None, description="the episode suggested next (what /next starts)")
+    next_title: str | None = None
+    next_hook: str = Field(description="one line: what to do next (the next episode's hook, or an NPC's lead)")
+    written_by: str = Field("offline", description="offline | evaluator (the LLM wrote the summary)")
+
+
 class PersistentState(Model):
     campaign: Campaign
     player: Player
@@ -131,6 +187,7 @@ class PersistentState(Model):
     arc_stage: ArcStage = ArcStage.SETUP
     arc_stage_turn: int = 0
     combat: Combat | None = None
+    director: DirectorState = Field(default_factory=DirectorState)
     recent: list[TurnSummary] = Field(default_factory=list)
     offer: list[Suggestion] = Field(default_factory=list, description="the four suggestions standing for the next "
                                     "turn: what 1-4 play, shown again by every /command and on resume")

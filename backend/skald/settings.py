@@ -6,7 +6,8 @@ Globals: ``SKALD_DB_PATH``, ``SKALD_DB_SYNCHRONOUS`` (NORMAL | FULL), ``SKALD_DE
 (``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
 transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
 
-Per role (``director``, ``narrator``, ``suggestion_refiner``): ``SKALD_<ROLE>_<KEY>`` for each key in
+Per role (``director``, ``narrator``, ``suggestion_refiner``, ``evaluator``, ``beat_classifier``):
+``SKALD_<ROLE>_<KEY>`` for each key in
 :data:`ROLE_KEYS`, e.g. ``SKALD_NARRATOR_MODEL`` or ``SKALD_SUGGESTION_REFINER_TIMEOUT_S``. A role key left
 unset takes the role's default (:data:`ROLE_DEFAULTS`), and ``base_url`` / ``timeout_s`` take the global value.
 
@@ -27,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ROLES = ("director", "narrator", "suggestion_refiner")
+ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier")
 PREFIX = "SKALD_"
 
 
@@ -51,6 +52,11 @@ ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     "narrator": {"model": "llama3.1:8b", "temperature": 0.7, "num_ctx": 8192, "num_predict": 420, "attempts": 1},
     "suggestion_refiner": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 320,
                            "attempts": 3},
+    # writes an ended episode's summary (once an episode, after the narration)
+    "evaluator": {"model": "llama3.2:3b", "temperature": 0.4, "num_ctx": 4096, "num_predict": 320, "attempts": 3},
+    # may move an episode's beat forward; off by default: it would be an LLM call before the narrator every turn
+    "beat_classifier": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 80,
+                        "attempts": 2, "enabled": False},
 }
 # key -> (type, description); every key is optional per role and falls back as the module docstring says
 ROLE_KEYS: dict[str, tuple[Any, str]] = {

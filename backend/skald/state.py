@@ -28,6 +28,9 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     Campaign,
     Combat,
     CompanionState,
+    DirectorState,
+    EpisodeEvaluation,
+    KeyMoment,
     KnownNpc,
     Model,
     PersistentState,
@@ -92,6 +95,7 @@ class SceneInstructions(Model):
     focus_npc: str | None = None
     must_convey: list[str] = Field(default_factory=list)
     banter: str | None = None
+    episode: str | None = Field(None, description="where the episode stands and what this turn must do for it")
     notes: str = Field("", description="the director's note, from the LLM or composed deterministically")
 
 
@@ -112,6 +116,24 @@ class LLMCall(Model):
     fallback_reason: str | None = None
 
 
+class EpisodeProgress(Model):
+    """What this turn did in the episode layer (``nodes.episode``, ``/end`` and ``/next``): read by the Director, the
+    narrator, the evaluator and the turn's view."""
+
+    episode: str
+    title: str
+    number: int = Field(description="the episode's ordinal in the campaign")
+    mode: str
+    turn_count: int = Field(description="story turns of the episode, this one included")
+    budget: int | None = None
+    remaining: int | None = Field(None, description="story turns before the budget ends it; None when unbounded")
+    beat: str
+    beat_changed: str | None = Field(None, description="why the beat moved this turn, when it did")
+    started: bool = False
+    ending: str | None = Field(None, description="the trigger, when the episode ends this turn")
+    evaluation: EpisodeEvaluation | None = None
+
+
 class TurnFields(Model):
     router_output: RouterOutput | None = None
     intent: Intent | None = None
@@ -119,6 +141,7 @@ class TurnFields(Model):
     mechanic_result: MechanicResult | None = None
     present_npcs: list[PresentNpc] = Field(default_factory=list)
     staged_events: Annotated[list[Event], operator.add] = Field(default_factory=list)
+    episode_progress: EpisodeProgress | None = None
     director_instructions: SceneInstructions | None = None
     suggested_actions: list[Suggestion] = Field(default_factory=list)
     final_text: str = ""
@@ -160,13 +183,16 @@ class GameState(TurnInput, TurnFields):
     def closing(self) -> PersistentState:
         """The persistent state this turn commits: ``after`` with the story-turn count advanced, this turn added to
         ``recent`` and its suggestions as the ``offer``; exactly what reading the campaign back from the store gives.
-        (A META command is not a turn: it commits nothing.)"""
+        (Most META commands commit nothing; the episode commands ``/end`` and ``/next`` commit their events without
+        counting a story turn.)"""
         after = self.after
         summary = TurnSummary(
             turn=after.campaign.turn_number, input=self.player_input,
             action_class=self.router_output.action_class.value if self.router_output else "",
             outcome=self.mechanic_result.outcome.value if self.mechanic_result else "",
             location=after.location, sentences=sentences(self.final_text))
+        if self.intent == Intent.META:  # /end, /next: committed for their events, not a story turn
+            return after.model_copy(update={"offer": list(self.suggested_actions)})
         campaign = after.campaign.model_copy(update={"story_turns": after.campaign.story_turns + 1})
         return after.model_copy(update={"campaign": campaign, "recent": [*after.recent, summary][-RECENT_TURNS:],
                                         "offer": list(self.suggested_actions)})

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skald.persistent import EpisodeEvaluation
 from skald.rules import clock
 from skald.rules.money import money
 from skald.vocab import ArcStage, Intent, Outcome, QuestStatus, Risk, Tone
@@ -82,6 +83,44 @@ class StatusView(View):
     combat: CombatView | None = Field(description="the fight the player is in, if any")
 
 
+class EpisodeView(View):
+    """The episode a turn played in (or ended): what a player may see of the Director's episode layer. The beat and
+    the progress line are shown only for an episode whose pack entry has ``progress_visible``."""
+
+    id: str
+    title: str
+    premise: str = ""
+    number: int = Field(description="the episode's ordinal in the campaign")
+    mode: str = Field(description="open | beat_gated | turn_limited | objective")
+    turn_count: int = Field(description="story turns played in the episode")
+    budget: int | None = Field(description="the episode's turn budget (story turns), if any")
+    remaining: int | None = Field(description="story turns before the budget ends it; null when unbounded")
+    beat: str | None = Field(None, description="the current beat; null unless the episode shows its progress")
+    progress: str | None = Field(None, description="'Episode 2 of 4' with beat dots; null unless shown")
+    started: bool = Field(False, description="the episode began this turn")
+    ended: bool = Field(False, description="the episode ended this turn; `evaluation` says how it went")
+    trigger: str | None = Field(None, description="what ended it: turn_limit | beat_complete | objective_met | "
+                                "player_end")
+    evaluation: EpisodeEvaluation | None = None
+
+
+class EpisodeOffer(View):
+    id: str
+    title: str
+    hook: str = Field(description="one line offering the episode")
+
+
+class EpisodesView(View):
+    """A campaign's episodes: the running one, every evaluation (first first), the suggested next episode and the
+    others left to play (``/next ID`` or a turn whose input is ``/next ID`` starts one)."""
+
+    campaign_id: str
+    current: EpisodeView | None = Field(description="the running episode; null between episodes")
+    evaluations: list[EpisodeEvaluation]
+    suggested: EpisodeOffer | None = Field(description="what /next starts (set when an episode ends)")
+    available: list[EpisodeOffer] = Field(description="episodes not yet played, in the pack's order")
+
+
 class TurnView(View):
     """One played turn: what ``skald play --json`` prints, ``POST /campaigns/{id}/turns`` returns and a recording
     keeps as the turn's outcome."""
@@ -100,6 +139,8 @@ class TurnView(View):
                                  "narrator's (it told the outcome wrongly, or nothing of it was usable): a client that "
                                  "showed the streamed tokens must show `text` instead, and may say so")
     quit: bool = Field(False, description="the player asked to leave the game (/quit); the campaign is saved")
+    episode: EpisodeView | None = Field(None, description="the episode this turn played in, started or ended; null "
+                                        "between episodes")
     state: StatusView
 
 
@@ -112,6 +153,7 @@ class SceneView(View):
     text: str = Field(description="the scene: where you are, when, who is here (and, on resume, where you left off)")
     suggestions: list[SuggestionView]
     offline: bool = False
+    episode: EpisodeView | None = Field(None, description="the running episode; null between episodes")
     state: StatusView
 
 
@@ -245,13 +287,55 @@ def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
         intent=state.intent, action_class=state.router_output.action_class.value if state.router_output else None,
         text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
         warnings=list(state.warnings), offline=offline, prose_replaced=any(PROSE_REPLACED in w for w in state.warnings),
-        quit=state.quit_requested, state=status(state, pack))
+        quit=state.quit_requested, episode=episode(state, pack, state.episode_progress), state=status(state, pack))
+
+
+def episode(state: PersistentState, pack: EraPack, shown: Any = None) -> EpisodeView | None:
+    """The episode view: from this turn's ``EpisodeProgress`` when it has one, else the running episode as the
+    director state holds it; None between episodes."""
+    d = state.director
+    if shown is None:
+        running = pack.episodes.get(d.episode or "")
+        if running is None:
+            return None
+        from skald.rules.episodes import remaining
+
+        budget, left, beat = running.turn_budget, remaining(d, running), d.current_beat or "establishment"
+        fields = {"id": running.id, "title": running.title, "number": d.number, "mode": running.completion_mode,
+                  "turn_count": d.turn_count}
+    else:
+        running = pack.episodes.get(shown.episode)
+        budget, left, beat = shown.budget, shown.remaining, shown.beat
+        fields = {"id": shown.episode, "title": shown.title, "number": shown.number, "mode": shown.mode,
+                  "turn_count": shown.turn_count, "started": shown.started, "ended": shown.evaluation is not None,
+                  "trigger": shown.ending if shown.evaluation is not None else None, "evaluation": shown.evaluation}
+    visible = running is not None and running.progress_visible
+    fields["premise"] = running.premise if running is not None else ""
+    if visible:
+        from skald.rules.episode_commands import dots
+        from skald.rules.episodes import playable
+
+        order = ("establishment", "complication", "escalation", "pivot", "resolution")
+        total = fields["number"] + len([e for e in playable(pack, d) if e.id != fields["id"]])
+        fields |= {"beat": beat, "progress": f"Episode {fields['number']} of {total} "
+                                             f"{dots(order.index(beat) + 1, len(order))}"}
+    return EpisodeView(budget=budget, remaining=left, **fields)
+
+
+def episodes(state: PersistentState, pack: EraPack, evaluations: list[EpisodeEvaluation]) -> EpisodesView:
+    from skald.rules.episodes import playable
+
+    left = playable(pack, state.director)
+    offers = [EpisodeOffer(id=e.id, title=e.title, hook=e.hook or e.premise) for e in left]
+    suggested = next((o for o in offers if o.id == state.director.suggested), None)
+    return EpisodesView(campaign_id=state.campaign.id, current=episode(state, pack), evaluations=evaluations,
+                        suggested=suggested, available=offers)
 
 
 def scene(state: PersistentState, pack: EraPack, text: str, *, offline: bool = False) -> SceneView:
     return SceneView(campaign_id=state.campaign.id, turn_number=state.campaign.turn_number, text=text,
                      suggestions=[SuggestionView(label=s.label, tone=s.tone, risk=s.risk) for s in state.offer],
-                     offline=offline, state=status(state, pack))
+                     offline=offline, episode=episode(state, pack), state=status(state, pack))
 
 
 def campaign(state: PersistentState, pack: EraPack) -> CampaignView:

@@ -26,6 +26,7 @@ from skald.api.models import (
     Health,
     NewCampaign,
     PackView,
+    StreamEpisodeComplete,
     StreamError,
     StreamProgress,
     StreamReplace,
@@ -51,6 +52,7 @@ from skald.store.tokens import token_hash
 from skald.views import (
     CampaignView,
     CompanionView,
+    EpisodesView,
     InventoryView,
     NewsView,
     QuestView,
@@ -93,6 +95,7 @@ def _event(name: str, data: dict[str, Any]) -> dict[str, Any]:
 STREAM_EVENTS = {"oneOf": [_event("progress", StreamProgress.model_json_schema()),
                            _event("token", StreamToken.model_json_schema()),
                            _event("replace", StreamReplace.model_json_schema()),
+                           _event("episode_complete", StreamEpisodeComplete.model_json_schema()),
                            _event("turn", {"$ref": "#/components/schemas/TurnView"}),
                            _event("error", StreamError.model_json_schema())]}
 """The events of a streamed turn (OpenAPI 3.2 ``itemSchema``): ``data`` is JSON of the named shape."""
@@ -252,7 +255,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     async def stream_turn(claim: Annotated[Claim, Depends(stream_claim)]) -> AsyncIterator[ServerSentEvent]:
         """The same turn as Server-Sent Events: `progress` ({"node"}) as each graph node finishes, `token`
         ({"text"}) as the narration is generated, `replace` ({"text", "reason"}) when the narration streamed so far
-        is withdrawn for `text`, then `turn` (the result, as POST .../turns returns it) or `error`
+        is withdrawn for `text`, `episode_complete` ({"episode", "trigger", "evaluation"}) when the turn ends the
+        running episode, then `turn` (the result, as POST .../turns returns it) or `error`
         ({"status", "detail", "turn_number"}: 409, 422, 500 or 503). An idempotent retry gets just the `turn`
         event. Errors found before the stream starts are plain JSON answers."""
         if claim.replay is not None:
@@ -279,6 +283,10 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                     elif kind == "replace":  # the streamed narration was replaced: show {"text"} instead
                         emit("replace", payload)
                     else:
+                        ended = payload.view.episode if payload.view is not None else None
+                        if ended is not None and ended.evaluation is not None:
+                            emit("episode_complete", {"episode": ended.id, "trigger": ended.trigger,
+                                                      "evaluation": ended.evaluation.model_dump(mode="json")})
                         emit("turn", payload.body)
             except TurnConflictError as exc:
                 emit("error", {"status": 409, "detail": str(exc), "turn_number": exc.current_turn})
@@ -326,6 +334,13 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     def quests(campaign_id: Campaign) -> list[QuestView]:
         """Quests taken on, with the current objective."""
         return engine.quests(campaign_id)
+
+    @app.get("/campaigns/{campaign_id}/episodes", response_model=EpisodesView, tags=["campaigns"],
+             responses=CAMPAIGN_ERRORS)
+    def episodes(campaign_id: Campaign) -> EpisodesView:
+        """The running episode, how each finished one went (its evaluation, with a `share_id`), and what can be
+        played next: post a turn whose input is `/next` (the suggested one) or `/next ID`."""
+        return engine.episodes(campaign_id)
 
     @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def news(campaign_id: Campaign) -> NewsView:

@@ -199,6 +199,15 @@ class StreamToken(BaseModel):
     text: str
 
 
+class StreamEpisodeComplete(BaseModel):
+    """``event: episode_complete``: the running episode ended with this turn; sent after the narration and before
+    ``turn`` (whose ``episode`` carries the same evaluation)."""
+
+    episode: str
+    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end")
+    evaluation: dict[str, Any] = Field(description="the EpisodeEvaluation, as in TurnView.episode.evaluation")
+
+
 class StreamReplace(BaseModel):
     """``event: replace``: the narration streamed so far is withdrawn; show ``text`` instead (the model's reply broke
     off with nothing usable, or claimed an outcome the rules did not give). Sent before ``turn``, whose ``text``

@@ -27,6 +27,8 @@ def validate_cmd(
     for result in validate(refs):
         if result.ok:
             typer.echo(f"ok  {result.pack} ({summary(result.loaded)})")
+            for line in result.warnings:
+                typer.echo(f"  warning: {line}")
             continue
         typer.echo(f"FAIL  {result.pack}: {len(result.errors)} error(s)")
         for line in result.errors:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from skald import views
+from skald.cli import episode_box
 from skald.cli.session import DICE_COMMAND, Session
 from skald.engine import Played
 from skald.errors import SkaldError
@@ -79,6 +80,9 @@ def _plain_turn(view: views.TurnView, dice: bool = True) -> str:
     lines.append("")
     if view.quit:
         return "\n".join(lines)
+    notice = episode_box.plain(view.episode)
+    if notice:
+        lines += [notice, ""]
     lines += _suggestion_lines(view.suggestions)
     lines.append(f"  [{status_line(view.state)}]")
     lines += [f"  ! {w}" for w in view.warnings if FALLBACK_MARK not in w]
@@ -249,11 +253,27 @@ def render(console: Console, view: views.TurnView, dice: bool = True) -> None:
         line.append(parts[0], style="dim")
         line.append(parts[1], style="bold green" if check.outcome.succeeded else "bold red")
         console.print(line)
+    _print_episode(console, view.episode)
     _print_suggestions(console, view.suggestions)
     console.print(Text(status_line(view.state), style="dim"))
     for warning in view.warnings:
         if FALLBACK_MARK not in warning:
             console.print(Text(f"! {warning}", style="dim yellow"))
+
+
+def _print_episode(console: Console, episode: views.EpisodeView | None) -> None:
+    """An episode's beginning (a line and its premise) or its boxed result."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    if episode is None:
+        return
+    if episode.ended and episode.evaluation is not None:
+        style = {"won": "green", "lost": "red"}.get(episode.evaluation.outcome, "yellow")
+        console.print(Panel(Text(episode_box.result_body(episode)), title=Text(episode_box.result_title(episode)),
+                            title_align="left", border_style=style))
+    elif episode.started:
+        console.print(Text(episode_box.begins(episode), style="bold cyan"))
 
 
 def _print_suggestions(console: Console, suggestions: list[views.SuggestionView]) -> None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from skald import events as ev
 from skald.llm.budget import Prompt, Section, SectionKind
 from skald.llm.lore import Retrieved, scene_entities
-from skald.packs.models import EraPack
+from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, prose
-from skald.state import GameState, Suggestion
+from skald.state import EpisodeEvaluation, GameState, Suggestion
 
 NARRATOR_RULES = (
     "You narrate one turn of a text role-playing game. Write 5 to 8 sentences, at most 250 words, in the second "
@@ -32,6 +34,34 @@ REFINER_RULES = (
     "risk; keep the tone order PARAGON, INVESTIGATE, RENEGADE, NEUTRAL; each label at most 80 characters, in "
     "the imperative; name only people who are present. Reply with JSON only."
 )
+
+EVALUATOR_RULES = (
+    "You sum up one finished episode of a text role-playing game for the player who played it. Write 3 to 5 "
+    "sentences, second person, past tense: where it went, how the player went at it, the turning point and how it "
+    "ended. Use only the facts given; name only people and places the facts name. Reply with JSON only."
+)
+BEAT_RULES = (
+    "You track the story beat of an episode of a text role-playing game. Beats, in order: establishment, "
+    "complication, escalation, pivot, resolution. Given the episode, its current beat and this turn, answer the beat "
+    "the story is at now. Beats never go back. Reply with JSON only."
+)
+
+
+class BeatVerdict(BaseModel):
+    """The beat the story is at after this turn."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    beat: Beat
+    reason: str = Field("", max_length=200, description="one short sentence")
+
+
+class EvaluationProse(BaseModel):
+    """The episode's summary for the player."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str = Field(min_length=40, max_length=900, description="3 to 5 sentences, second person, past tense")
 
 
 def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None) -> str:
@@ -74,6 +104,8 @@ def scene_text(state: GameState, pack: EraPack) -> str:
     if state.director_instructions:
         d = state.director_instructions
         lines.append(f"Director: beat {d.beat}; mood {d.mood}. {d.notes}")
+        if d.episode:
+            lines.append(f"Episode: {d.episode}")
         if d.banter:
             lines.append(f"Include this companion line: {d.banter}")
     return "\n".join(lines)
@@ -159,3 +191,21 @@ def refiner_prompt(state: GameState, pack: EraPack, suggestions: list[Suggestion
         Section(SectionKind.SCENE, state.final_text, title="Narration:"),
         Section(SectionKind.SCENE, listed, title="Suggestions to rewrite:"),
     ))
+
+
+def beat_prompt(state: GameState, pack: EraPack, episode: Episode, beat: str) -> Prompt:
+    """The episode, its current beat and this turn's scene."""
+    facts = f"Episode: {episode.title}. Premise: {episode.premise}\nCurrent beat: {beat}."
+    return Prompt(_system(BEAT_RULES, pack), (Section(SectionKind.SCENE, facts), Section(SectionKind.SCENE,
+                                                                                          scene_text(state, pack))))
+
+
+def evaluator_prompt(pack: EraPack, episode: Episode, evaluation: EpisodeEvaluation) -> Prompt:
+    """The facts of the evaluation (the deterministic summary, key moments, playstyle, outcome) to rewrite."""
+    facts = [f"Episode {evaluation.number}: {episode.title}. Premise: {episode.premise}",
+             f"Story turns: {evaluation.story_turns}. How it ended: {evaluation.trigger}; "
+             f"outcome: {evaluation.outcome}.",
+             f"Playstyle: {evaluation.playstyle}.", "Key moments:",
+             *(f"- turn {k.turn}: {k.line}" for k in evaluation.key_moments),
+             f"Plain summary to improve on: {evaluation.summary}"]
+    return Prompt(_system(EVALUATOR_RULES, pack), (Section(SectionKind.SCENE, "\n".join(facts)),))

@@ -37,6 +37,25 @@ def _beat(state: GameState) -> str:
     return "a small win" if result and result.outcome.succeeded else "a setback"
 
 
+def episode_note(state: GameState, pack) -> str | None:
+    """Where the episode stands and what this turn must do for it: open it on its first turn, steer toward the close
+    as the budget runs down, land the ending on its last turn."""
+    shown = state.episode_progress
+    if shown is None or shown.episode not in pack.episodes:
+        return None
+    running = pack.episodes[shown.episode]
+    note = f"'{shown.title}', story turn {shown.turn_count}, beat {shown.beat}."
+    if shown.ending is not None:
+        return note + " This turn ends the episode: land the ending, close what its premise opened."
+    if shown.started:
+        return note + f" The episode begins: {running.premise}"
+    if shown.remaining is not None and shown.remaining <= 2:
+        return note + f" {shown.remaining} story turn(s) left: steer toward a close."
+    steer = {"complication": "let a problem surface", "escalation": "raise the stakes",
+             "pivot": "this is the turning point", "resolution": "let things settle"}.get(shown.beat)
+    return note + (f" {steer[:1].upper()}{steer[1:]}." if steer else "")
+
+
 def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str]) -> list[memory.Memory]:
     """Older turns worth remembering now (episodic memory), when a retriever can embed them."""
     if ctx.retriever is None:
@@ -71,7 +90,8 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
             f'{pack.companions[banter.companion].name} says, "{banter.line}"')
     must = [state.mechanic_result.summary] if state.mechanic_result else []
     must += [e.type for e in state.staged_events if isinstance(e, MUST_CONVEY)]
-    instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line)
+    instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line,
+                                     episode=episode_note(state, pack))
     found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called
     recall_warnings: list[str] = []
 

@@ -31,6 +31,7 @@ from skald.packs.models import (
     Companion,
     Doc,
     DocMeta,
+    Episode,
     Era,
     EraPack,
     Faction,
@@ -58,6 +59,7 @@ FILES: dict[str, tuple[type[BaseModel], bool, bool]] = {
     "quests.yaml": (Quest, True, True),
     "events.yaml": (WorldEvent, True, False),
     "banter.yaml": (Banter, True, False),
+    "episodes.yaml": (Episode, True, False),
     "namebanks.yaml": (NameBank, False, True),
 }
 DOC_FOLDERS = {"lore": "lore", "style": "style", "voices": "voice"}  # folder -> doc_type
@@ -165,12 +167,14 @@ class _Reader:
     def __init__(self, pack: str):
         self.pack = pack
         self.issues: list[PackIssue] = []
+        self.warnings: list[PackIssue] = []  # loads, but probably a mistake (reported by ``skald pack validate``)
         self.invalid_ids: dict[str, set[str]] = {}  # entries that failed validation: still "known" for references
         self.unreadable: set[str] = set()  # kinds whose file could not be read: references to them are not checked
 
     def issue(self, origins: list[Origin], loc: tuple[Any, ...], prefix: str, message: str,
-              at_key: bool = False) -> None:
-        """Report at the newest origin that holds the whole path, else at the deepest point of the newest."""
+              at_key: bool = False, warning: bool = False) -> None:
+        """Report at the newest origin that holds the whole path, else at the deepest point of the newest (as a
+        warning, with ``warning``: the pack still loads)."""
         best: tuple[Origin, yaml.Node | None] | None = None
         for origin in origins:
             node, full = _walk(origin.node, loc, at_key)
@@ -184,7 +188,8 @@ class _Reader:
             loc = loc[:-1]  # one value where a list may stand (``action_class: PERSUDE``) is named as itself
         line, col = (node.start_mark.line + 1 + origin.line_offset, node.start_mark.column + 1) if node else (1, 1)
         index = () if origin.index is None else (origin.index,)
-        self.issues.append(PackIssue(origin.file, line, col, _field_path(prefix, index + loc) or "-", message))
+        found = PackIssue(origin.file, line, col, _field_path(prefix, index + loc) or "-", message)
+        (self.warnings if warning else self.issues).append(found)
 
     def read(self, path: Path, display: str) -> tuple[Any, yaml.Node | None, bool]:
         """(data, node, ok). A missing file is (None, None, True); a YAML error is reported, ok False."""
@@ -539,6 +544,7 @@ def load_pack(pack: str | Path) -> EraPack:
         namebank=singles["namebanks"],
         content_hash=_hash_folders(layers),
         layers=[root.name for root in layers] if overlay else [],
+        warnings=[str(w) for w in reader.warnings],
         docs={rel: doc for rel, (doc, _) in docs.items()},
         **{kind: {key: parsed for key, (_, parsed) in table.items()} for kind, table in tables.items()},
     )
@@ -633,10 +639,17 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
         for j, speaker in enumerate(b.speakers):
             r("companions", speaker, ("speakers", j))
 
+    def episode(r: Callable[..., None], e: Episode) -> None:
+        r("locations", e.starts_at.location, ("starts_at", "location"))
+        r("quests", e.starts_at.quest, ("starts_at", "quest"))
+        for j, follow in enumerate(e.next):
+            r("episodes", follow, ("next", j))
+
     for kind, check in (("locations", location), ("npcs", npc), ("companions", companion),
                         ("backgrounds", background), ("rumors", rumor), ("quests", quest), ("factions", faction),
-                        ("events", event), ("banter", banter)):
+                        ("events", event), ("banter", banter), ("episodes", episode)):
         each(kind, check)
+    _check_episodes(reader, tables)
     _check_aliases(reader, tables)
     kinds = ("npcs", "companions", "locations", "factions", "quests", "items")
     if any(kind in reader.unreadable for kind in kinds):
@@ -647,6 +660,38 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
             if entity not in related:
                 reader.issue([origin], ("related", j), "front matter",
                              f"{entity!r} is not an NPC, companion, location, faction, quest or item in this pack")
+
+
+def _check_episodes(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]]]) -> None:
+    """What each completion mode needs (an error naming the field), and story flags an episode waits for that no quest
+    stage or event sets (a warning: the flag may be set by a pack that extends this one)."""
+    set_by = {s.set_flag for _, q in tables.get("quests", {}).values() for s in q.stages if s.set_flag}
+    set_by |= {e.effects.set_flag for _, e in tables.get("events", {}).values() if e.effects.set_flag}
+    flags_known = not ({"quests", "events"} & reader.unreadable)
+    for entry, ep in tables.get("episodes", {}).values():
+        mode, criteria = ep.completion_mode, ep.completion_criteria
+        if mode == "turn_limited" and ep.turn_budget is None:
+            reader.issue(entry.origins, ("completion_mode",), "episodes",
+                         "turn_limited needs turn_budget: how many story turns the episode runs")
+        if mode == "objective" and (criteria.objective is None or not criteria.objective.flags):
+            reader.issue(entry.origins, ("completion_criteria",), "episodes",
+                         "objective needs completion_criteria.objective with flags in all or any: the story flags "
+                         "(quest stages' or events' set_flag) that complete the episode")
+        if mode != "objective" and criteria.objective is not None:
+            reader.issue(entry.origins, ("completion_criteria", "objective"), "episodes",
+                         f"only an objective episode reads an objective; this one is {mode}")
+        if mode == "beat_gated" and criteria.require_resolution and criteria.required_beat == "resolution":
+            reader.issue(entry.origins, ("completion_criteria", "require_resolution"), "episodes",
+                         "required_beat is already resolution; drop require_resolution")
+        if not flags_known:
+            continue
+        waits = [(("completion_criteria", "objective", part, j), flag) for part in ("all", "any")
+                 for j, flag in enumerate(getattr(criteria.objective, part) if criteria.objective else [])]
+        waits += [(("starts_at", "flag"), ep.starts_at.flag)] if ep.starts_at.flag else []
+        for path, flag in waits:
+            if flag not in set_by:
+                reader.issue(entry.origins, path, "episodes", f"flag {flag!r} is set by no quest stage or event "
+                             "(set_flag), so this can never happen", warning=True)
 
 
 def _check_aliases(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]]]) -> None:
@@ -666,7 +711,7 @@ def _check_aliases(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any
 
 def _article(kind: str) -> str:
     singular = {"npcs": "an NPC", "items": "an item", "quests": "a quest", "events": "an event",
-                "banter": "a banter entry"}.get(kind)
+                "banter": "a banter entry", "episodes": "an episode"}.get(kind)
     return singular or f"a {kind.removesuffix('s')}"
 
 

@@ -252,6 +252,8 @@ class QuestStage(Strict):
     id: Id
     objective: str
     when: QuestTrigger
+    set_flag: Id | None = Field(None, description="a story flag set when this stage completes (episode objectives "
+                                "and starts read flags)")
 
 
 class Reward(Strict):
@@ -285,6 +287,7 @@ class EventEffects(Strict):
     rumor: Id | None = Field(None, description="a rumor that becomes public")
     npc_moves: dict[Id, Id] = Field(default_factory=dict, description="NPC id -> location id")
     stress: int = Field(0, ge=-10, le=10, description="stress for the player when at one of the event's locations")
+    set_flag: Id | None = Field(None, description="a story flag set when the event fires")
 
 
 class WorldEvent(Strict):
@@ -297,6 +300,66 @@ class WorldEvent(Strict):
                                "is replaced by the first one's name")
     trigger: EventTrigger
     effects: EventEffects = EventEffects()
+
+
+BEATS = ("establishment", "complication", "escalation", "pivot", "resolution")
+Beat = Literal["establishment", "complication", "escalation", "pivot", "resolution"]
+CompletionMode = Literal["open", "beat_gated", "turn_limited", "objective"]
+
+
+class Objective(Strict):
+    """Story flags an ``objective`` episode needs: every flag in ``all`` and, when ``any`` is given, one of those."""
+
+    all: list[Id] = Field(default_factory=list, description="flags that must all be set")
+    any: list[Id] = Field(default_factory=list, description="flags of which at least one must be set")
+
+    @property
+    def flags(self) -> list[Id]:
+        return [*self.all, *self.any]
+
+
+class CompletionCriteria(Strict):
+    required_beat: Beat = Field("pivot", description="beat_gated: the beat that completes the episode")
+    require_resolution: bool = Field(False, description="beat_gated: after the required beat, also wait for the "
+                                     "resolution beat")
+    objective: Objective | None = Field(None, description="objective: the flags that complete the episode")
+
+
+class EpisodeStart(Strict):
+    """When an episode starts by itself (no episode running, not yet played). Every condition given must hold; with
+    none given, the episode starts only as a campaign's first episode or when the player picks it."""
+
+    location: Id | None = Field(None, description="the player is at this location")
+    quest: Id | None = Field(None, description="this quest is active or completed")
+    flag: Id | None = Field(None, description="this story flag is set (a quest stage's or an event's set_flag)")
+
+    @property
+    def empty(self) -> bool:
+        return self.location is None and self.quest is None and self.flag is None
+
+
+class Episode(Strict):
+    """``episodes.yaml``: a bounded story with a payoff: beats, a way to end, an evaluation and what comes next."""
+
+    id: Id
+    title: str
+    premise: str = Field(..., description="one or two sentences: the situation the episode opens on")
+    completion_mode: CompletionMode = Field(..., description="open: ends on the player's /end; turn_limited: after "
+                                            "turn_budget story turns; beat_gated: when required_beat lands; "
+                                            "objective: when the objective's flags are set")
+    turn_budget: int | None = Field(None, ge=2, le=200, description="story turns: the length turn_limited runs; a "
+                                    "hard limit for beat_gated and objective (the episode ends, unfinished); the "
+                                    "pacing the director aims at for open (default 12)")
+    completion_criteria: CompletionCriteria = CompletionCriteria()
+    starts_at: EpisodeStart = EpisodeStart()
+    next: list[Id] = Field(default_factory=list, description="episode ids suggested when this one ends, in order")
+    progress_visible: bool = Field(False, description="show the player the beat and 'Episode 2 of 4' dots")
+    hook: str | None = Field(None, description="one line offering this episode when it is suggested next")
+
+    @property
+    def pacing(self) -> int:
+        """The story turns the beats are spread over."""
+        return self.turn_budget or 12
 
 
 class Banter(Strict):
@@ -355,10 +418,13 @@ class EraPack(BaseModel):
     quests: dict[Id, Quest]
     events: dict[Id, WorldEvent] = Field(default_factory=dict)
     banter: dict[Id, Banter] = Field(default_factory=dict)
+    episodes: dict[Id, Episode] = Field(default_factory=dict)
     docs: dict[str, Doc] = Field(default_factory=dict, description="relative path -> document")
     namebank: NameBank
     content_hash: str
     layers: list[str] = Field(default_factory=list, description="pack ids, base first, when this is an overlay")
+    warnings: list[str] = Field(default_factory=list, description="'file:line:column  field  message' for what "
+                                "loads but is probably a mistake (an objective flag nothing sets)")
 
     @property
     def id(self) -> str:

@@ -44,6 +44,11 @@ class Validation:
     errors: list[str] = field(default_factory=list)
 
     @property
+    def warnings(self) -> list[str]:
+        """What loads but is probably a mistake (``EraPack.warnings``)."""
+        return list(self.loaded.warnings) if self.loaded is not None else []
+
+    @property
     def ok(self) -> bool:
         return self.loaded is not None and not self.errors
 
@@ -215,7 +220,7 @@ def counts(pack: EraPack) -> dict[str, int]:
     return {"locations": len(pack.locations), "NPCs": len(pack.npcs), "factions": len(pack.factions),
             "companions": len(pack.companions), "backgrounds": len(pack.backgrounds), "items": len(pack.items),
             "rumors": len(pack.rumors), "quests": len(pack.quests), "events": len(pack.events),
-            "banter": len(pack.banter), "documents": len(pack.docs)}
+            "banter": len(pack.banter), "episodes": len(pack.episodes), "documents": len(pack.docs)}
 
 
 @dataclass(frozen=True)

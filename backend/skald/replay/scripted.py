@@ -14,6 +14,8 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
   picked by a stable hash.
 * ``suggestion_refiner``: with a ``format`` (JSON schema), the four suggestions from ``Suggestions to rewrite:``
   with the same tones, risks and names, lightly reworded when that is safe.
+* ``evaluator``: ``{"summary": ...}``, the plain summary of the facts it is given, retold in the past tense.
+* ``beat_classifier``: ``{"beat": ...}``, the ``Current beat:`` it is given (it never moves a beat itself).
 
 Faults (:func:`load_faults`, a YAML mapping ``turn -> {role: fault}``) make every request of that role in that
 turn fail: ``http_500``, ``not_json``, ``bad_schema`` (a wrong tone) or ``empty``; with the suffix ``_once``
@@ -235,6 +237,13 @@ class ScriptedOllama(httpx.BaseTransport):
     def reply(self, role: str, body: dict[str, Any]) -> str:
         """The reply of ``role`` to a chat request ``body`` (no fault)."""
         users = [str(m.get("content") or "") for m in body.get("messages") or [] if m.get("role") == "user"]
+        if role == "evaluator":
+            plain = next(iter(_lines(users[-1] if users else "", "Plain summary to improve on:")), "")
+            return json.dumps({"summary": f"Looking back on it: {plain}" if plain else
+                               "Looking back on it, the episode ran its course and left its mark on you."})
+        if role == "beat_classifier":
+            beat = next(iter(_lines(users[-1] if users else "", "Current beat:")), "establishment").rstrip(".")
+            return json.dumps({"beat": beat, "reason": "the scene holds where it is"})
         if role == "suggestion_refiner" or body.get("format"):
             return self._suggestions(users)
         last = users[-1] if users else ""

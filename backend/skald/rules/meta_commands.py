@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 from skald import views
 from skald.packs.models import EraPack
-from skald.persistent import PersistentState
+from skald.persistent import EpisodeEvaluation, PersistentState
+from skald.rules import episode_commands
+from skald.rules.episode_commands import Act
 from skald.views import StatusView
 
 
@@ -23,6 +25,7 @@ class MetaContext:
     args: str = ""
     campaigns: list[tuple[str, int]] | None = None
     resume_command: str | None = None  # how this frontend resumes the campaign, e.g. with --db
+    evaluations: list[EpisodeEvaluation] | None = None  # for /journal: the campaign's evaluated episodes
 
     @property
     def resume(self) -> str:
@@ -35,9 +38,15 @@ class MetaCommand:
 
     keys: tuple[str, ...] = ()
     quits = False
+    reads_journal = False  # the meta node reads the campaign's evaluations for it
 
     def run(self, ctx: MetaContext) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def act(self, ctx: MetaContext) -> Act | str:
+        """What the command does: text to show, or an :class:`Act` whose events Commit stores (the episode commands
+        /end and /next; they are not story turns)."""
+        return self.run(ctx)
 
     @classmethod
     def summary(cls) -> str:
@@ -135,6 +144,51 @@ class News(MetaCommand):
         return "News:\n" + ("\n".join(f"  - {n}" for n in views.news(ctx.state).news) or "  quiet so far")
 
 
+class EpisodeNow(MetaCommand):
+    """the episode you are in, how it ends, and what comes next"""
+
+    keys = ("episode", "episodes")
+
+    def run(self, ctx: MetaContext) -> str:
+        return episode_commands.episode_status(ctx.state, ctx.pack)
+
+
+class Journal(MetaCommand):
+    """how each finished episode went"""
+
+    keys = ("journal",)
+    reads_journal = True
+
+    def run(self, ctx: MetaContext) -> str:
+        return episode_commands.journal(ctx.evaluations or [])
+
+
+class Acting(MetaCommand):
+    """A command that may change the campaign: ``act`` says what it does, ``run`` only what it says."""
+
+    def run(self, ctx: MetaContext) -> str:
+        done = self.act(ctx)
+        return done.text if isinstance(done, Act) else done
+
+
+class End(Acting):
+    """close an open episode and see how it went"""
+
+    keys = ("end",)
+
+    def act(self, ctx: MetaContext) -> Act | str:
+        return episode_commands.end(ctx.state, ctx.pack)
+
+
+class Next(Acting):
+    """start the suggested episode (/next ID for another)"""
+
+    keys = ("next",)
+
+    def act(self, ctx: MetaContext) -> Act | str:
+        return episode_commands.start(ctx.state, ctx.pack, ctx.args)
+
+
 class Save(MetaCommand):
     """every turn is saved as you play; shows how to resume"""
 
@@ -167,14 +221,15 @@ class Quit(MetaCommand):
                f"{ctx.resume}"
 
 
-COMMANDS: tuple[MetaCommand, ...] = (Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Save(),
-                                     Load(), Quit())
+COMMANDS: tuple[MetaCommand, ...] = (Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(),
+                                     EpisodeNow(), Journal(), End(), Next(), Save(), Load(), Quit())
 BY_KEY: dict[str, MetaCommand] = {key: cmd for cmd in COMMANDS for key in cmd.keys}
 
 
-def respond(command: str, ctx: MetaContext) -> tuple[str, bool]:
-    """(text to show, whether the player asked to quit) for ``/command``."""
+def respond(command: str, ctx: MetaContext) -> tuple[str | Act, bool]:
+    """(text to show, or the :class:`Act` of a command that changes the campaign; whether the player asked to quit)
+    for ``/command``."""
     found = BY_KEY.get(command)
     if found is None:
         return f"Unknown command /{command}. Type /help for the list.", False
-    return found.run(ctx), found.quits
+    return found.act(ctx), found.quits

@@ -14,6 +14,7 @@ from skald.state import (
     Campaign,
     Combat,
     CompanionState,
+    DirectorState,
     GameState,
     KnownNpc,
     PersistentState,
@@ -72,6 +73,7 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
         arc_stage=ArcStage(ws["arc_stage"]),
         arc_stage_turn=ws["arc_stage_turn"],
         combat=Combat.model_validate_json(ws["combat"]) if ws["combat"] else None,
+        director=DirectorState.model_validate_json(ws["director"]) if ws["director"] else DirectorState(),
         recent=recent,
         offer=_offer(conn, campaign_id, ws["offer"]),
     )

@@ -135,7 +135,19 @@ def m006_quest_hints(db: sqlite_utils.Database) -> None:
     db["quests"].add_column("hint", str)
 
 
-MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints)
+def m007_episodes(db: sqlite_utils.Database) -> None:
+    """The Director's episode layer: its state (JSON) beside the world state, and one row per evaluated episode
+    (the EPISODE_COMPLETED event's evaluation, looked up by campaign and number or by ``share_id``)."""
+    db["world_state"].add_column("director", str)
+    db["episode_evaluations"].create(
+        {"campaign_id": str, "number": int, "episode_id": str, "share_id": str, "turn_number": int, "trigger": str,
+         "outcome": str, "playstyle": str, "evaluation": str, "created_at": str},
+        pk=("campaign_id", "number"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["episode_evaluations"].create_index(["share_id"], unique=True)
+
+
+MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

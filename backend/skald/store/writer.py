@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from skald.errors import TurnConflictError
-from skald.events import BaseEvent
+from skald.events import BaseEvent, EpisodeCompleted
 from skald.persistent import PersistentState
 from skald.store import idempotency
 from skald.store.db import writing
@@ -119,6 +119,12 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
              row.warnings, row.mechanic, row.llm_calls, after.location, after.world.time_minutes, stamp,
              row.lore_citations, int(row.offline)),
         )
+        _many(
+            conn, "INSERT INTO episode_evaluations (campaign_id, number, episode_id, share_id, turn_number, trigger, "
+            "outcome, playstyle, evaluation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cid, e.evaluation.number, e.episode, e.evaluation.share_id, number, e.trigger, e.evaluation.outcome,
+              e.evaluation.playstyle, e.evaluation.model_dump_json(), stamp)
+             for e in turn.events if isinstance(e, EpisodeCompleted)])
         if turn.keyed is not None:
             idempotency.record(conn, cid, turn.keyed, expected, number, stamp)
             idempotency.prune(conn, cid)
@@ -188,11 +194,12 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
         "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage, hint = excluded.hint",
         [(cid, q.id, q.status.value, q.stage, q.hint) for q in (new.quests[k] for k in upsert)])
     if old is None or old.world is not new.world or old.combat is not new.combat or old.offer != new.offer or (
+            old.director is not new.director) or (
             (old.location, old.arc_stage, old.arc_stage_turn) != (new.location, new.arc_stage, new.arc_stage_turn)):
         conn.execute(
             "INSERT OR REPLACE INTO world_state (campaign_id, location, time_minutes, arc_stage, arc_stage_turn, "
-            "combat, world, offer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "combat, world, offer, director) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (cid, new.location, new.world.time_minutes, new.arc_stage.value, new.arc_stage_turn,
              new.combat.model_dump_json() if new.combat else None, new.world.model_dump_json(),
-             json.dumps([s.model_dump(mode="json") for s in new.offer])),
+             json.dumps([s.model_dump(mode="json") for s in new.offer]), new.director.model_dump_json()),
         )

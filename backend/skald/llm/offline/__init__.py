@@ -41,6 +41,7 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     if d.result is not None:  # what must be told: the outcome, then every change to the player
         d.put(SUMMARY, end(d.result.summary), must=True)
     events(d, scene)
+    episode_ending(d, state)  # told last (its slot), counted now: the optional sentences make room for it
     if scene.moved:  # the new place, then who is in it
         arrival(d, scene)
     if scene.focus is not None:
@@ -61,6 +62,14 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
             d.put(MOOD, f"You are in {scene.here['place']}; it is {scene.now}.", must=True)
             break
     return d.text()
+
+
+def episode_ending(d: Draft, state: GameState) -> None:
+    """On the turn an episode ends, one closing line (Skald's own, by what ended it), last in the prose."""
+    shown = state.episode_progress
+    if shown is None or shown.ending is None:
+        return
+    d.put(MOOD, d.choose_any(f"episode/{shown.ending}", ph.EPISODE_ENDS[shown.ending]), must=True)
 
 
 def finish(seen: str, state: GameState) -> str:

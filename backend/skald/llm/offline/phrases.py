@@ -1114,3 +1114,13 @@ FILLER = [
     "You roll your shoulders and look about.",
     "You stay alert.",
 ]
+
+EPISODE_ENDS = {  # the last line of an episode's last turn, by what ended it
+    "turn_limit": ["For now, that is as far as this story goes.", "The hour for this business has run out.",
+                   "Whatever was left undone will have to wait for another day."],
+    "beat_complete": ["Something has turned, and it will not turn back.", "That is the end of this part of the story.",
+                      "What started this is settled, one way or another."],
+    "objective_met": ["What you set out to do is done.", "That is the job done, and everyone who matters knows it.",
+                      "You got what you came for."],
+    "player_end": ["You let this part of the story rest here."],
+}

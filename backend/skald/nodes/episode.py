@@ -1,0 +1,83 @@
+"""Episode node: the Director's episode layer for one story turn, between the arc planner and the director. It sets
+story flags, starts an episode when one is due, counts the turn, moves the beat and checks completion
+(``rules.episodes``); the evaluation is written later in the turn, by the evaluator node, once the prose is told."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from skald import events as ev
+from skald.context import TurnContext
+from skald.llm import prompts
+from skald.llm.ask import ask
+from skald.packs.models import Episode
+from skald.persistent import PersistentState
+from skald.rules import episodes
+from skald.state import EpisodeProgress, GameState
+
+
+def progress(after: PersistentState, episode: Episode, **fields) -> EpisodeProgress:
+    """The turn's :class:`EpisodeProgress` for the running ``episode`` as ``after`` has it."""
+    d = after.director
+    return EpisodeProgress(episode=episode.id, title=episode.title, number=d.number, mode=episode.completion_mode,
+                           turn_count=d.turn_count, budget=episode.turn_budget,
+                           remaining=episodes.remaining(d, episode), beat=d.current_beat or ev.BEAT_ORDER[0], **fields)
+
+
+def episode(state: GameState, runtime: Runtime[TurnContext]) -> dict:
+    """Reads: staged events (quest stages completed, world events fired), router_output, mechanic_result, after.
+    Writes: staged FLAG_SET, EPISODE_STARTED, EPISODE_TURN and BEAT_REACHED, after, and ``episode_progress`` (None
+    when no episode runs). With the ``beat_classifier`` role enabled (off by default: it is an LLM call before the
+    narrator), its verdict may move the beat one step further forward, never back."""
+    ctx = runtime.context
+    pack, limits = ctx.pack, ctx.limits
+    after = state.after
+    staged: list[ev.BaseEvent] = list(episodes.flags_set(state.staged_events, pack, after.director.flags))
+    after = ev.fold(after, staged, limits)
+    begin = episodes.starting(after, pack, [*state.staged_events, *staged])
+    if begin is not None:
+        start = ev.EpisodeStarted(episode=begin[0].id, number=after.director.number + 1, reason=begin[1])
+        staged.append(start)
+        after = start.apply(after, limits)
+    running = pack.episodes.get(after.director.episode or "")
+    if running is None:  # between episodes (or one a pack edit removed): nothing counts
+        return ev.stage(state.after, staged, limits) if staged else {}
+    flags_now = [e for e in staged if isinstance(e, ev.FlagSet)]
+    tick = ev.EpisodeTurn(signal=episodes.signal_of(state), tension=episodes.tension_of(state),
+                          quest_steps=len(episodes.stages_done(state.staged_events)),
+                          defeated=any(isinstance(e, ev.Defeated) for e in state.staged_events))
+    staged.append(tick)
+    after = tick.apply(after, limits)
+    changed = None
+    beat = episodes.next_beat(after.director, running, state, flags_now)
+    if beat is not None:
+        reached = ev.BeatReached(beat=beat[0], turn_count=after.director.turn_count, reason=beat[1])
+        staged.append(reached)
+        after, changed = reached.apply(after, limits), beat[1]
+    classified, update = _classified(state, runtime, running, after)
+    if classified is not None:
+        staged.append(classified)
+        after, changed = classified.apply(after, limits), "classifier"
+    done, trigger = episodes.check_completion(after.director, running)
+    if done and after.director.current_beat != "resolution":
+        ending = ev.BeatReached(beat="resolution", turn_count=after.director.turn_count, reason="ending")
+        staged.append(ending)
+        after, changed = ending.apply(after, limits), "ending"
+    shown = progress(after, running, beat_changed=changed, started=begin is not None, ending=trigger)
+    return update | {"staged_events": staged, "after": after, "episode_progress": shown}
+
+
+def _classified(state: GameState, runtime: Runtime[TurnContext], running: Episode, after: PersistentState
+                ) -> tuple[ev.BeatReached | None, dict]:
+    """The ``beat_classifier`` role's verdict as a BEAT_REACHED one step forward (None: not enabled, a fallback, or
+    a verdict that would not move the beat forward), and the call's records for the state."""
+    ctx = runtime.context
+    if not (ctx.llm.online and ctx.llm.config("beat_classifier").enabled):
+        return None, {}
+    now = after.director.current_beat or ev.BEAT_ORDER[0]
+    asked = ask(ctx.llm, "beat_classifier", lambda: prompts.beat_prompt(state, ctx.pack, running, now),
+                schema=prompts.BeatVerdict, deadline=ctx.deadline)
+    if asked.value is None or ev.BEAT_ORDER.index(asked.value.beat) <= ev.BEAT_ORDER.index(now):
+        return None, asked.update()
+    forward = ev.BEAT_ORDER[ev.BEAT_ORDER.index(now) + 1]  # one step at most, whatever the model says
+    return ev.BeatReached(beat=forward, turn_count=after.director.turn_count, reason="classifier"), asked.update()
