@@ -123,3 +123,30 @@ def test_following_the_first_suggestion_reaches_each_base_packs_first_result_wit
         conn.close()
         assert ended is not None and ended.id == first.id, pack_id
         assert ended.evaluation.next_episode in pack.episodes and ended.evaluation.next_episode != first.id
+
+
+def test_the_beat_classifier_moves_a_beat_one_step_forward_and_never_back(tmp_path: Path) -> None:
+    pack = load_pack(MINI)
+    with FakeOllama(models=["d", "n", "r", "e", "b"]) as fake:
+        fake.always("d", text("Keep it quiet.")).always("n", text("You sit by the fire. The inn is quiet."))
+        fake.always("r", json_reply({"suggestions": []})).always("b", json_reply({"beat": "resolution"}))
+        llm = LLMClient(Settings(llm="on", ollama_base_url=fake.url, director_model="d", narrator_model="n",
+                                 suggestion_refiner_model="r", evaluator_model="e", beat_classifier_model="b",
+                                 beat_classifier_enabled=True, llm_timeout_s=5, retry_backoff_s=0.01))
+        conn = connect(tmp_path / "beats.db")
+        state = start_campaign(conn, pack, seed=2, campaign_id="beats")
+        state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=pack, llm=llm,
+                         retriever=None)
+        assert state.director.current_beat == "complication"  # asked for resolution: one step, no more
+        assert state.episode_progress.beat_changed == "classifier"
+        fake.always("b", json_reply({"beat": "establishment"}))  # backward: ignored
+        state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=pack, llm=llm,
+                         retriever=None)
+        assert state.director.current_beat == "escalation"  # by position (turn 2 of 4), not by the model
+        assert state.episode_progress.beat_changed == "position"
+        fake.always("b", json_reply({"beat": "climax"}))  # not a beat: validation feedback, then the fallback
+        state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=pack, llm=llm,
+                         retriever=None)
+        assert any(w.startswith("beat_classifier: fallback") for w in state.warnings)
+        assert len(fake.chat_requests("b")) == 2 + Settings().role("beat_classifier").attempts
+        conn.close()
