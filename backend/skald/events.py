@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from skald.packs.memo import per_pack
+from skald.packs.models import BEATS, Beat
 from skald.persistent import (
     BANTER_KEPT,
     FLAGS_KEPT,
@@ -34,7 +35,6 @@ from skald.persistent import (
     TENSION_KEPT,
     Combat,
     CompanionState,
-    DirectorState,
     EpisodeEvaluation,
     KnownNpc,
     PersistentState,
@@ -516,7 +516,7 @@ class ArcStageChange(BaseEvent):
 
 
 # --------------------------------------------------------------------------------------------------- episodes
-BEAT_ORDER = ("establishment", "complication", "escalation", "pivot", "resolution")
+BEAT_ORDER = BEATS  # the beats in story order (defined with the pack models, which name them too)
 
 
 def _director(state: PersistentState, **changes: Any) -> PersistentState:
@@ -532,10 +532,9 @@ class EpisodeStarted(BaseEvent):
     reason: str = Field(description="first | starts_at | suggested | chosen")
 
     def apply(self, state, limits):
-        old = state.director
-        return _with(state, director=DirectorState(
+        return _with(state, director=state.director.between(
             episode=self.episode, number=self.number, started_turn=state.campaign.turn_number,
-            current_beat=BEAT_ORDER[0], flags=old.flags, played=old.played))
+            current_beat=BEAT_ORDER[0]))
 
 
 class EpisodeTurn(BaseEvent):
@@ -560,7 +559,7 @@ class BeatReached(BaseEvent):
     nothing; beats jumped over count as completed."""
 
     type: Literal["BEAT_REACHED"] = "BEAT_REACHED"
-    beat: Literal["establishment", "complication", "escalation", "pivot", "resolution"]
+    beat: Beat
     turn_count: int = Field(description="the episode's story turn it landed on")
     reason: str = Field(description="position | escalation | pivot | resolution | ending | classifier")
 
@@ -595,9 +594,8 @@ class EpisodeCompleted(BaseEvent):
 
     def apply(self, state, limits):
         d = state.director
-        return _with(state, director=DirectorState(
-            number=d.number, flags=d.flags, played=[*d.played, self.episode][-FLAGS_KEPT:],
-            suggested=self.evaluation.next_episode))
+        return _with(state, director=d.between(played=[*d.played, self.episode][-FLAGS_KEPT:],
+                                               suggested=self.evaluation.next_episode))
 
 
 Event = Annotated[

@@ -144,6 +144,11 @@ class DirectorState(Model):
     suggested: str | None = Field(None, description="the episode suggested when the last one ended (what /next "
                                   "starts)")
 
+    def between(self, **changes) -> DirectorState:
+        """A fresh director state that keeps what lasts the whole campaign (episode count, flags, episodes played):
+        the per-episode counters start over. ``changes`` sets the rest."""
+        return DirectorState(**{"number": self.number, "flags": self.flags, "played": self.played, **changes})
+
 
 class KeyMoment(Model):
     turn: int = Field(description="the campaign turn number")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skald.packs.models import BEATS
 from skald.persistent import EpisodeEvaluation
 from skald.rules import clock
 from skald.rules.money import money
@@ -300,7 +301,7 @@ def episode(state: PersistentState, pack: EraPack, shown: Any = None) -> Episode
             return None
         from skald.rules.episodes import remaining
 
-        budget, left, beat = running.turn_budget, remaining(d, running), d.current_beat or "establishment"
+        budget, left, beat = running.turn_budget, remaining(d, running), d.current_beat or BEATS[0]
         fields = {"id": running.id, "title": running.title, "number": d.number, "mode": running.completion_mode,
                   "turn_count": d.turn_count}
     else:
@@ -312,13 +313,10 @@ def episode(state: PersistentState, pack: EraPack, shown: Any = None) -> Episode
     visible = running is not None and running.progress_visible
     fields["premise"] = running.premise if running is not None else ""
     if visible:
-        from skald.rules.episode_commands import dots
-        from skald.rules.episodes import playable
+        from skald.rules.episodes import progress
 
-        order = ("establishment", "complication", "escalation", "pivot", "resolution")
-        total = fields["number"] + len([e for e in playable(pack, d) if e.id != fields["id"]])
-        fields |= {"beat": beat, "progress": f"Episode {fields['number']} of {total} "
-                                             f"{dots(order.index(beat) + 1, len(order))}"}
+        dots, total = progress(pack, d, fields["id"], fields["number"], beat)
+        fields |= {"beat": beat, "progress": f"Episode {fields['number']} of {total} {dots}"}
     return EpisodeView(budget=budget, remaining=left, **fields)
 
 

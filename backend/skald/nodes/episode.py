@@ -41,7 +41,7 @@ def episode(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         after = start.apply(after, limits)
     running = pack.episodes.get(after.director.episode or "")
     if running is None:  # between episodes (or one a pack edit removed): nothing counts
-        return ev.stage(state.after, staged, limits) if staged else {}
+        return {"staged_events": staged, "after": after} if staged else {}  # folded above already
     flags_now = [e for e in staged if isinstance(e, ev.FlagSet)]
     tick = ev.EpisodeTurn(signal=episodes.signal_of(state), tension=episodes.tension_of(state),
                           quest_steps=len(episodes.stages_done(state.staged_events)),

@@ -13,8 +13,6 @@ from skald.persistent import EpisodeEvaluation, PersistentState
 from skald.rules import episodes
 from skald.text import name_key
 
-DOTS_DONE, DOTS_LEFT = "\u25cf", "\u25cb"
-
 
 @dataclass(frozen=True)
 class Act:
@@ -43,11 +41,6 @@ def how_it_ends(episode: Episode, turn_count: int) -> str:
     return f"It ends when you do what it asks{limit}."
 
 
-def dots(done: int, total: int) -> str:
-    """'●●○○': ``done`` of ``total``."""
-    return DOTS_DONE * min(done, total) + DOTS_LEFT * max(0, total - done)
-
-
 def episode_status(state: PersistentState, pack: EraPack) -> str:
     """The /episode text: the running episode (its beat only when the pack shows progress), or what comes next."""
     d = state.director
@@ -57,8 +50,8 @@ def episode_status(state: PersistentState, pack: EraPack) -> str:
                  f"  {how_it_ends(running, d.turn_count)} Story turns so far: {d.turn_count}."]
         if running.progress_visible:
             beat = d.current_beat or ev.BEAT_ORDER[0]
-            lines.append(f"  Beat: {beat} {dots(ev.BEAT_ORDER.index(beat) + 1, len(ev.BEAT_ORDER))}   "
-                         f"Episode {d.number} of {d.number + len(episodes.playable(pack, d))}")
+            dots, total = episodes.progress(pack, d, running.id, d.number, beat)
+            lines.append(f"  Beat: {beat} {dots}   Episode {d.number} of {total}")
         return "\n".join(lines)
     lines = ["No episode is running: you are playing open."]
     suggested = pack.episodes.get(d.suggested or "")

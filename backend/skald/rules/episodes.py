@@ -227,6 +227,15 @@ def next_beat(director: DirectorState, episode: Episode, state: GameState, flags
 # ------------------------------------------------------------------------------------------------- completion
 
 
+def progress(pack: EraPack, director: DirectorState, episode_id: str, number: int, beat: str) -> tuple[str, int]:
+    """How far the episode has come, as a progress-visible episode shows it: the beat as dots ('●●○○○',
+    beats reached of five) and how many episodes this run of the campaign has (this one's ``number`` plus those left
+    to play)."""
+    done = BEAT_ORDER.index(beat) + 1
+    left = [e for e in playable(pack, director) if e.id != episode_id]
+    return "●" * done + "○" * (len(BEAT_ORDER) - done), number + len(left)
+
+
 def reached(director: DirectorState, beat: str) -> bool:
     return beat in director.beats_completed or director.current_beat == beat
 
