@@ -2,10 +2,16 @@
 to a fake Ollama that fails in one way per run.
 
 Whatever the fault, every turn commits with prose and four suggestions, and the LLM calls of each turn follow
-the route table in ``docs/architecture.md``: META makes none; TALK and ACTION call director, narrator and
-suggestion_refiner, in that order. A role that keeps failing opens its circuit after three calls (the breaker
-defaults), and from then on its calls are recorded as ``circuit_open`` without a request reaching the server. A
-hung server is found out at once: the first call that gets no reply by its deadline opens every role's circuit.
+the route table in ``docs/architecture.md``: META makes none; TALK and ACTION call narrator and suggestion_refiner,
+in that order. The director is never called inside a turn: once a turn commits in the scene it started in, the
+scene's brief is written in the background (``llm.briefs.prefetch``), and that call is reported, ahead of the
+narrator's, with the first turn that uses the brief. The session waits for background briefs between turns
+(``llm.briefs.settle``), so every request is either a turn's own or the background brief started after it.
+
+A role that keeps failing opens its circuit after three calls (the breaker defaults), and from then on its calls are
+recorded as ``circuit_open`` without a request reaching the server (a director whose circuit is open is not asked for
+a brief at all). A hung server is found out at once: the first call that gets no reply by its deadline (now the
+narrator's, on the first story turn) opens every role's circuit.
 """
 
 from __future__ import annotations
@@ -33,14 +39,19 @@ from skald.store.reads import rendered_turns
 from support import script_lines
 
 ROLES = ("director", "narrator", "suggestion_refiner")
+TURN_ROLES = ("narrator", "suggestion_refiner")  # called inside every TALK and ACTION turn, in this order
 MODEL = {"director": "dir", "narrator": "nar", "suggestion_refiner": "ref"}
 LINES = script_lines()[:20]
-DIRECTOR_NOTE = "Keep the room loud and the stakes close."
+BRIEF = {"summary": "The room is loud and the stakes are close.", "key_facts": ["Everyone here is watching the door."],
+         "npc_intentions": [], "suggested_topics": ["what the room is waiting for"]}  # a scene_brief.BriefDraft
+NO_BRIEF = "director: no usable brief from the model; the rules' brief stands"
+REPAIRS = ("validator: prose left out what changed; added: ",
+           "validator: prose did not convey what the brief required; added: ")
 PROSE = ("You take a breath and weigh the moment. The air is hot and thick with dust. Voices rise and fall around "
          "you. Nothing here waits for long. You settle on your next move.")
 BREAKER_FAILURES = 3  # the default of Settings.breaker_failures
 RETRIES = 2  # the default of Settings.retries
-ATTEMPTS = 3  # the refiner's default structured-output attempts
+ATTEMPTS = 3  # the refiner's and the director's default structured-output attempts
 
 
 def echo_suggestions(body: dict[str, Any]) -> Reply:
@@ -62,11 +73,11 @@ def slowly(reply: Reply | Callable[[dict[str, Any]], Reply], chunk_chars: int) -
 
 
 def healthy(server: FakeOllama) -> None:
-    server.always("dir", text(DIRECTOR_NOTE)).always("nar", text(PROSE)).always("ref", echo_suggestions)
+    server.always("dir", json_reply(BRIEF)).always("nar", text(PROSE)).always("ref", echo_suggestions)
 
 
 def slow(server: FakeOllama) -> None:
-    server.always("dir", slowly(text(DIRECTOR_NOTE), 16)).always("nar", slowly(text(PROSE), 40))
+    server.always("dir", slowly(json_reply(BRIEF), 16)).always("nar", slowly(text(PROSE), 40))
     server.always("ref", slowly(echo_suggestions, 120))
 
 
@@ -89,7 +100,7 @@ class Mode:
 
     :param failing: role -> how its fallback warning goes on after ``"<role>: fallback after "``.
     :param requests: role -> requests one failed call makes (retries or feedback attempts); 1 when not listed.
-    :param hung: the server never answers: the first call (the director's, on the first story turn) times out and
+    :param hung: the server never answers: the first call (the narrator's, on the first story turn) times out and
         opens every role's circuit at once.
     """
 
@@ -100,12 +111,13 @@ class Mode:
     hung: bool = False
 
     def tried(self, role: str, story: int) -> bool:
-        """Whether a failing role's call on story turn ``story`` (0-based) reaches the server."""
-        return role == "director" and story == 0 if self.hung else story < BREAKER_FAILURES
+        """Whether a failing turn role's call on story turn ``story`` (0-based) reaches the server."""
+        return role == "narrator" and story == 0 if self.hung else story < BREAKER_FAILURES
 
     def calls_made(self, role: str) -> int:
-        """Calls of a failing role that reached the server in the whole session."""
-        return int(role == "director") if self.hung else BREAKER_FAILURES
+        """Calls of a failing role that reached the server in the whole session (for the director: background
+        briefs asked for until its circuit opened)."""
+        return int(role == "narrator") if self.hung else BREAKER_FAILURES
 
 
 TIMEOUT = "LLMTimeout: the role's deadline passed"
@@ -122,8 +134,9 @@ MODES = {
     "refiner_schema_fails": Mode(refiner_says(json_reply({"suggestions": [
         {"label": "Wait", "tone": "PARAGON", "risk": "SAFE"}]})),
         {"suggestion_refiner": INVALID}, {"suggestion_refiner": ATTEMPTS}),
-    "empty": Mode(every_model(empty()), {"director": "an empty reply", "narrator": "an empty reply",
-                                         "suggestion_refiner": INVALID}, {"suggestion_refiner": ATTEMPTS}),
+    "empty": Mode(every_model(empty()), {"director": INVALID, "narrator": "an empty reply",
+                                         "suggestion_refiner": INVALID},
+                  {"director": ATTEMPTS, "suggestion_refiner": ATTEMPTS}),
 }
 
 
@@ -139,7 +152,7 @@ def server() -> Iterator[FakeOllama]:
 
 
 def circuit_open(role: str, mode: Mode) -> re.Pattern[str]:
-    hung = r"(a call that got no reply|the director's call to the same server got no reply) in \d+\.\d s"
+    hung = r"(a call that got no reply|the narrator's call to the same server got no reply) in \d+\.\d s"
     why = hung if mode.hung else f"{BREAKER_FAILURES} consecutive failures"
     return re.compile(rf"{role}: fallback, circuit open after {why} \(\d+ s left\)")
 
@@ -148,13 +161,27 @@ def test_the_session_and_the_defaults_it_relies_on() -> None:
     assert len(LINES) == 20
     defaults = Settings()
     assert (defaults.breaker_failures, defaults.breaker_seconds, defaults.retries) == (BREAKER_FAILURES, 60, RETRIES)
-    assert defaults.role("suggestion_refiner").attempts == ATTEMPTS
+    assert defaults.role("suggestion_refiner").attempts == defaults.role("director").attempts == ATTEMPTS
     assert [line for line in LINES if line.startswith("/")] == ["/status", "/quests"]
 
 
-def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack,
-         tmp_path: Path) -> tuple[list[dict[str, Any]], list[list[str]], GameState]:
-    """Play the 20 lines; returns the stored turns, the models asked during each turn, and the final state."""
+@dataclass
+class Session:
+    """What the 20 lines did: the stored turns; per line, the models asked during the turn, the models asked by the
+    background brief started after it, and the state it played."""
+
+    rows: list[dict[str, Any]]
+    sent: list[list[str]]
+    behind: list[list[str]]
+    states: list[GameState]
+
+    @property
+    def state(self) -> GameState:
+        return self.states[-1]
+
+
+def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack, tmp_path: Path) -> Session:
+    """Play the 20 lines, waiting for the background briefs after each."""
     mode.script(server)
     llm = LLMClient(Settings(llm="on", ollama_base_url=server.url, director_model="dir", narrator_model="nar",
                              suggestion_refiner_model="ref", llm_timeout_s=mode.timeout_s, retry_backoff_s=0.01,
@@ -162,37 +189,72 @@ def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack,
     conn = connect(tmp_path / f"{name}.db")
     state = start_campaign(conn, cinder, seed=1, campaign_id=f"faults-{name}")
     sent: list[list[str]] = []
+    behind: list[list[str]] = []
+    states: list[GameState] = []
     for line in LINES:
         before = len(server.chat_requests())
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm)
-        sent.append([body["model"] for body in server.chat_requests()[before:]])
+        llm.briefs.settle()  # the brief started after this turn, if any, is written before the next turn
+        # the director is never asked inside a turn (its background brief may send its first request before
+        # run_turn has returned, so it is told apart by model, not by time)
+        window = [body["model"] for body in server.chat_requests()[before:]]
+        sent.append([model for model in window if model != "dir"])
+        behind.append([model for model in window if model == "dir"])
+        states.append(state)
     rows = rendered_turns(conn, state.campaign.id)
     conn.close()
-    return rows, sent, state
+    return Session(rows, sent, behind, states)
 
 
 @pytest.mark.parametrize("name", MODES)
 def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeOllama, cinder: EraPack,
                                                          tmp_path: Path) -> None:
     mode = MODES[name]
-    rows, sent, state = play(mode, name, server, cinder, tmp_path)
+    session = play(mode, name, server, cinder, tmp_path)
+    rows, state = session.rows, session.state
     story_lines = [line for line in LINES if not line.startswith("/")]  # a /command is no turn: nothing is stored
     assert [r["turn_number"] for r in rows] == list(range(1, len(story_lines) + 1))
     assert [r["input"] for r in rows] == story_lines
     assert state.campaign.turn_number == len(story_lines) == 18
     assert all(len(r["suggestions"]) == 4 and r["text"].strip() for r in rows)
-    assert all(models == [] for line, models in zip(LINES, sent, strict=True) if line.startswith("/"))
-    sent = [models for line, models in zip(LINES, sent, strict=True) if not line.startswith("/")]
+    assert all(models == [] == behind for line, models, behind in zip(LINES, session.sent, session.behind, strict=True)
+               if line.startswith("/"))  # META: no call, and no brief after it
+    story_turns = [(models, behind, played) for line, models, behind, played
+                   in zip(LINES, session.sent, session.behind, session.states, strict=True) if not line.startswith("/")]
 
+    director_fails = "director" in mode.failing
+    pending: list[str] = []  # the requests of the background brief written after the last story turn
+    briefs_asked = briefs_used = 0
     story = 0  # TALK and ACTION turns seen so far
-    for row, models in zip(rows, sent, strict=True):
+    for row, (models, behind, played) in zip(rows, story_turns, strict=True):
         calls = row["llm_calls"]
         assert row["intent"] in ("TALK", "ACTION"), row["input"]
-        # the route table: director, narrator, suggestion_refiner, in that order, every time
-        assert [(c["role"], c["model"]) for c in calls] == [(role, MODEL[role]) for role in ROLES], row["input"]
+        shown = played.director_instructions
+        brief = json.loads(row["brief"])  # Commit stores the brief the turn used, with its source and origin
+        assert (brief["source"], brief["origin"], brief["brief"]["scene_key"]) == (
+            shown.brief_source, shown.brief_origin, shown.brief.scene_key)
+        used = bool(pending)  # a background brief was written since the last turn: this turn reports its call
+        # the route table: narrator, suggestion_refiner, in that order, every time; before them the director's
+        # background call, reported with the turn after it was made (whether or not this turn uses that brief)
+        assert [(c["role"], c["model"]) for c in calls] == [
+            (role, MODEL[role]) for role in ("director",) * used + TURN_ROLES], row["input"]
         expected_models: list[str] = []
         expected_warnings: list[str | re.Pattern[str]] = []
-        for call in calls:
+        if used:
+            call = calls[0]
+            assert pending == ["dir"] * (mode.requests.get("director", 1) if director_fails else 1)
+            if director_fails:  # asked and failed: the rules' brief stands, and the next turn says so
+                reason = f"director: fallback after {mode.failing['director']}"
+                assert (call["ok"], call["outcome"], call["fallback_reason"]) == (False, "fallback", reason), call
+                assert brief["origin"] == "offline"
+                expected_warnings += [reason, NO_BRIEF]
+            else:
+                assert (call["ok"], call["outcome"], call["fallback_reason"]) == (True, "ok", None), call
+                if brief["source"] == "prefetched":  # the turn stayed in the scene: it uses the model's brief
+                    assert brief["origin"] == "llm" and brief["brief"]["summary"] == BRIEF["summary"]
+            briefs_used += brief["source"] == "prefetched"
+            pending = []
+        for call in calls[used:]:
             role = call["role"]
             if role not in mode.failing:
                 assert (call["ok"], call["outcome"], call["fallback_reason"]) == (True, "ok", None), call
@@ -207,7 +269,12 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
                 assert call["latency_ms"] == 0.0
                 assert circuit_open(role, mode).fullmatch(call["fallback_reason"]), call
                 expected_warnings.append(circuit_open(role, mode))
-        assert models == expected_models, row["input"]
+        assert models == expected_models, row["input"]  # never the director's inside a turn
+        if behind:  # a background brief: only of a scene the turn stayed in, one call of the director
+            assert not shown.scene_changed and set(behind) == {"dir"}, row["input"]
+            assert len(behind) == (mode.requests.get("director", 1) if director_fails else 1), row["input"]
+            pending = behind
+            briefs_asked += 1
         # the validator's repairs (a fact the fixed test prose leaves out) are not faults of the LLM
         faults = [w for w in row["warnings"] if not w.startswith("validator:")]
         assert len(faults) == len(expected_warnings), row["warnings"]
@@ -216,12 +283,19 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
         story += 1
     assert story == 18
 
-    for role in ROLES:  # a failing role was asked until its circuit opened, then never again
+    for role in TURN_ROLES:  # a failing role was asked until its circuit opened, then never again
         made = mode.calls_made(role) * mode.requests.get(role, 1) if role in mode.failing else story
         assert len(server.chat_requests(MODEL[role])) == made, role
+    # the director: one background brief per scene stayed in, until its circuit opened (none on a hung server)
+    if director_fails:
+        assert briefs_asked == mode.calls_made("director")
+    else:
+        assert briefs_asked >= 1
+    assert len(server.chat_requests("dir")) == sum(len(b) for b in session.behind) == briefs_asked * (
+        mode.requests.get("director", 1) if director_fails else 1)
+    assert briefs_used >= (1 if briefs_asked else 0)  # at least one of them reached a turn's narrator
     if name == "healthy":
-        repaired = "validator: prose left out what changed"
-        assert not any(w for r in rows for w in r["warnings"] if not w.startswith(repaired))
+        assert not any(w for r in rows for w in r["warnings"] if not w.startswith(REPAIRS))
         assert state.final_text.startswith(PROSE)
     if name == "slow_stream":
         narrated = [c for r in rows for c in r["llm_calls"] if c["role"] == "narrator"]
@@ -230,14 +304,15 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
         assert all(r["text"].startswith(PROSE) for r in rows if not r["input"].startswith("/"))
     if name == "timeout":
         timed_out = [c for r in rows for c in r["llm_calls"] if c["outcome"] == "fallback"]
-        assert len(timed_out) == 1  # the director's, on the first turn: no turn after it waited at all
+        assert len(timed_out) == 1  # the narrator's, on the first turn: no turn after it waited at all
         assert all(280 <= c["latency_ms"] < 2000 for c in timed_out)  # the 0.3 s deadline held the call
 
 
 def test_a_healthy_session_has_no_warnings(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
-    rows, _, _ = play(MODES["healthy"], "healthy", server, cinder, tmp_path)
-    repaired = "validator: prose left out what changed; added: "
-    assert {r["input"]: r["warnings"] for r in rows if any(not w.startswith(repaired) for w in r["warnings"])} == {}
-    # the fixed test prose never mentions HP, money or items: each change is added to it, so none goes unsaid
-    added = [(r["text"], w.removeprefix(repaired)) for r in rows for w in r["warnings"]]
-    assert added and all(text.endswith(line) for text, line in added)
+    rows = play(MODES["healthy"], "healthy", server, cinder, tmp_path).rows
+    assert {r["input"]: r["warnings"] for r in rows if any(not w.startswith(REPAIRS) for w in r["warnings"])} == {}
+    # the fixed test prose never mentions HP, money or items, nor what the check decided: each such fact is added
+    # to it, in the order of the warnings, so none goes unsaid
+    added = [(r["text"], " ".join(w.removeprefix(REPAIRS[0]).removeprefix(REPAIRS[1]) for w in r["warnings"]))
+             for r in rows if r["warnings"]]
+    assert added and all(text.endswith(lines) for text, lines in added)

@@ -1,6 +1,9 @@
 """Whole turns through the real graph with the online LLM client talking to a fake Ollama.
 
 Each role has its own model name (director "dir", narrator "nar", refiner "ref"), so the fake answers per role.
+Inside a turn only the narrator and the refiner are called; the director writes a scene's brief in the background once
+a turn commits in the scene it started in, and its call is reported with the first turn that uses the brief
+(``play_settled`` waits for those background briefs between turns, so every request belongs to a known turn).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from skald.graph import PIPELINE, run_turn, stream_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.packs.models import EraPack
+from skald.scene_brief import END_MARKER, MARKER
 from skald.settings import Settings
 from skald.state import GameState
 from skald.store.db import connect
@@ -26,7 +30,10 @@ from skald.store.reads import rendered_turns
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 TONES = ["PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL"]
-DIRECTOR_NOTE = "Keep the room loud and the tin quiet."
+BRIEF = {"summary": "The room is loud and the tin stays quiet.",  # the director's reply: a scene_brief.BriefDraft
+         "key_facts": ["A loose tile behind the taps hides something."], "npc_intentions": [],
+         "suggested_topics": ["who has been skimming the water"]}
+BRIEFED_WITHIN = 12  # "look around" turns of seed 3 before one uses a brief the director wrote in the background
 PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits a dented cash tin. "
          "Inside are 15 credits and a folded note about short water. The bar keeps up its noise around you. "
          "Nobody seems to have seen you take it.")
@@ -59,7 +66,7 @@ def cinder() -> EraPack:
 @pytest.fixture
 def server() -> Iterator[FakeOllama]:
     with FakeOllama(models=["dir", "nar", "ref"]) as fake:
-        fake.always("dir", text(DIRECTOR_NOTE)).always("nar", text(PROSE)).always("ref", refine)
+        fake.always("dir", json_reply(BRIEF)).always("nar", text(PROSE)).always("ref", refine)
         yield fake
 
 
@@ -71,6 +78,49 @@ def play(db: Path, cinder: EraPack, llm: LLMClient, *inputs: str) -> tuple[Any, 
     return conn, state
 
 
+@dataclasses.dataclass
+class Settled:
+    """Turns played one at a time, each followed by the background brief it started (if any): per turn, the state,
+    the models asked during the turn and the models asked after it (the director's background call)."""
+
+    conn: Any
+    states: list[GameState]
+    during: list[list[str]]
+    after: list[list[str]]
+
+    def first_briefed(self) -> int:
+        """The index of the first turn that used a brief written in the background (its llm_calls report it)."""
+        return next(i for i, s in enumerate(self.states) if s.director_instructions.brief_source == "prefetched")
+
+
+def play_settled(db: Path, cinder: EraPack, llm: LLMClient, server: FakeOllama, inputs: list[str],
+                 until_briefed: bool = False) -> Settled:
+    """Play ``inputs`` one turn at a time, waiting after each for the brief it started (``llm.briefs.settle``);
+    with ``until_briefed``, stop after the first turn that uses a brief written in the background."""
+    conn = connect(db)
+    state = start_campaign(conn, cinder, seed=3, campaign_id="llm-turns")
+    played = Settled(conn, [], [], [])
+    for line in inputs:
+        before = len(server.chat_requests())
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm)
+        middle = len(server.chat_requests())
+        llm.briefs.settle()
+        models = [b["model"] for b in server.chat_requests()]
+        played.states.append(state)
+        played.during.append(models[before:middle])
+        played.after.append(models[middle:])
+        if until_briefed and state.director_instructions.brief_source == "prefetched":
+            break
+    return played
+
+
+def brief_block(body: dict[str, Any]) -> str:
+    """The scene brief of a narrator request (its user side, between the markers)."""
+    user = body["messages"][1]["content"]
+    assert user.count(MARKER) == 1 and user.count(END_MARKER) == 1
+    return user[user.index(MARKER):user.index(END_MARKER) + len(END_MARKER)]
+
+
 def online(server: FakeOllama, timeout_s: float = 2.0) -> LLMClient:
     return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=timeout_s, retry_backoff_s=0.01,
                               **MODELS))
@@ -80,14 +130,17 @@ def test_every_role_answers(server: FakeOllama, cinder: EraPack, tmp_path: Path)
     conn, state = play(tmp_path / "t.db", cinder, online(server), "look around")
     assert state.campaign.turn_number == 1
     assert state.final_text == PROSE
-    assert state.director_instructions is not None and state.director_instructions.notes == DIRECTOR_NOTE
+    shown = state.director_instructions  # the first turn has no brief from the model yet: the rules wrote it
+    assert shown is not None and shown.brief is not None
+    assert (shown.brief_source, shown.brief_origin) == ("built", "offline")
     assert not [w for w in state.warnings if w.startswith(("director", "narrator", "suggestion_refiner"))]
     assert [s.label for s in state.suggested_actions] == [REFINED[t] for t in TONES]
     assert [s.tone.value for s in state.suggested_actions] == TONES
-    # one call per role, in graph order; the narrator sees the director's note, the refiner the narration
-    assert [b["model"] for b in server.chat_requests()] == ["dir", "nar", "ref"]
+    # one call per turn role, in graph order (the director is never called inside a turn); the narrator sees the
+    # scene brief, the refiner the narration
+    assert [b["model"] for b in server.chat_requests()] == ["nar", "ref"]
     [nar] = server.chat_requests("nar")
-    assert DIRECTOR_NOTE in nar["messages"][1]["content"]
+    assert shown.brief.summary in brief_block(nar)
     assert cinder.era.style.strip() in nar["messages"][0]["content"]
     [ref] = server.chat_requests("ref")
     assert PROSE in ref["messages"][1]["content"]
@@ -97,17 +150,60 @@ def test_every_role_answers(server: FakeOllama, cinder: EraPack, tmp_path: Path)
     assert row["text"] == PROSE
     assert [s["label"] for s in row["suggestions"]] == [REFINED[t] for t in TONES]
     assert [(c["role"], c["model"], c["ok"]) for c in row["llm_calls"]] == [
-        ("director", "dir", True), ("narrator", "nar", True), ("suggestion_refiner", "ref", True)]
+        ("narrator", "nar", True), ("suggestion_refiner", "ref", True)]
     assert all(isinstance(c["latency_ms"], float) and c["latency_ms"] >= 0 for c in row["llm_calls"])
     assert [(c["outcome"], c["attempts"], c["retries"], c["feedback"]) for c in row["llm_calls"]] == [
-        ("ok", 1, 0, [])] * 3
+        ("ok", 1, 0, [])] * 2
     # usage as the model reported it (the fake's prompt_eval_count and eval_count), and ttft for the stream
     bodies = server.chat_requests()
     assert [c["prompt_tokens"] for c in row["llm_calls"]] == [prompt_tokens(b) for b in bodies]
     assert [c["completion_tokens"] for c in row["llm_calls"]] == [
-        len(DIRECTOR_NOTE.split()), len(PROSE.split()), len(refine(bodies[2]).content.split())]
-    narrated = row["llm_calls"][1]
+        len(PROSE.split()), len(refine(bodies[1]).content.split())]
+    narrated = row["llm_calls"][0]
     assert narrated["ttft_ms"] is not None and 0 <= narrated["ttft_ms"] <= narrated["latency_ms"]
+
+
+def test_the_directors_brief_is_written_after_a_turn_and_reported_with_the_turn_that_uses_it(
+        server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
+    llm = online(server)
+    played = play_settled(tmp_path / "t.db", cinder, llm, server, ["look around"] * BRIEFED_WITHIN, until_briefed=True)
+    used = played.first_briefed()
+    # never the director inside a turn (the turn that ends the episode also asks the evaluator's default model)
+    assert all([m for m in models if m in MODELS.values()] == ["nar", "ref"] for models in played.during)
+    asked = [i for i, models in enumerate(played.after) if models]
+    assert asked and all(played.after[i] == ["dir"] for i in asked)  # one call per brief, after a turn committed
+    assert all(not played.states[i].director_instructions.scene_changed for i in asked)  # a scene the turn stayed in
+    assert asked[-1] == used - 1  # the brief the turn used was written right after the turn before it
+    for i, state in enumerate(played.states[:used]):  # a turn reports the director's call made after the turn
+        # before it, whether or not it uses that brief (the turn that ends the episode also reports the evaluator's)
+        assert [c.role for c in state.llm_calls if c.role != "evaluator"] == ["director"] * (i - 1 in asked) + [
+            "narrator", "suggestion_refiner"], i
+    state = played.states[used]
+    shown = state.director_instructions
+    assert (shown.brief_source, shown.brief_origin) == ("prefetched", "llm")
+    assert shown.brief.summary == BRIEF["summary"] and shown.brief.key_facts == BRIEF["key_facts"]
+    assert not [w for w in state.warnings if w.startswith(("director", "narrator", "suggestion_refiner"))]
+    # the director's request: structured output (a BriefDraft), built from the scene the turn before left
+    director = server.chat_requests("dir")[-1]
+    assert set(director["format"]["required"]) == {"summary", "key_facts", "npc_intentions", "suggested_topics"}
+    assert "Already in the brief:" in director["messages"][1]["content"]
+    # the narrator of the turn that uses it reads the model's brief, in the marked block
+    block = brief_block(server.chat_requests("nar")[-1])
+    assert BRIEF["summary"] in block and BRIEF["key_facts"][0] in block
+    # the call is on record with that turn, ahead of the turn's own calls, once
+    rows = rendered_turns(played.conn, state.campaign.id)
+    assert [(c["role"], c["model"], c["ok"], c["outcome"]) for c in rows[used]["llm_calls"]] == [
+        ("director", "dir", True, "ok"), ("narrator", "nar", True, "ok"), ("suggestion_refiner", "ref", True, "ok")]
+    assert rows[used]["llm_calls"][0]["prompt_tokens"] == prompt_tokens(director)
+    assert sum(c["role"] == "director" for r in rows for c in r["llm_calls"]) == len(asked)
+    # the next turn in the same scene reuses the brief: no new call, nothing reported again
+    again = run_turn(played.conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=llm)
+    llm.briefs.settle()
+    if again.director_instructions.brief.scene_key == shown.brief.scene_key:
+        assert (again.director_instructions.brief_source, again.director_instructions.brief_origin) == (
+            "cached", "llm")
+    assert [c.role for c in again.llm_calls] == ["narrator", "suggestion_refiner"]
+    played.conn.close()
 
 
 def test_refined_suggestions_keep_the_directors_tones_risks_and_actions(server: FakeOllama, cinder: EraPack,
@@ -166,7 +262,7 @@ def test_refiner_feedback_in_a_turn(server: FakeOllama, cinder: EraPack, tmp_pat
     feedback = json.loads(second["messages"][-1]["content"])
     assert feedback["issues"]["invalid"][0]["field"] == "suggestions" and feedback["issue_count"] == 1
     [row] = rendered_turns(conn, state.campaign.id)
-    refined = row["llm_calls"][2]
+    [refined] = [c for c in row["llm_calls"] if c["role"] == "suggestion_refiner"]
     assert (refined["ok"], refined["attempts"], refined["feedback"]) == (True, 2, [feedback])
 
 
@@ -174,23 +270,43 @@ def test_every_call_failing_still_commits_with_offline_prose(server: FakeOllama,
                                                              tmp_path: Path) -> None:
     for model in ("dir", "nar", "ref"):
         server.always(model, http_error(500))
-    conn, state = play(tmp_path / "online.db", cinder, online(server), "look around")
-    offline_conn, offline_state = play(tmp_path / "offline.db", cinder, LLMClient(Settings(**MODELS), online=False),
-                                       "look around")
-    assert state.campaign.turn_number == 1
-    assert state.final_text == offline_state.final_text  # the offline narrator, exactly
-    assert [s.label for s in state.suggested_actions] == [s.label for s in offline_state.suggested_actions]
+    llm = online(server)
+    failing = play_settled(tmp_path / "online.db", cinder, llm, server, ["look around"] * BRIEFED_WITHIN,
+                           until_briefed=True)
+    turns = len(failing.states)
+    offline_llm = LLMClient(Settings(**MODELS), online=False)
+    offline = play_settled(tmp_path / "offline.db", cinder, offline_llm, server, ["look around"] * turns)
+    assert [s.campaign.turn_number for s in failing.states] == list(range(1, turns + 1))
+    # the offline narrator, exactly, and the Director's own suggestions, on every turn
+    assert [s.final_text for s in failing.states] == [s.final_text for s in offline.states]
+    assert [[a.label for a in s.suggested_actions] for s in failing.states] == [
+        [a.label for a in s.suggested_actions] for s in offline.states]
+    state = failing.states[0]
     assert state.warnings == [f"{role}: fallback after ResponseError: internal server error (status code: 500)"
-                              for role in ("director", "narrator", "suggestion_refiner")]
-    # each role tried, and retried twice (transient), in graph order
-    assert [b["model"] for b in server.chat_requests()] == ["dir"] * 3 + ["nar"] * 3 + ["ref"] * 3
-    [row] = rendered_turns(conn, state.campaign.id)
-    assert row["turn_number"] == 1 and row["text"] == offline_state.final_text
-    assert [(c["role"], c["ok"], c["outcome"], c["retries"]) for c in row["llm_calls"]] == [  # all on record
-        ("director", False, "fallback", 2), ("narrator", False, "fallback", 2),
-        ("suggestion_refiner", False, "fallback", 2)]
-    offline_conn.close()
-    conn.close()
+                              for role in ("narrator", "suggestion_refiner")]
+    # each turn role tried, and retried twice (transient), in graph order; no director inside the turn
+    assert failing.during[0] == ["nar"] * 3 + ["ref"] * 3
+    rows = rendered_turns(failing.conn, state.campaign.id)
+    assert rows[0]["turn_number"] == 1 and rows[0]["text"] == offline.states[0].final_text
+    assert [(c["role"], c["ok"], c["outcome"], c["retries"]) for c in rows[0]["llm_calls"]] == [  # all on record
+        ("narrator", False, "fallback", 2), ("suggestion_refiner", False, "fallback", 2)]
+    # the director failed in the background, retried twice; the turn that uses the rules' brief it fell back on says
+    # so, and has the call on record
+    asked = [models for models in failing.after if models]
+    assert asked and all(models == ["dir"] * 3 for models in asked)
+    assert not [models for models in failing.during if "dir" in models]
+    used = failing.first_briefed()
+    shown = failing.states[used].director_instructions
+    assert (shown.brief_source, shown.brief_origin) == ("prefetched", "offline")
+    assert failing.states[used].warnings[:2] == [
+        "director: fallback after ResponseError: internal server error (status code: 500)",
+        "director: no usable brief from the model; the rules' brief stands"]
+    [director] = [c for c in rows[used]["llm_calls"] if c["role"] == "director"]
+    assert (director["ok"], director["outcome"], director["retries"]) == (False, "fallback", 2)
+    assert rows[used]["llm_calls"][0] == director
+    assert sum(c["role"] == "director" for r in rows for c in r["llm_calls"]) == len(asked)  # every call on record
+    offline.conn.close()
+    failing.conn.close()
 
 
 def test_narrator_timeout_falls_back_and_the_turn_goes_on(server: FakeOllama, cinder: EraPack,
@@ -204,19 +320,26 @@ def test_narrator_timeout_falls_back_and_the_turn_goes_on(server: FakeOllama, ci
     assert "narrator: fallback after LLMTimeout: the role's deadline passed" in first["warnings"]
     assert first["text"] and first["text"] != PROSE
     calls = [(c["role"], c["outcome"]) for c in first["llm_calls"]]
-    assert calls == [("director", "ok"), ("narrator", "fallback"), ("suggestion_refiner", "circuit_open")]
-    failed = first["llm_calls"][1]
+    assert calls == [("narrator", "fallback"), ("suggestion_refiner", "circuit_open")]
+    failed = first["llm_calls"][0]
     assert failed["fallback_reason"] == "narrator: fallback after LLMTimeout: the role's deadline passed"
     assert 500 <= failed["latency_ms"] < 2000  # the turn waited out the deadline, and no longer
     assert failed["retries"] == 0
     # no reply at all: the server is taken to be hung, and every role on it falls back at once until the breakers'
-    # time has passed (the refiner above, every role of the next turn), with no request
-    assert [c["outcome"] for c in second["llm_calls"]] == ["circuit_open"] * 3
-    assert len(server.chat_requests()) == 2  # the director's and the narrator's on the first turn
+    # time has passed (the refiner above, every role of the next turn), with no request; the director is not asked
+    # for a brief in the background either
+    llm.briefs.settle()
+    assert [c["outcome"] for c in second["llm_calls"]] == ["circuit_open"] * 2
+    assert [b["model"] for b in server.chat_requests()] == ["nar"]  # the narrator's, on the first turn
+    assert llm.briefs.started == 0
     now[0] += 60  # SKALD_BREAKER_SECONDS later the roles are tried again, and the narrator is back
     state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=llm)
     assert state.final_text.startswith(PROSE) and state.campaign.turn_number == 3
-    assert [c.outcome for c in state.llm_calls] == ["ok"] * 3
+    assert [(c.role, c.outcome) for c in state.llm_calls] == [("narrator", "ok"), ("suggestion_refiner", "ok")]
+    # and so is the director: the turn stayed in its scene, so its brief is written in the background after it
+    assert not state.director_instructions.scene_changed
+    llm.briefs.settle()
+    assert [b["model"] for b in server.chat_requests()] == ["nar", "nar", "ref", "dir"]
     conn.close()
 
 
@@ -302,17 +425,20 @@ def test_stream_turn_yields_progress_in_graph_order_then_tokens_then_the_turn(se
     token_positions = [i for i, (kind, _) in enumerate(events) if kind == "token"]
     assert positions["director"] < min(token_positions) and max(token_positions) < positions["narrator"]
 
+    llm.briefs.settle()
+    assert [b["model"] for b in server.chat_requests()] == ["nar", "ref"]  # no director call inside the turn
     meta = list(stream_turn(conn, final.model_copy(update={"player_input": "/status"}), pack=cinder, llm=llm))
     assert [e for e in meta if e[0] != "turn"] == [("progress", "router"), ("progress", "meta")]
     assert meta[-1][1].campaign.turn_number == 1  # answered, not committed: not a turn
-    assert len(server.chat_requests()) == 3  # META made no request
+    llm.briefs.settle()
+    assert len(server.chat_requests()) == 2  # META made no request, and started no brief
     conn.close()
 
 
 def test_llm_prose_that_tells_an_impossible_action_as_done_is_replaced(server: FakeOllama, cinder: EraPack,
                                                                       tmp_path: Path) -> None:
     """The rules said nothing happened ("I win"); a narrator that says it worked is not believed."""
-    server.always("dir", text(DIRECTOR_NOTE)).always("ref", refine)
+    server.always("dir", json_reply(BRIEF)).always("ref", refine)
     server.always("nar", text("You raise your glass and declare victory. It works: the bar cheers and the Charter "
                               "falls. You pull it off."))
     _, state = play(tmp_path / "w.db", cinder, online(server), "[ACTION] I win")

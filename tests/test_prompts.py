@@ -6,6 +6,8 @@ from __future__ import annotations
 from skald.graph import run_turn
 from skald.llm import prompts
 from skald.llm.budget import SectionKind, fit
+from skald.rules import brief as brief_rules
+from skald.scene_brief import END_MARKER, MARKER
 from support import script_lines
 
 
@@ -18,10 +20,17 @@ def played(conn, campaign, pack, llm, turns):
     return states
 
 
+def director_prompt(state, pack):
+    """The director role's prompt for the scene ``state`` left the player in (as ``llm.briefs.write`` builds it)."""
+    after = state.after
+    base = brief_rules.offline_brief(after, pack, state.turn)
+    return prompts.director_prompt(after, brief_rules.cast_at(after, pack), brief_rules.names_for(after, pack), pack,
+                                   base)
+
+
 def test_system_prompts_are_static_across_turns_and_repeat_the_rules(conn, campaign, pack, offline_llm):
     states = played(conn, campaign, pack, offline_llm, 6)
-    for build, rules in ((prompts.narrator_prompt, prompts.NARRATOR_RULES),
-                         (prompts.director_prompt, prompts.DIRECTOR_RULES)):
+    for build, rules in ((prompts.narrator_prompt, prompts.NARRATOR_RULES), (director_prompt, prompts.DIRECTOR_RULES)):
         systems = {build(s, pack).system for s in states}
         assert len(systems) == 1  # byte-identical: Ollama can reuse the cached prefix every turn
         system = systems.pop()
@@ -38,6 +47,13 @@ def test_per_turn_content_is_only_in_the_user_sections(conn, campaign, pack, off
     assert pack.locations[state.after.location].name not in prompt.system
     kinds = [s.kind for s in prompt.sections]
     assert kinds[0] == SectionKind.SCENE and SectionKind.HISTORY in kinds and SectionKind.LORE in kinds
+    block = prompts.brief_block(state, pack)  # the director's brief is per-turn too: a user-side scene section
+    assert block is not None and block.startswith(MARKER) and block.endswith(END_MARKER)
+    assert [s.kind for s in prompt.sections if s.text == block] == [SectionKind.SCENE]
+    assert state.director_instructions.brief.summary not in prompt.system
+    directing = director_prompt(state, pack)
+    assert state.player_input not in directing.system
+    assert pack.locations[state.after.location].name not in directing.system
 
 
 def test_a_small_budget_drops_the_oldest_history_first(conn, campaign, pack, offline_llm):

@@ -3,7 +3,9 @@ what the player keeps of a narration that streamed and then broke off or was rep
 
 Real turns through the real graph (and, for the streams, the real HTTP API), the online client talking to a fake
 Ollama. Budgets are 1.5 s so the tests stay quick; the only timings asserted are generous bounds that prove a
-deadline held (the figures are ``make bench``'s, ``bench/hung.py``).
+deadline held (the figures are ``make bench``'s, ``bench/hung.py``). Inside a turn the narrator is the first role
+called (the beat classifier before it, when enabled); the director writes scene briefs in the background, between
+turns, and a turn waits for one still being written no longer than its budget.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ BUDGET_S = 1.5
 SLACK_S = 5.0  # what a loaded test machine may add to a deadline; a hung call without one would wait 60 s
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 ROLES = ("director", "narrator", "suggestion_refiner")
-DIRECTOR_NOTE = "Keep the room loud and the stakes close."
+BRIEF = {"summary": "The room is loud and the stakes are close.", "key_facts": [], "npc_intentions": [],
+         "suggested_topics": []}  # the director's reply: a scene_brief.BriefDraft
+BRIEFED_AFTER = 8  # "look around" turns of seed 3 before a turn stays in a scene whose brief was started in the
+# background (the episode's beats move every other turn until it ends on turn 8)
 PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits nothing but dust. The bar keeps up "
          "its noise around you. Nobody seems to have seen you look. You set the tile back and straighten up.")
 BOASTS = ("You raise your glass and declare victory. It works: the bar cheers and the Charter falls. You pull it "
@@ -57,12 +62,14 @@ def online(url: str, **settings: Any) -> LLMClient:
 @pytest.fixture
 def server() -> Iterator[FakeOllama]:
     with FakeOllama(models=["dir", "nar", "ref"]) as fake:
-        fake.always("dir", text(DIRECTOR_NOTE)).always("nar", text(PROSE)).always("ref", echo_suggestions)
+        fake.always("dir", json_reply(BRIEF)).always("nar", text(PROSE)).always("ref", echo_suggestions)
         yield fake
 
 
-def timed_turns(db: Path, pack: EraPack, llm: LLMClient, *inputs: str) -> tuple[list[float], list[dict[str, Any]]]:
-    """Play ``inputs`` on a new campaign; returns each turn's wall time (seconds) and the stored turns."""
+def timed_turns(db: Path, pack: EraPack, llm: LLMClient, *inputs: str,
+                settle: bool = True) -> tuple[list[float], list[dict[str, Any]]]:
+    """Play ``inputs`` on a new campaign; returns each turn's wall time (seconds) and the stored turns. With
+    ``settle``, waits (untimed) after each turn for the background brief it started, if any."""
     conn = connect(db)
     state = start_campaign(conn, pack, seed=3, campaign_id="budget")
     times = []
@@ -70,6 +77,8 @@ def timed_turns(db: Path, pack: EraPack, llm: LLMClient, *inputs: str) -> tuple[
         started = time.monotonic()
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
         times.append(time.monotonic() - started)
+        if settle:
+            llm.briefs.settle()
     rows = rendered_turns(conn, state.campaign.id)
     conn.close()
     return times, rows
@@ -84,51 +93,80 @@ def test_the_default_budget_is_well_under_one_calls_timeout() -> None:
 
 def test_a_hung_server_costs_the_first_turn_its_budget_and_the_next_turns_nothing(pack: EraPack,
                                                                                   tmp_path: Path) -> None:
-    """Every role hangs (the server accepts and never answers). Turn 1 waits out the budget once, on the director;
-    the hang opens every role's circuit at once, so turns 2 and 3 make no request and wait for nothing."""
+    """Every role hangs (the server accepts and never answers). Turn 1 waits out the budget once, on the narrator (the
+    first role a turn calls); the hang opens every role's circuit at once, so turns 2 and 3 make no request and wait
+    for nothing, and no scene brief is asked of the director in the background."""
     with FakeOllama(models=["dir", "nar", "ref"]) as fake:
         fake.always(ANY, hung())
-        times, rows = timed_turns(tmp_path / "hung.db", pack, online(fake.url), "look around", "look around",
-                                  "look around")
+        llm = online(fake.url)
+        times, rows = timed_turns(tmp_path / "hung.db", pack, llm, "look around", "look around", "look around")
         requests = [body["model"] for body in fake.chat_requests()]
-    assert BUDGET_S <= times[0] < BUDGET_S + SLACK_S  # the budget held the turn, not the director's 60 s timeout
-    assert requests == ["dir"]  # one request in three turns
+    assert BUDGET_S <= times[0] < BUDGET_S + SLACK_S  # the budget held the turn, not the narrator's 60 s timeout
+    assert requests == ["nar"]  # one request in three turns
+    assert llm.briefs.started == 0  # the director's circuit is open too: no brief was started after any turn
     assert all(t < BUDGET_S for t in times[1:]), times  # no waiting at all (an offline turn takes milliseconds)
     first = rows[0]
     assert [(c["role"], c["outcome"]) for c in first["llm_calls"]] == [
-        ("director", "fallback"), ("narrator", "circuit_open"), ("suggestion_refiner", "circuit_open")]
-    assert first["warnings"][0] == "director: fallback after LLMTimeout: the turn budget ran out"
+        ("narrator", "fallback"), ("suggestion_refiner", "circuit_open")]
+    assert first["warnings"][0] == "narrator: fallback after LLMTimeout: the turn budget ran out"
     assert first["llm_calls"][0]["latency_ms"] < (BUDGET_S + SLACK_S) * 1000
     assert first["llm_calls"][1]["fallback_reason"].startswith(
-        "narrator: fallback, circuit open after the director's call to the same server got no reply in 1.")
+        "suggestion_refiner: fallback, circuit open after the narrator's call to the same server got no reply in 1.")
     for row in rows:
         assert row["text"].strip() and len(row["suggestions"]) == 4  # the offline narrator told every turn
-    assert [c["outcome"] for row in rows[1:] for c in row["llm_calls"]] == ["circuit_open"] * 6
+    assert [c["outcome"] for row in rows[1:] for c in row["llm_calls"]] == ["circuit_open"] * 4
     assert rows[1]["llm_calls"][0]["fallback_reason"].startswith(
-        "director: fallback, circuit open after a call that got no reply in 1.")
+        "narrator: fallback, circuit open after a call that got no reply in 1.")
 
 
 def test_a_role_left_without_budget_falls_back_without_a_request(server: FakeOllama, pack: EraPack,
                                                                  tmp_path: Path) -> None:
-    """The director's server hangs; the narrator and refiner are on a healthy one. The director spends the whole
-    budget, so the later roles of that turn skip to their fallbacks, with a warning and no request; the next turn
-    skips the director (its circuit is open) and the others answer."""
-    with FakeOllama(models=["dir"]) as stuck:
-        stuck.always("dir", hung())
-        llm = online(server.url, director_base_url=stuck.url)
+    """The beat classifier (the one role a turn may call before the narrator) is on a server that hangs; the narrator
+    and refiner are on a healthy one. The classifier spends the whole budget, so the later roles of that turn skip to
+    their fallbacks, with a warning and no request; the next turn skips the classifier (its circuit is open) and the
+    others answer."""
+    with FakeOllama(models=["beat"]) as stuck:
+        stuck.always("beat", hung())
+        llm = online(server.url, beat_classifier_enabled=True, beat_classifier_model="beat",
+                     beat_classifier_base_url=stuck.url)
+        llm.model("beat_classifier")
         times, rows = timed_turns(tmp_path / "spent.db", pack, llm, "look around", "look around")
+        assert len(stuck.chat_requests()) == 1
     first, second = rows
     assert times[0] < BUDGET_S + SLACK_S
     assert [(c["role"], c["outcome"], c["attempts"]) for c in first["llm_calls"]] == [
-        ("director", "fallback", 1), ("narrator", "budget_spent", 0), ("suggestion_refiner", "budget_spent", 0)]
+        ("beat_classifier", "fallback", 1), ("narrator", "budget_spent", 0), ("suggestion_refiner", "budget_spent", 0)]
     assert [w for w in first["warnings"] if not w.startswith("validator:")] == [
-        "director: fallback after LLMTimeout: the turn budget ran out",
+        "beat_classifier: fallback after LLMTimeout: the turn budget ran out",
         "narrator: fallback, turn budget spent",
         "suggestion_refiner: fallback, turn budget spent"]
     assert first["text"].strip() and first["text"] != PROSE  # the offline narrator
-    assert [c["outcome"] for c in second["llm_calls"]] == ["circuit_open", "ok", "ok"]
+    assert [(c["role"], c["outcome"]) for c in second["llm_calls"]] == [
+        ("beat_classifier", "circuit_open"), ("narrator", "ok"), ("suggestion_refiner", "ok")]
     assert second["text"].startswith(PROSE)
     assert [body["model"] for body in server.chat_requests()] == ["nar", "ref"]  # all on the second turn
+
+
+def test_a_brief_still_being_written_holds_a_turn_no_longer_than_its_budget(server: FakeOllama, pack: EraPack,
+                                                                            tmp_path: Path) -> None:
+    """The director's server hangs; the narrator and refiner are on a healthy one. The director is never called
+    inside a turn, so the turns that change scene do not wait for it at all; once a turn stays in a scene its brief is
+    started in the background, and the next turn in that scene waits for it only until its own budget runs out, then
+    goes on with the rules' brief, with a warning."""
+    with FakeOllama(models=["dir"]) as stuck:
+        stuck.always("dir", hung())
+        llm = online(server.url, director_base_url=stuck.url)
+        times, rows = timed_turns(tmp_path / "waited.db", pack, llm, *["look around"] * (BRIEFED_AFTER + 1),
+                                  settle=False)  # a hung brief never settles
+        assert len(stuck.chat_requests()) >= 1 and llm.briefs.started == len(stuck.chat_requests())
+    assert all(t < BUDGET_S for t in times[:BRIEFED_AFTER]), times  # no turn waited on the director before
+    waited = rows[BRIEFED_AFTER]
+    assert times[BRIEFED_AFTER] < BUDGET_S + SLACK_S  # not the director's 60 s timeout
+    assert "director: the scene's brief was still being written; this turn used the rules' brief" in waited["warnings"]
+    assert json.loads(waited["brief"])["origin"] == "offline"
+    assert waited["text"].strip() and len(waited["suggestions"]) == 4
+    assert "director" not in [c["role"] for row in rows for c in row["llm_calls"]]  # never answered, never reported
+    assert [body["model"] for body in server.chat_requests()][:2 * BRIEFED_AFTER] == ["nar", "ref"] * BRIEFED_AFTER
 
 
 def test_a_call_gets_only_what_is_left_of_the_turns_budget(server: FakeOllama) -> None:
@@ -173,7 +211,7 @@ def test_a_slow_stream_cut_at_its_deadline_opens_only_its_own_circuit(server: Fa
     with pytest.raises(LLMUnavailable, match=r"^narrator: fallback, circuit open after a call cut off at its "
                                              r"deadline after 1\.\d s \(60 s left\)$"):
         llm.text("narrator", "s", "u")
-    assert llm.text("director", "s", "u")[0] == DIRECTOR_NOTE
+    assert json.loads(llm.text("director", "s", "u")[0]) == BRIEF
 
 
 # -- what the player keeps of a streamed narration -----------------------------------------------------------------
@@ -204,7 +242,7 @@ def test_a_narration_cut_by_the_budget_keeps_what_the_player_read(server: FakeOl
     assert "narrator: fallback after LLMTimeout: the turn budget ran out" in final.warnings
     assert any(w.startswith("narrator: kept the ") for w in final.warnings)
     assert [(c.role, c.outcome) for c in final.llm_calls] == [
-        ("director", "ok"), ("narrator", "fallback"), ("suggestion_refiner", "budget_spent")]
+        ("narrator", "fallback"), ("suggestion_refiner", "budget_spent")]
     assert final.view is not None and not final.view.prose_replaced
 
 

@@ -32,8 +32,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from skald import views
 from skald.errors import KeyReused, TurnBusy, TurnConflictError, TurnStale
-from skald.graph import default_llm, run_turn, stream_turn
-from skald.llm import offline
+from skald.graph import default_llm, default_retriever, run_turn, stream_turn
+from skald.llm import briefs, offline
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.models import EraPack
@@ -183,6 +183,7 @@ class Engine:
             state = start_campaign(conn, pack, seed=seed, background=background, name=name,
                                    campaign_id=campaign_id or uuid.uuid4().hex[:12],
                                    token_hash=tokens.token_hash(token) if token else None)
+            self._brief(conn, state, pack)
         return Created(state, views.campaign(state, pack), self._scene(state, pack, resumed=False), token)
 
     def free_campaign_id(self, pack_id: str, seed: int) -> str:
@@ -320,7 +321,15 @@ class Engine:
     def scene(self, campaign_id: str) -> views.SceneView:
         """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game)."""
         state, pack = self._viewed(campaign_id)
+        with self.pool.connection() as conn:
+            self._brief(conn, state, pack)
         return self._scene(state, pack, resumed=state.campaign.turn_number > 0)
+
+    def settle(self, timeout: float | None = None) -> None:
+        """Wait for the scene briefs being written in the background (recording and replay call it between turns,
+        so a background LLM call belongs to the turn that started it)."""
+        if self._llm is not None:
+            self._llm.briefs.settle(timeout)
 
     def _scene(self, state: GameState, pack: EraPack, *, resumed: bool) -> views.SceneView:
         offline_mode = self._llm is not None and not self._llm.online
@@ -346,6 +355,14 @@ class Engine:
         return views.inventory(*self._viewed(campaign_id))
 
     # ------------------------------------------------------------------------------------------ internals
+
+    def _brief(self, conn: Any, state: GameState, pack: EraPack) -> None:
+        """The "on connect" brief: a campaign just started or opened gets its scene briefed in the background (only
+        when the director role can be called and no brief of the scene is held or stored)."""
+        briefs.prefetch(conn, self.llm, state.persistent(), pack, self._retrieval())
+
+    def _retrieval(self) -> Any:
+        return default_retriever() if self.retriever is True else self.retriever
 
     def _resume(self, campaign_id: str) -> str | None:
         return self.resume(campaign_id) if self.resume is not None else None

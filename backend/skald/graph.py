@@ -11,6 +11,7 @@ run-time context (``TurnContext``), never as state. Only ``commit`` writes.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from skald.context import TurnContext
 from skald.events import limits_of
+from skald.llm import briefs
 from skald.llm.client import LLMClient
 from skald.nodes.arc_planner import arc_planner
 from skald.nodes.commit import commit
@@ -145,7 +147,9 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     """
     if on_token is None:
         state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume)
-        return GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
+        final = GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
+        _prefetch(context, final)
+        return final
     final = None
     for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed,
                                      resume=resume):
@@ -180,4 +184,19 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
                 yield "progress", node
         elif mode == "values":
             final = payload
-    yield "turn", GameState.model_validate(final)
+    played = GameState.model_validate(final)
+    _prefetch(context, played)
+    yield "turn", played
+
+
+def _prefetch(context: TurnContext, played: GameState) -> None:
+    """Once a turn has committed in the scene it started in, start the Director's brief of that scene in the
+    background (``llm.briefs.prefetch``), if it has none yet: the player reads and types meanwhile. A failure here
+    never touches the turn."""
+    shown = played.director_instructions
+    if played.view is None or shown is None or shown.scene_changed:  # nothing committed, or a scene just entered:
+        return  # a place passed through in one turn costs no call; one the player stays in is briefed after that turn
+    try:
+        briefs.prefetch(context.conn, context.llm, played.persistent(), context.pack, context.retriever)
+    except Exception as exc:  # noqa: BLE001 - the next turn briefs its scene itself
+        logging.getLogger(__name__).warning("brief prefetch failed: %s: %s", type(exc).__name__, exc)

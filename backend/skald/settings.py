@@ -48,7 +48,8 @@ class RoleConfig(BaseModel):
 
 
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
-    "director": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 96, "attempts": 1},
+    # writes a scene's brief (JSON, scene_brief.BriefDraft) in the background, once a scene outlives a turn
+    "director": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 384, "attempts": 3},
     "narrator": {"model": "llama3.1:8b", "temperature": 0.7, "num_ctx": 8192, "num_predict": 420, "attempts": 1},
     "suggestion_refiner": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 320,
                            "attempts": 3},

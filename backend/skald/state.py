@@ -40,6 +40,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     TurnSummary,
     World,
 )
+from skald.scene_brief import SceneBrief
 from skald.text import sentences
 from skald.views import TurnView
 from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
@@ -90,13 +91,21 @@ class PresentNpc(Model):
 
 
 class SceneInstructions(Model):
+    """What the Director hands the narrator this turn: the scene's brief with this turn's parts, and the per-turn
+    cues that travel with it (beat, mood, focus, a companion line, the episode)."""
+
     beat: str
     mood: str
     focus_npc: str | None = None
-    must_convey: list[str] = Field(default_factory=list)
     banter: str | None = None
     episode: str | None = Field(None, description="where the episode stands and what this turn must do for it")
-    notes: str = Field("", description="the director's note, from the LLM or composed deterministically")
+    brief: SceneBrief | None = None
+    brief_source: str = Field("built", description="built (this turn), cached (an earlier turn of this scene), "
+                              "prefetched (written in the background since the last turn) or stored (read back "
+                              "from the save file)")
+    brief_origin: str = Field("offline", description="llm (the director role wrote it) or offline (the rules did)")
+    names: dict[str, str] = Field(default_factory=dict, description="NPC id -> how the brief names them")
+    scene_changed: bool = Field(False, description="this turn ended in another scene than it started in")
 
 
 class LLMCall(Model):

@@ -16,6 +16,7 @@ from skald.packs.models import BEATS
 from skald.persistent import EpisodeEvaluation
 from skald.rules import clock
 from skald.rules.money import money
+from skald.scene_brief import SceneBrief
 from skald.vocab import ArcStage, Intent, Outcome, QuestStatus, Risk, Tone
 
 if TYPE_CHECKING:  # the state carries a TurnView, so this module imports nothing of the state at run time
@@ -122,6 +123,19 @@ class EpisodesView(View):
     available: list[EpisodeOffer] = Field(description="episodes not yet played, in the pack's order")
 
 
+class BriefView(View):
+    """The Director's scene brief a turn's narration was written with (``--debug`` shows it)."""
+
+    scene_key: str
+    source: str = Field(description="built (this turn), cached, prefetched (written in the background since the "
+                        "last turn) or stored (read back from the save file)")
+    origin: str = Field(description="llm (the director role wrote it) or offline (the rules did)")
+    tokens: int = Field(description="the brief's size as the narrator reads it (estimated tokens)")
+    secrets: int = Field(0, description="how many secrets the brief told the narrator to keep (their text is left "
+                         "out here: it would spoil them; `skald play --debug` shows it)")
+    brief: SceneBrief = Field(description="the brief, its `do_not_reveal` left empty")
+
+
 class TurnView(View):
     """One played turn: what ``skald play --json`` prints, ``POST /campaigns/{id}/turns`` returns and a recording
     keeps as the turn's outcome."""
@@ -142,6 +156,8 @@ class TurnView(View):
     quit: bool = Field(False, description="the player asked to leave the game (/quit); the campaign is saved")
     episode: EpisodeView | None = Field(None, description="the episode this turn played in, started or ended; null "
                                         "between episodes")
+    brief: BriefView | None = Field(None, description="the scene brief the narration was written with; null for "
+                                    "out-of-game commands")
     state: StatusView
 
 
@@ -288,7 +304,18 @@ def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
         intent=state.intent, action_class=state.router_output.action_class.value if state.router_output else None,
         text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
         warnings=list(state.warnings), offline=offline, prose_replaced=any(PROSE_REPLACED in w for w in state.warnings),
-        quit=state.quit_requested, episode=episode(state, pack, state.episode_progress), state=status(state, pack))
+        quit=state.quit_requested, episode=episode(state, pack, state.episode_progress), brief=brief(state),
+        state=status(state, pack))
+
+
+def brief(state: GameState, *, secrets: bool = False) -> BriefView | None:
+    """The scene brief of a turn (its secrets only with ``secrets``); None when the turn had none."""
+    shown = state.director_instructions
+    if shown is None or shown.brief is None:
+        return None
+    kept = shown.brief if secrets else shown.brief.model_copy(update={"do_not_reveal": []})
+    return BriefView(scene_key=shown.brief.scene_key, source=shown.brief_source, origin=shown.brief_origin,
+                     tokens=shown.brief.tokens, secrets=len(shown.brief.do_not_reveal), brief=kept)
 
 
 def episode(state: PersistentState, pack: EraPack, shown: Any = None) -> EpisodeView | None:
@@ -384,6 +411,7 @@ def inventory(state: PersistentState, pack: EraPack) -> InventoryView:
 
 def debug(state: GameState) -> dict[str, Any]:
     """LLM call metrics and per-role context stats of a turn (``skald play --debug``)."""
+    shown = brief(state, secrets=True)
     return {"llm_calls": [c.model_dump(mode="json", exclude={"feedback"}) | {"feedback_sent": len(c.feedback)}
                           for c in state.llm_calls],
-            "context_stats": state.context_stats}
+            "context_stats": state.context_stats, "brief": shown.model_dump(mode="json") if shown else None}

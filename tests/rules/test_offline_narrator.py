@@ -110,17 +110,6 @@ def test_banter_from_the_director_is_used(state, pack):
     assert 'Rhea says, "Not fungus again."' in prose
 
 
-def test_director_note_is_plain(state, pack):
-    note = offline.director_note(state, pack, "a quiet beat", "wry")
-    assert note.startswith("Play this as a quiet beat with a wry mood.")
-
-
-def test_director_note_says_when_nothing_happened(make_state, pack):
-    turn, _ = _play(make_state(seed=4), pack, "I win")
-    assert turn.mechanic_result.impossible
-    assert "Nothing happened" in offline.director_note(turn, pack, "a setback", "wry")
-
-
 @pytest.mark.parametrize("seed", [4, 5])
 def test_every_location_holds_up_over_consecutive_turns(make_state, pack, seed):
     for location in pack.locations:
@@ -269,7 +258,8 @@ FIELDS = {"place": "the Row", "Place": "The Row", "name": "Ada Vell", "Name": "A
           "Enemy": "The storm", "comp": "Rhea", "item": "lamp", "an_item": "a lamp", "An_item": "A lamp",
           "money": "3 greys", "Money": "3 greys", "n": 3, "hp": 7, "max": 12, "clock": "day 1, 08:00",
           "faction": "the Guild", "Faction": "The Guild", "text": "Something happened.", "title": "A Job",
-          "Title": "A Job", "line": "Hello there.", "look": "a tall woman"}
+          "Title": "A Job", "line": "Hello there.", "look": "a tall woman",
+          "wants": "the tab paid before the whistle"}
 
 
 def _tables():

@@ -14,6 +14,7 @@ from skald.cli.session import DICE_COMMAND, Session
 from skald.engine import Played
 from skald.errors import SkaldError
 from skald.rules.meta_commands import status_line
+from skald.scene_brief import SceneBrief, whisper
 from skald.vocab import Intent, Outcome
 
 if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
@@ -102,6 +103,11 @@ def debug_lines(played: Played) -> list[str]:
                    f"(system {stats['system_tokens']}, scene {stats['scene_tokens']}, lore {stats['lore_tokens']}, "
                    f"history {stats['history_tokens']}; dropped {stats['history_dropped']} history, "
                    f"{stats['lore_dropped']} lore; {stats['counter']})")
+    shown = info.get("brief")
+    if shown:
+        out.append(f"  brief {shown['scene_key']}: {shown['source']}, written by {shown['origin']}, "
+                   f"{shown['tokens']} tokens")
+        out += [f"    {line}" for line in whisper(SceneBrief.model_validate(shown["brief"])).splitlines()[1:-1]]
     return out
 
 

@@ -123,6 +123,8 @@ class Session:
         if str(self.db) == ":memory:":
             raise ValueError("an in-memory save cannot be resumed")
         llm, retriever = self.engine.llm, self.engine.retriever
+        if self.recorder is not None:
+            self.recorder.begin_resume()
         self.close()
         again = Session.open(self.db, llm, campaign=self.campaign_id, retriever=retriever)
         again.recorder, again.dice = self.recorder, self.dice

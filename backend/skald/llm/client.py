@@ -26,6 +26,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, wait_exponential
 
+from skald.llm.brief_cache import BriefCache
 from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
 from skald.llm.faults import CircuitBreaker, LLMTimeout, fair_wait_s, is_transient
 from skald.llm.feedback import feedback
@@ -111,6 +112,7 @@ class LLMClient:
         self._models: dict[str, ChatOllama] = {}
         self._structured: dict[tuple[str, type[BaseModel]], Any] = {}
         self._models_lock = threading.Lock()
+        self.briefs = BriefCache()  # the Director's scene briefs held by this process (llm.briefs)
 
     @property
     def mode(self) -> str:

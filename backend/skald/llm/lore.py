@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skald.packs.models import EraPack
-from skald.state import GameState
+from skald.state import GameState, PersistentState, PresentNpc
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,14 @@ def for_narrator(retriever: Any, state: GameState, pack: EraPack) -> Retrieved |
     return Retrieved(style=style.hits, lore=lore.hits, voice=voice.hits, warnings=warnings)
 
 
-def for_director(retriever: Any, state: GameState, pack: EraPack) -> Retrieved | None:
-    """The Director's hooks (quests, and rumors the town already talks about); None without a retriever."""
+def for_director(retriever: Any, state: PersistentState, people: list[PresentNpc], pack: EraPack) -> Retrieved | None:
+    """The Director's hooks for the scene ``state`` stands in with ``people`` there (quests, and rumors the town
+    already talks about); None without a retriever."""
     if retriever is None:
         return None
-    location = pack.locations[state.after.location]
-    query = f"{location.name} " + " ".join(p.name for p in state.present_npcs)
-    entities = [location.id, *(p.id for p in state.present_npcs)]
+    location = pack.locations[state.location]
+    query = f"{location.name} " + " ".join(p.name for p in people)
+    entities = [location.id, *(p.id for p in people)]
     found = retriever.real(pack).hooks(pack.id, query, k=3, budget=300, entities=entities)
     public = set(state.world.public_rumors)
     hooks = [hit for hit in found.hits  # a rumor the town has not heard is no hook for the Director

@@ -18,16 +18,21 @@ from skald.llm.budget import Prompt, Section, SectionKind
 from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, prose
-from skald.state import EpisodeEvaluation, GameState, Suggestion
+from skald.scene_brief import END_MARKER, MARKER, SceneBrief, whisper
+from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNpc, Suggestion
 
 NARRATOR_RULES = (
     "You narrate one turn of a text role-playing game. Write 5 to 8 sentences, at most 250 words, in the second "
     "person, present tense. Narrate exactly the outcome you are given: never change whether the action succeeded. "
-    "Name only the people listed as present. Do not list options, ask what the player does, or add notes."
+    "Name only the people listed as present. Do not list options, ask what the player does, or add notes. "
+    f"The block between {MARKER} and {END_MARKER} is the director's brief, for you alone: let it guide the scene, "
+    "tell every fact it says this turn must convey, keep its secrets, and never quote, name or mention the brief."
 )
 DIRECTOR_RULES = (
-    "You are the director of a text role-playing game. In one or two sentences, tell the narrator what to "
-    "emphasise in this scene. Do not write the narration itself."
+    "You are the director of a text role-playing game. Write the brief the narrator keeps in mind for this scene: "
+    "a summary of at most 3 sentences, at most 5 short key facts, what at most 3 of the people present want (by "
+    "their id, exactly as listed), and at most 3 topics the player might raise. Use only the facts given; keep the "
+    "secrets out of all of it. Do not write the narration itself. Reply with JSON only."
 )
 REFINER_RULES = (
     "Rewrite four suggested player actions so they fit the narration. Keep each action's meaning, tone and "
@@ -98,17 +103,20 @@ def scene_text(state: GameState, pack: EraPack) -> str:
         lines.append("Consequences: " + ", ".join(events))
     for event in state.staged_events:
         if isinstance(event, ev.RumorHeard):
-            rumor = pack.rumors[event.rumor]
-            truth = "true" if rumor.true else "false, though the speaker believes it"
-            lines.append(f"Rumor passed on: {rumor.text} (it is {truth}; do not reveal which)")
-    if state.director_instructions:
-        d = state.director_instructions
-        lines.append(f"Director: beat {d.beat}; mood {d.mood}. {d.notes}")
-        if d.episode:
-            lines.append(f"Episode: {d.episode}")
-        if d.banter:
-            lines.append(f"Include this companion line: {d.banter}")
+            lines.append(f"Rumor passed on: {pack.rumors[event.rumor].text}")
     return "\n".join(lines)
+
+
+def brief_block(state: GameState, pack: EraPack) -> str | None:
+    """The director's brief with this turn's instructions (beat, mood, episode, a companion line to include), as
+    the narrator reads it (``scene_brief.whisper``); None when the Director gave none."""
+    d = state.director_instructions
+    if d is None or d.brief is None:
+        return None
+    extra = [f"Beat: {d.beat}; mood: {d.mood}."]
+    extra += [f"Episode: {d.episode}"] if d.episode else []
+    extra += [f"Include this companion line: {d.banter}"] if d.banter else []
+    return whisper(d.brief, d.names, extra)
 
 
 def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> list[Section]:
@@ -156,7 +164,8 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
     return out
 
 
-def history_sections(state: GameState) -> list[Section]:
+def history_sections(state: PersistentState) -> list[Section]:
+    """The recent turns (``state.recent``), trimmed oldest first."""
     return [Section(SectionKind.HISTORY, " ".join(t.sentences), rank=t.turn,
                     title=f"Turn {t.turn} ({t.input}):") for t in state.recent]
 
@@ -165,15 +174,26 @@ def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None
     """System: rules and the style guide (with the style lane's hits, queried with the era's tone, so it is the same
     every turn); user: the scene, lore and voices about what is on stage, and the recent turns."""
     style = [hit.text for hit in retrieved.style] if retrieved is not None else []
-    return Prompt(_system(NARRATOR_RULES, pack, style), (Section(SectionKind.SCENE, scene_text(state, pack)),
+    block = brief_block(state, pack)
+    brief = [Section(SectionKind.SCENE, block)] if block else []
+    return Prompt(_system(NARRATOR_RULES, pack, style), (Section(SectionKind.SCENE, scene_text(state, pack)), *brief,
                                                   *lore_sections(state, pack, retrieved),
                                                   *history_sections(state)))
 
 
-def director_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None = None,
-                    memories: list[Any] = ()) -> Prompt:
-    """Scene, recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane)."""
-    sections = [Section(SectionKind.SCENE, scene_text(state, pack)), *history_sections(state)]
+def director_prompt(state: PersistentState, people: list[PresentNpc], names: dict[str, str], pack: EraPack,
+                    base: SceneBrief, retrieved: Retrieved | None = None, memories: list[Any] = ()) -> Prompt:
+    """The scene to brief (``state`` where a turn left it, ``people`` there, the deterministic brief ``base`` to
+    improve on), recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane)."""
+    location = pack.locations[state.location]
+    facts = [f"Location: {location.name}. {location.description}",
+             f"Time: {clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)}"]
+    for person in people:
+        met = names.get(person.id, person.name)
+        who = person.name if met == person.name else f"{met} (not yet met: do not name them)"
+        facts.append(f"Present: id {person.id}: {who}, {person.role}. {person.description}")
+    facts += [f"Already in the brief: {line}" for line in whisper(base, names).splitlines()[1:-1]]
+    sections = [Section(SectionKind.SCENE, "\n".join(facts)), *history_sections(state)]
     for memory in memories:
         sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
                                 title=f"Remembered, turn {memory.turn}:"))

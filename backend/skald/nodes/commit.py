@@ -39,9 +39,18 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         suggestions=json.dumps([s.model_dump(mode="json") for s in state.suggested_actions]),
         warnings=json.dumps(state.warnings), mechanic=result.model_dump_json() if result else None,
         llm_calls=json.dumps([c.model_dump(mode="json") for c in state.llm_calls]),
-        lore_citations=json.dumps(state.lore_citations), offline=offline)
+        lore_citations=json.dumps(state.lore_citations), offline=offline, **_brief(state))
     keyed = dataclasses.replace(ctx.keyed, response=view.model_dump_json()) if ctx.keyed else None
     writer.commit_turn(ctx.conn, writer.CommittedTurn(
         before=state, after=committed, events=state.staged_events, row=row, keyed=keyed,
         memory=memory.summarize(state, ctx.pack) if state.intent != Intent.META else None))
     return {name: getattr(committed, name) for name in PERSISTENT_FIELDS} | {"after": committed, "view": view}
+
+
+def _brief(state: GameState) -> dict:
+    """The scene brief the turn used, for the ``turns`` row (so replay and resume never write it again)."""
+    shown = state.director_instructions
+    if shown is None or shown.brief is None:
+        return {}
+    return {"scene_key": shown.brief.scene_key, "brief": json.dumps(
+        {"brief": shown.brief.model_dump(mode="json"), "origin": shown.brief_origin, "source": shown.brief_source})}

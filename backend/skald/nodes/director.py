@@ -1,4 +1,4 @@
-"""Director node: scene instructions for the Narrator and the four deterministic suggestions."""
+"""Director node: the scene brief and this turn's cues for the Narrator, and the four deterministic suggestions."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ from langgraph.runtime import Runtime
 
 from skald import events as ev
 from skald.context import TurnContext
-from skald.llm import lore, offline, prompts
-from skald.llm.ask import ask
-from skald.rules import clock, memory, suggestions
+from skald.llm import briefs
+from skald.rules import brief as brief_rules
+from skald.rules import clock, suggestions
 from skald.rules.candidates import ThisTurn
 from skald.state import GameState, SceneInstructions
-from skald.store import memories
 from skald.vocab import Outcome
 
-MUST_CONVEY = (ev.Damage, ev.CombatStart, ev.CompanionJoin, ev.QuestUpdate, ev.Defeated, ev.RumorHeard)
 MOOD_BY_TAG = {"dark": "shadowed", "crowded": "busy", "lawless": "tense", "quiet": "hushed", "hot": "sweltering",
                "dusty": "gritty"}
 
@@ -56,30 +54,22 @@ def episode_note(state: GameState, pack) -> str | None:
     return note + (f" {steer[:1].upper()}{steer[1:]}." if steer else "")
 
 
-def _memories(ctx: TurnContext, state: GameState, query: str, warnings: list[str]) -> list[memory.Memory]:
-    """Older turns worth remembering now (episodic memory), when a retriever can embed them."""
-    if ctx.retriever is None:
-        return []
-    try:
-        rows = memories.recent(ctx.conn, state.campaign.id, state.turn - 1, memory.WINDOW)
-        return memory.recall(rows, state.turn, query, lambda texts: ctx.retriever.embed(ctx.pack, texts))
-    except Exception as exc:  # noqa: BLE001 - memory is a nicety; the turn goes on without it
-        warnings.append(f"memory: recall failed ({type(exc).__name__}); playing on without it")
-        return []
-
-
 def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: mechanic_result, present_npcs, staged events, arc_stage, after. Writes: director_instructions,
-    suggested_actions (exactly 4, linted, padded), llm_calls, warnings, lore_citations. The director's note comes
-    from the ``director`` LLM role when it answers (its prompt gets the hooks lane and recalled older turns, both
-    fetched here through the context) within the turn's budget (``TurnContext.deadline``), otherwise from
-    ``llm.offline.director_note``."""
+    """Reads: mechanic_result, present_npcs, staged events, after. Writes: director_instructions (the scene's brief
+    with this turn's parts, and the per-turn cues), suggested_actions (exactly 4, linted, padded), llm_calls,
+    warnings, context_stats.
+
+    The brief is the scene's (``rules.brief.scene_key`` of the state after this turn): held by this process, read
+    back from the save file, or written now by the rules (``llm.briefs.for_scene``). The ``director`` LLM role is
+    never called here: its brief is written in the background after Commit (``llm.briefs.prefetch``) once a scene
+    has outlived the turn that entered it; a turn that needs one still being written waits for it, at most until the
+    role's timeout or the turn's budget ends. The records of every background call are reported with the next turn
+    (whether or not it uses that brief), so every call is on some turn's record."""
     ctx = runtime.context
     pack = ctx.pack
     location = pack.locations[state.after.location]
     tags = [MOOD_BY_TAG[t] for t in location.tags if t in MOOD_BY_TAG]
     mood = ", ".join(tags[:2] + [clock.time_of_day(state.after.world.time_minutes)])
-    beat = _beat(state)
     target = state.router_output.target_npc if state.router_output else None
     focus = target if any(p.id == target for p in state.present_npcs) else next(
         (p.id for p in state.present_npcs if not p.companion), None)
@@ -88,25 +78,16 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if banter is not None:  # an exchange from banter.yaml is already written as 'Name: line' lines
         banter_line = banter.line if banter.banter else (
             f'{pack.companions[banter.companion].name} says, "{banter.line}"')
-    must = [state.mechanic_result.summary] if state.mechanic_result else []
-    must += [e.type for e in state.staged_events if isinstance(e, MUST_CONVEY)]
-    instructions = SceneInstructions(beat=beat, mood=mood, focus_npc=focus, must_convey=must, banter=banter_line,
-                                     episode=episode_note(state, pack))
-    found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called
-    recall_warnings: list[str] = []
-
-    def prompt() -> prompts.Prompt:  # built only when the role can be called
-        scene = state.model_copy(update={"director_instructions": instructions})
-        retrieved = lore.for_director(ctx.retriever, scene, pack)
-        found.extend([retrieved] if retrieved else [])
-        return prompts.director_prompt(scene, pack, retrieved,
-                                       _memories(ctx, state, prompts.scene_text(scene, pack), recall_warnings))
-
-    asked = ask(ctx.llm, "director", prompt, deadline=ctx.deadline)
-    instructions.notes = asked.value.strip()[:400] if asked.value else offline.director_note(state, pack, beat, mood)
-    update = asked.update()
-    update["warnings"] = update["warnings"] + recall_warnings + [w for r in found for w in r.warnings]
-    update["lore_citations"] = [hit.id for r in found for hit in r.hooks]
+    briefing, source, warnings = briefs.for_scene(ctx.conn, ctx.llm, state.after, pack, state.turn, ctx.deadline)
+    done = ctx.llm.briefs.unreported(state.campaign.id, briefing)  # background calls since the last turn, and ours
+    update: dict = {"llm_calls": [c for b in done for c in b.calls],
+                    "warnings": [*(w for b in done for w in b.warnings), *warnings],
+                    "context_stats": [s for b in done for s in b.stats]}
+    names = brief_rules.names_for(state.after, pack) | {p.id: p.name for p in state.present_npcs}
+    instructions = SceneInstructions(
+        beat=_beat(state), mood=mood, focus_npc=focus, banter=banter_line, episode=episode_note(state, pack),
+        brief=brief_rules.for_turn(briefing.brief, state, pack), brief_source=source, brief_origin=briefing.origin,
+        names=names, scene_changed=brief_rules.scene_key(state, pack) != briefing.brief.scene_key)
     now = ThisTurn(result=state.mechanic_result, target=target)
     picks, _ = suggestions.suggest(state.after, pack, state.present_npcs, now)
     return update | {"director_instructions": instructions, "suggested_actions": picks}

@@ -9,6 +9,7 @@ from skald import views
 from skald.context import TurnContext
 from skald.llm import offline
 from skald.packs.models import EraPack
+from skald.rules import brief as brief_rules
 from skald.rules import dice, prose
 from skald.state import GameState
 
@@ -20,14 +21,18 @@ def known_names(state: GameState, pack: EraPack) -> frozenset[str]:
 
 
 def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: final_text, mechanic_result, staged events, player, present_npcs, known_npcs.
+    """Reads: final_text, mechanic_result, staged events, player, present_npcs, known_npcs, the scene brief.
     Writes: warnings; and final_text when it repairs the prose:
     - the model's prose (whole, or as far as it streamed) that contradicts the check (a failure told as a success, an
       impossible action told as done) is replaced by the offline narrator's, which states the outcome as the rules
       decided it. The player may have read it already: a custom stream event ``{"kind": "replace", "text": ...,
       "reason": ...}`` and a warning containing ``views.PROSE_REPLACED`` say it was replaced;
     - a fact the prose leaves out (HP lost or regained, money, items gained or lost) is added as a plain sentence
-      ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way.
+      ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way;
+    - a sentence that echoes the Director's brief (its marker, a field name or label), tells a secret it keeps, or
+      says whether a rumor it keeps is true, is removed (``rules.brief.leaks``), with a warning;
+    - a fact the brief says this turn must convey and the prose leaves out (``rules.brief.unconveyed``) is added
+      as it stands in the brief, with a warning (one repair pass: the facts are added once, never re-checked).
     Never halts the turn."""
     pack = runtime.context.pack
     text = state.final_text
@@ -43,11 +48,18 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
             replaced = (f"validator: {views.PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
                         "the rules decided it")
             warnings.append(replaced)
+    brief = state.director_instructions.brief if state.director_instructions else None
+    if brief is not None:  # the brief is for the narrator alone: its words, its secrets
+        text, leaked = brief_rules.strip_leaks(text, brief)
+        warnings += leaked
     facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
     missing = prose.missing_facts(text, facts)
     if missing:
         warnings.append("validator: prose left out what changed; added: " + " ".join(f.line for f in missing))
         text = " ".join([text, *(f.line for f in missing)]).strip()
+    for item in brief_rules.unconveyed(text, brief) if brief is not None else []:  # one repair pass
+        warnings.append(f"validator: prose did not convey what the brief required; added: {item}")
+        text = f"{text} {item}".strip()
     if text and not prose.second_person(text):
         warnings.append("validator: prose is not in the second person")
     for name in prose.invented_names(text, known_names(state, pack)):

@@ -160,6 +160,9 @@ class Npc(Strict):
     damage: int = Field(4, ge=1, description="max damage per hit in a fight (1..damage)")
     roams: list[Id] = Field(default_factory=list, description="locations the NPC moves between on world ticks")
     lines: list[str] = Field(default_factory=list, description="things they might say")
+    wants: str | None = Field(None, max_length=120, description="what they want out of a scene, as it reads after "
+                              "'she wants' ('the tab paid before the whistle'); the Director's brief tells the "
+                              "narrator (default: from their faction's agenda, or their work)")
 
 
 class Faction(Strict):

@@ -5,6 +5,8 @@
 - one ``header``: format version, pack id and content hash, seed, background, character name, engine version,
   LLM source (``ollama:<model>``, ``scripted`` or ``offline``), the model per role and the settings that
   shape LLM behaviour (attempts, retries, breaker);
+- turn 0 (optional, right after the header): ``llm`` lines of the calls made as the campaign was created (the
+  Director's opening brief);
 - per turn: one ``input``; one ``llm`` line per HTTP exchange with Ollama (role, call order within the turn,
   the request and its hash, the response); one ``outcome`` with what the turn committed;
 - where the player quit and came back, a step whose input is :data:`RESUME` and whose outcome is the scene the
@@ -100,9 +102,10 @@ class Turn:
 class Recording:
     header: dict[str, Any]
     turns: list[Turn] = field(default_factory=list)
+    opening: list[Exchange] = field(default_factory=list)  # turn 0: the calls made as the campaign was created
 
     def lines(self) -> list[str]:
-        out = [dumps(self.header)]
+        out = [dumps(self.header), *(dumps(x.line()) for x in self.opening)]
         for turn in self.turns:
             out.append(dumps({"kind": "input", "turn": turn.number, "text": turn.input}))
             out += [dumps(x.line()) for x in turn.exchanges]
@@ -140,8 +143,10 @@ def read(folder: Path) -> Recording:
             elif kind == "input":
                 turns[line["turn"]] = Turn(number=line["turn"], input=line["text"])
             elif kind == "llm":
-                turns[line["turn"]].exchanges.append(Exchange(line["turn"], line["role"], line["seq"],
-                                                              line["request"], line["response"]))
+                if recording is None:
+                    raise RecordingError(f"{path}: no header line")
+                exchange = Exchange(line["turn"], line["role"], line["seq"], line["request"], line["response"])
+                (recording.opening if line["turn"] == 0 else turns[line["turn"]].exchanges).append(exchange)
             elif kind == "outcome":
                 turns[line["turn"]].outcome = {k: v for k, v in line.items() if k not in ("kind", "turn")}
             else:

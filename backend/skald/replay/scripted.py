@@ -8,7 +8,7 @@
 
 The role comes from the ``X-Skald-Role`` header. Replies are built from the request itself, never at random:
 
-* ``director``: a one-sentence note from the ``Location:`` and ``Outcome:`` lines of the scene.
+* ``director``: a scene brief draft (JSON) from the ``Location:``, ``Present:`` and ``Already in the brief:`` lines.
 * ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:``,
   ``Say these plainly:`` and ``Consequences:`` lines (and the companion line the Director asks for), phrasings
   picked by a stable hash.
@@ -106,8 +106,6 @@ CLOSINGS = [
     "Somewhere deep below, a drill shudders, and the rock remembers it.",
     "You wipe your goggles clean and fix what comes next in your mind.",
 ]
-OUTCOME_NOTES = {"CRITICAL_SUCCESS": "clean win", "SUCCESS": "success", "FAILURE": "setback",
-                 "CRITICAL_FAILURE": "hard failure", "NO_ROLL": "quiet exchange", "IMPOSSIBLE": "refusal"}
 ADVERBS = ("Calmly", "Carefully", "Quietly")
 
 
@@ -244,22 +242,30 @@ class ScriptedOllama(httpx.BaseTransport):
         if role == "beat_classifier":
             beat = next(iter(_lines(users[-1] if users else "", "Current beat:")), "establishment").rstrip(".")
             return json.dumps({"beat": beat, "reason": "the scene holds where it is"})
-        if role == "suggestion_refiner" or body.get("format"):
-            return self._suggestions(users)
         last = users[-1] if users else ""
         if role == "director":
             return self._director(last)
+        if role == "suggestion_refiner" or body.get("format"):
+            return self._suggestions(users)
         return self._narration(last)
 
     @staticmethod
     def _director(text: str) -> str:
-        place = next(iter(_lines(text, "Location:")), "the scene").rstrip(".") or "the scene"
-        outcome = next(iter(_lines(text, "Outcome:")), "")
-        if not outcome:
-            return f"Keep the focus on {place} and the people in it; let the moment breathe."
-        kind, _ = _split_outcome(outcome)
-        note = OUTCOME_NOTES.get(kind, kind.lower().replace("_", " "))
-        return f"Keep the focus on {place}; let the {note} land plainly."
+        """A brief draft (``scene_brief.BriefDraft``) from the ``Location:``, ``Present: id ...`` and ``Already in
+        the brief:`` lines of the scene."""
+        place = next(iter(_lines(text, "Location:")), "the scene").split(".")[0].strip() or "the scene"
+        people = [re.match(r"id (\S+): ([^,]+),", line) for line in _lines(text, "Present:")]
+        people = [m for m in people if m and "not yet met" not in m.group(2)]
+        known = [line.removeprefix("- ") for line in _lines(text, "Already in the brief:") if line.startswith("- ")]
+        who = " and ".join(m.group(2) for m in people[:2])
+        summary = f"{place} holds its breath around the player." + (f" {who} watch what comes next." if who else "")
+        return json.dumps({
+            "summary": summary,
+            "key_facts": [fact[:150] for fact in known[:2]],
+            "npc_intentions": [{"npc_id": m.group(1), "wants": "a straight answer before anything else"}
+                               for m in people[:2]],
+            "suggested_topics": [f"what is going on in {place}"[:80]],
+        })
 
     @staticmethod
     def _narration(text: str) -> str:

@@ -71,6 +71,9 @@ class Recorder:
             "retrieval": retrieval,
             "settings": settings_block(llm.settings),
         })
+        self.llm = llm
+        llm.briefs.settle()  # the opening brief, written as the campaign was created
+        self.recording.opening = transport.take(0) if transport is not None else []
         self.recording.write(folder)
 
     def play(self, step: Callable[[str], Played], text: str) -> Played:
@@ -85,16 +88,22 @@ class Recorder:
             turn.outcome = {"error": str(exc)}
             self._keep(turn)
             raise
+        finally:
+            self.llm.briefs.settle()  # a brief started after this turn is this turn's call
         turn.outcome = outcome_of(played)
         self._keep(turn)
         return played
 
-    def resume(self, scene: Any) -> None:
-        """Record that the save was closed and opened again, and the scene the resumed game showed."""
-        number = len(self.recording.turns) + 1
+    def begin_resume(self) -> None:
+        """The save is about to be closed and opened again: calls from now on belong to the resume step."""
         if self.transport is not None:
-            self.transport.begin_turn(number)
-        self._keep(Turn(number=number, input=RESUME, outcome=resumed_outcome(scene)))
+            self.transport.begin_turn(len(self.recording.turns) + 1)
+
+    def resume(self, scene: Any) -> None:
+        """Record that the save was closed and opened again (after :meth:`begin_resume`), and the scene the resumed
+        game showed."""
+        self.llm.briefs.settle()
+        self._keep(Turn(number=len(self.recording.turns) + 1, input=RESUME, outcome=resumed_outcome(scene)))
 
     def _keep(self, turn: Turn) -> None:
         turn.exchanges = self.transport.take(turn.number) if self.transport is not None else []
@@ -193,7 +202,8 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
     if pack.content_hash != header["pack_hash"]:
         report.notes.append(f"pack {pack.id} changed since recording ({header['pack_hash']} -> {pack.content_hash})")
     online = header["source"] != "offline"
-    transport = ReplayTransport([x for t in recording.turns for x in t.exchanges]) if online else None
+    transport = ReplayTransport([*recording.opening, *(x for t in recording.turns for x in t.exchanges)]) \
+        if online else None
     llm = LLMClient(settings_from(header["settings"], online), online=online, transport=transport,
                     sleep=lambda seconds: None)
     retriever = private_index([pack]) if header.get("retrieval") else None
@@ -207,6 +217,10 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
     engine = opened()
     engine.create_campaign(pack.id, seed=header["seed"], background=header["background"], name=header["name"],
                            campaign_id=campaign)
+    engine.settle()  # the opening brief (turn 0)
+    opening = [x for x in transport.served if x.turn == 0] if transport is not None else []
+    for recorded in transport.unused(0) if transport is not None else []:
+        report.problems.append(f"campaign start: recorded {recorded.role} call #{recorded.seq} was not made")
     updated: list[Turn] = []
     try:
         for turn in recording.turns:
@@ -221,6 +235,7 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
                     actual = outcome_of(engine.play_turn(campaign, turn.input))
                 except SkaldError as exc:
                     actual = {"error": str(exc)}
+            engine.settle()  # a brief started after this turn is this turn's call, as it was when recorded
             report.turns += 1
             report.differences += compare(turn, actual)
             served: list[Exchange] = []
@@ -250,7 +265,7 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
                                 "record the session again")
         else:
             Recording(header=header | {"pack_hash": pack.content_hash, "engine": __version__},
-                      turns=updated).write(folder if folder.is_dir() else folder.parent)
+                      turns=updated, opening=opening).write(folder if folder.is_dir() else folder.parent)
             report.notes.append(f"updated {FILE} from this replay")
             report.differences, report.prompt_diffs, report.problems = [], [], []
     return report

@@ -147,7 +147,16 @@ def m007_episodes(db: sqlite_utils.Database) -> None:
     db["episode_evaluations"].create_index(["share_id"], unique=True)
 
 
-MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes)
+def m008_scene_briefs(db: sqlite_utils.Database) -> None:
+    """The Director's scene brief each turn used (JSON: the brief, its origin and source) and its scene key, indexed
+    so a process without the brief in memory reads it back instead of writing it again."""
+    db["turns"].add_column("scene_key", str)
+    db["turns"].add_column("brief", str)
+    db["turns"].create_index(["campaign_id", "scene_key", "turn_number"])
+
+
+MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
+              m008_scene_briefs)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

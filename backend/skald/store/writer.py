@@ -48,6 +48,8 @@ class TurnRow:
     llm_calls: str
     lore_citations: str
     offline: bool = False
+    scene_key: str | None = None
+    brief: str | None = None  # the scene brief the turn used, with its origin and source (JSON)
 
 
 @dataclass(frozen=True)
@@ -113,11 +115,11 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
                          (cid, number, after.location, turn.memory))
         conn.execute(
             "INSERT INTO turns (campaign_id, turn_number, input, intent, action_class, outcome, text, suggestions, "
-            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at, lore_citations, offline) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at, lore_citations, offline, "
+            "scene_key, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (cid, number, row.input, row.intent, row.action_class, row.outcome, row.text, row.suggestions,
              row.warnings, row.mechanic, row.llm_calls, after.location, after.world.time_minutes, stamp,
-             row.lore_citations, int(row.offline)),
+             row.lore_citations, int(row.offline), row.scene_key, row.brief),
         )
         _many(
             conn, "INSERT INTO episode_evaluations (campaign_id, number, episode_id, share_id, turn_number, trigger, "

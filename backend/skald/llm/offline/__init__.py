@@ -1,5 +1,5 @@
-"""Deterministic stand-ins for the LLM roles, used whenever Ollama is off or fails: the narrator, the director's
-note and the opening (or resumed) scene.
+"""Deterministic stand-ins for the LLM roles, used whenever Ollama is off or fails: the narrator and the opening (or
+resumed) scene. (The director's stand-in, the rules' scene brief, is ``rules.brief.offline_brief``.)
 
 The offline narrator writes 5-8 second-person sentences (at most 250 words) from the turn: the mechanic summary
 (always, verbatim), every change to the player (HP, money, items, in numbers, so the validator never has to add
@@ -27,6 +27,7 @@ from skald.llm.offline.scene import Scene
 from skald.packs.models import EraPack
 from skald.persistent import PersistentState
 from skald.rules import clock, prose
+from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
 from skald.state import GameState
@@ -41,6 +42,7 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     if d.result is not None:  # what must be told: the outcome, then every change to the player
         d.put(SUMMARY, end(d.result.summary), must=True)
     events(d, scene)
+    conveyed(d, state)  # what the Director's brief says must be told, if the events did not tell it
     episode_ending(d, state)  # told last (its slot), counted now: the optional sentences make room for it
     if scene.moved:  # the new place, then who is in it
         arrival(d, scene)
@@ -64,6 +66,14 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     return d.text()
 
 
+def conveyed(d: Draft, state: GameState) -> None:
+    """Every fact the Director's brief says this turn must convey, told as the brief has it when the prose so far
+    does not tell it already (``rules.brief.unconveyed``, the validator's own check)."""
+    brief = state.director_instructions.brief if state.director_instructions else None
+    for item in unconveyed(d.text(), brief) if brief is not None else []:
+        d.put(EVENTS, item, must=True)
+
+
 def episode_ending(d: Draft, state: GameState) -> None:
     """On the turn an episode ends, one closing line (Skald's own, by what ended it), last in the prose."""
     shown = state.episode_progress
@@ -84,28 +94,6 @@ def finish(seen: str, state: GameState) -> str:
 
 
 # ------------------------------------------------------------------ the other offline roles
-
-
-def director_note(state: GameState, pack: EraPack, beat: str, mood: str) -> str:
-    """The deterministic director's note: a few plain sentences of emphasis for the narrator (the beat and mood, the
-    outcome, and who and what to keep in view)."""
-    result = state.mechanic_result
-    stakes = result.summary if result else "The player takes stock."
-    note = [f"Play this as {beat} with a {mood} mood. Keep the outcome plain: {end(stakes)}"]
-    if result is not None and result.impossible:
-        note.append("Nothing happened: do not tell it as done.")
-    router = state.router_output
-    if router is not None and router.tone.value in TONE_NOTES:
-        note.append(TONE_NOTES[router.tone.value])
-    focus = state.director_instructions.focus_npc if state.director_instructions else None
-    person = next((p for p in state.present_npcs if p.id == (focus or (router.target_npc if router else None))), None)
-    if person is not None:
-        note.append(f"Keep {person.name} in view.")
-    return " ".join(note)
-
-
-TONE_NOTES = {"PARAGON": "The player is being decent about it.", "RENEGADE": "The player is pushing hard.",
-              "INVESTIGATE": "The player is after answers."}
 
 
 def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:

@@ -45,7 +45,8 @@ def people(d: Draft, scene: Scene) -> None:
     elif target is focus and result is not None and not result.impossible:
         if talking:
             d.put(PEOPLE, d.choose(f"listens/{feeling}", ph.LISTENS[feeling], **fields), limit=MAX_SENTENCES - 1)
-            _speak(d, focus, feeling, limit=MAX_SENTENCES - 1)
+            if not (d.every(f"wants/{focus.id}", 2) and _wants(d, scene, focus, feeling, MAX_SENTENCES - 1)):
+                _speak(d, focus, feeling, limit=MAX_SENTENCES - 1)
         elif action in SOCIAL and (action != ActionClass.ATTACK or _fought(scene, focus)):
             key = (action.value, result.outcome.succeeded)
             d.put(PEOPLE, d.choose(f"reacts/{key}", ph.REACTS.get(key, []), **fields), limit=MAX_SENTENCES - 1)
@@ -55,11 +56,24 @@ def people(d: Draft, scene: Scene) -> None:
         line = None
         if d.every(focus.id, 3) and not _spoke_lately(focus, scene.state):
             line = _overheard(d, focus)  # now and then they say something, to someone
+        elif d.every(f"wants/{focus.id}", 3) and _wants(d, scene, focus, feeling, MAX_SENTENCES - 2):
+            return
         d.put(PEOPLE, line or d.choose(f"presence/{feeling}", ph.PRESENCE[feeling], **fields), limit=MAX_SENTENCES - 2)
     for e in scene.state.staged_events:  # someone new who is not the point of the turn: named, described later
         if isinstance(e, ev.NpcMet | ev.NpcSpawn) and e.npc in scene.people and e.npc != focus.id:
             d.put(PEOPLE, d.choose("also-here", ph.ALSO_HERE, **scene.people[e.npc].fields()),
                   limit=MAX_SENTENCES - 2)
+
+
+def _wants(d: Draft, scene: Scene, person: Person, feeling: str, limit: int) -> bool:
+    """What ``person`` wants out of the scene, from the Director's brief (``npc_intentions``), told by how they feel
+    about the player; False when the brief has nothing on them or the line does not fit."""
+    brief = scene.state.director_instructions.brief if scene.state.director_instructions else None
+    wanted = next((i.wants for i in brief.npc_intentions if i.npc_id == person.id), None) if brief else None
+    if not wanted:
+        return False
+    return d.put(PEOPLE, d.choose(f"wants/{feeling}", ph.WANTS[feeling], wants=wanted.rstrip("."), **person.fields()),
+                 limit=limit)
 
 
 def _fought(scene: Scene, person: Person) -> bool:

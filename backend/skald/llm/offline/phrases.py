@@ -1124,3 +1124,27 @@ EPISODE_ENDS = {  # the last line of an episode's last turn, by what ended it
                       "You got what you came for."],
     "player_end": ["You let this part of the story rest here."],
 }
+
+WANTS = {  # what someone on stage wants (the Director's brief), by how they feel about the player; {wants} reads
+    # after "wants": "the tab paid before the whistle", "to know who sent you"
+    "friendly": [
+        "It is no secret what {first} is after: {wants}.",
+        "What {first} wants is {wants}, and {their} look says you might be the one to help.",
+        "{First} wants {wants}, and does not hide it from you.",
+    ],
+    "neutral": [
+        "What {first} wants is plain enough: {wants}.",
+        "{First} wants {wants}, and makes no show of it.",
+        "{First} keeps coming back to the one thing: {wants}.",
+    ],
+    "wary": [
+        "{First} wants {wants}, and is not sure you are the one to give it.",
+        "What {first} wants is {wants}; whether you fit into that, {first} has not decided.",
+        "{First} wants {wants}, and keeps you at arm's length while {their} mind is on it.",
+    ],
+    "hostile": [
+        "{First} wants {wants}, and would rather you were not here for it.",
+        "What {first} wants is {wants}, and you are in the way of it.",
+        "{First} wants {wants}, and looks at you like an obstacle.",
+    ],
+}
