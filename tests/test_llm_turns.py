@@ -199,10 +199,10 @@ def test_the_directors_brief_is_written_after_a_turn_and_reported_with_the_turn_
     # the next turn in the same scene reuses the brief: no new call, nothing reported again
     again = run_turn(played.conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=llm)
     llm.briefs.settle()
-    if again.director_instructions.brief.scene_key == shown.brief.scene_key:
-        assert (again.director_instructions.brief_source, again.director_instructions.brief_origin) == (
-            "cached", "llm")
+    assert again.director_instructions.brief.scene_key == shown.brief.scene_key  # between episodes: one scene
+    assert (again.director_instructions.brief_source, again.director_instructions.brief_origin) == ("cached", "llm")
     assert [c.role for c in again.llm_calls] == ["narrator", "suggestion_refiner"]
+    assert len(server.chat_requests("dir")) == len(asked)
     played.conn.close()
 
 

@@ -405,6 +405,24 @@ def test_a_prefetch_that_outlasts_the_turn_budget_leaves_the_rules_brief(server:
     engine.close()
 
 
+def test_a_hung_director_never_costs_the_narrator_its_turn(server: FakeOllama, cinder: EraPack,
+                                                          tmp_path: Path) -> None:
+    server.always("dir", _slow_director(8.0))  # answers long after every turn below has played
+    engine = _campaign(tmp_path, cinder, online(server, turn_budget_s=4.0, llm_timeout_s=10.0))
+    _episode_over(engine)
+    engine.play_turn("brief", "go to kettle row")
+    engine.play_turn("brief", "look around")  # the scene held: its brief starts, and hangs
+    first = engine.play_turn("brief", "look around")  # waits a little for it, then plays on
+    second = engine.play_turn("brief", "look around")  # does not wait for it again
+    for played in (first, second):
+        assert played.view.brief.source == "built" and played.view.brief.origin == "offline"
+        assert [(c.role, c.outcome) for c in played.state.llm_calls] == [("narrator", "ok"),
+                                                                          ("suggestion_refiner", "ok")]
+        assert played.view.text.startswith(PROSE)
+    assert engine.llm.briefs.started == len(server.chat_requests("dir"))  # one call, never a second for the scene
+    engine.close()
+
+
 def test_resume_reads_the_stored_brief_and_asks_nobody(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
     engine = _campaign(tmp_path, cinder, online(server))
     _settled(engine)

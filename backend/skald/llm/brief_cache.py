@@ -52,6 +52,7 @@ class BriefCache:
         self._lock = threading.Lock()
         self._held: OrderedDict[str, OrderedDict[str, Briefing | Future]] = OrderedDict()
         self._pending: set[Future] = set()
+        self._late: set[Future] = set()  # briefs being written that a turn already gave up waiting for
         self._unreported: dict[str, list[Briefing]] = {}  # background briefs whose call no turn has reported yet
         self.started = 0  # background briefs started (for tests and benchmarks)
 
@@ -61,14 +62,18 @@ class BriefCache:
 
     def take(self, campaign: str, key: str, until: float | None) -> tuple[Briefing | None, bool]:
         """The brief held for the scene, waiting for one being written until ``until`` (``time.monotonic()``
-        seconds; None: as long as it takes). Returns (briefing or None, whether one was being written and did not
-        finish in time)."""
+        seconds; None: as long as it takes), unless a turn already waited for it in vain. Returns (briefing or
+        None, whether one was being written and did not finish in time)."""
         held = self.peek(campaign, key)
         if isinstance(held, Future):
             wait = None if until is None else max(0.0, until - time.monotonic())
+            if held in self._late:  # a turn already waited for it in vain: later turns do not wait again
+                wait = 0.0
             try:
                 held = held.result(timeout=wait)
             except FutureTimeout:
+                with self._lock:
+                    self._late.add(held)
                 return None, True
         return held, False
 
@@ -98,12 +103,14 @@ class BriefCache:
                 with self._lock:
                     self._drop(campaign, key, future)
                     self._pending.discard(future)
+                    self._late.discard(future)
                 return
             with self._lock:
                 if self._held.get(campaign, {}).get(key) is future:
                     self._store(campaign, key, result)
                 self._unreported.setdefault(campaign, []).append(result)
                 self._pending.discard(future)
+                self._late.discard(future)
             future.set_result(result)
 
         threading.Thread(target=run, name=f"skald-brief-{campaign}", daemon=True).start()

@@ -8,9 +8,9 @@ LLM calls before the narrator's first token, per route (TALK, ACTION; META comma
 - the scene changed during this turn (travel, a fight, a quest stage, a beat, a world tick): 0, the turn uses the
   rules' brief; if the player stays, the role's brief is written in the background after the next turn's Commit,
   for the turns after it (a place passed through in one turn is never sent to the model);
-- a prefetch is still being written when the turn needs it: the turn waits for it, at most until the role's
-  timeout or the turn's budget runs out (then the rules' brief stands, with a warning); the wait is for one call
-  already under way, never a new one.
+- a prefetch is still being written when the turn needs it: the turn waits for it, at most :data:`MAX_WAIT_S`
+  seconds and a quarter of what is left of the turn's budget (then the rules' brief stands, with a warning, and no
+  later turn waits for that brief again); the wait is for one call already under way, never a new one.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from skald.store import briefs as stored
 from skald.store import memories
 
 ROLE = "director"
+MAX_WAIT_S = 5.0  # the longest a turn waits for a brief being written in the background
+WAIT_SHARE = 0.25  # and never more than this share of what is left of the turn's budget
 
 
 def write(llm: LLMClient, state: PersistentState, pack: EraPack, retriever: Any = None,
@@ -80,15 +82,17 @@ def write(llm: LLMClient, state: PersistentState, pack: EraPack, retriever: Any 
 def for_scene(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, pack: EraPack, turn: int,
               deadline: float | None) -> tuple[Briefing, str, list[str]]:
     """The brief a turn uses for the scene ``state`` (the state after the turn) stands in, and how it was had:
-    ``cached`` or ``prefetched`` (held by this process; a brief being written is waited for until the role's timeout
-    or ``deadline``), ``stored`` (read back from the save file), or ``built`` (written now by the rules). Returns
-    (briefing, source, warnings)."""
+    ``cached`` or ``prefetched`` (held by this process; a brief being written is waited for at most
+    :data:`MAX_WAIT_S` and a quarter of the time left before ``deadline``, and only once), ``stored`` (read back
+    from the save file), or ``built`` (written now by the rules). Returns (briefing, source, warnings)."""
     cid = state.campaign.id
     key = rules.scene_key(state, pack)
     cache = llm.briefs
-    until = time.monotonic() + llm.config(ROLE).timeout_s
-    until = min(until, deadline) if deadline is not None else until
-    held, late = cache.take(cid, key, until)
+    now = time.monotonic()
+    wait = min(llm.config(ROLE).timeout_s, MAX_WAIT_S)
+    if deadline is not None:  # the narrator keeps most of the turn's budget
+        wait = min(wait, max(0.0, deadline - now) * WAIT_SHARE)
+    held, late = cache.take(cid, key, now + wait)
     if held is not None:
         return held, "prefetched" if held.background and not held.reported else "cached", []
     if not late:

@@ -4,9 +4,10 @@ its per-turn parts (:func:`for_turn`), and the checks the validator runs on the 
 
 A scene is (location, the cast on stage, the fight, the active quests' stages, the running episode and its beat,
 the world tick): any change to one of them is a new scene and a new brief; anything else (a roll, time passing
-within a tick, a line of talk) reuses the scene's brief. The cast is everyone at the place the player has met
-(``rules.scene.everyone_at`` less strangers not yet introduced), so the key computed in a turn from the state after it
-equals the key computed after the turn commits from the committed state.
+within a tick, a line of talk) reuses the scene's brief. The cast is everyone at the place
+(``rules.scene.everyone_at``, met or not). The key a turn computes from the state after it equals the key of the
+committed state, except on the turn an episode ends (the Director runs before the evaluator ends it): the next turn
+is then in a new scene.
 """
 
 from __future__ import annotations
