@@ -48,9 +48,10 @@ def refine(body: dict[str, Any]) -> Reply:
     return json_reply({"suggestions": listed})
 
 
-@pytest.fixture(scope="module")
-def cinder() -> EraPack:
-    return load_pack("cinder_reach")
+@pytest.fixture
+def cinder(pack: EraPack) -> EraPack:
+    """cinder_reach, as conftest's session fixture loads it."""
+    return pack
 
 
 @pytest.fixture

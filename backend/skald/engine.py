@@ -32,7 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from skald import views
 from skald.errors import KeyReused, TurnBusy, TurnConflictError, TurnStale
-from skald.graph import default_llm, default_retriever, run_turn, stream_turn
+from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
 from skald.llm import briefs, offline
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
@@ -359,10 +359,7 @@ class Engine:
     def _brief(self, conn: Any, state: GameState, pack: EraPack) -> None:
         """The "on connect" brief: a campaign just started or opened gets its scene briefed in the background (only
         when the director role can be called and no brief of the scene is held or stored)."""
-        briefs.prefetch(conn, self.llm, state.persistent(), pack, self._retrieval())
-
-    def _retrieval(self) -> Any:
-        return default_retriever() if self.retriever is True else self.retriever
+        briefs.prefetch(conn, self.llm, state.persistent(), pack, resolve_retriever(self.retriever))
 
     def _resume(self, campaign_id: str) -> str | None:
         return self.resume(campaign_id) if self.resume is not None else None

@@ -101,6 +101,12 @@ def default_retriever() -> LazyRetriever | None:
     return LazyRetriever(settings.chroma_path, settings.embeddings, settings.ollama_base_url)
 
 
+def resolve_retriever(retriever: LazyRetriever | None | bool) -> LazyRetriever | None:
+    """The lore index a caller names: True for the settings' one (:func:`default_retriever`), a handle as it is,
+    None or False for none."""
+    return default_retriever() if retriever is True else (retriever or None)
+
+
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
              resume: str | None = None) -> tuple[TurnInput, TurnContext]:
@@ -115,7 +121,7 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, l
         llm=llm,
         rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
         limits=limits_of(pack),
-        retriever=default_retriever() if retriever is True else (retriever or None),
+        retriever=resolve_retriever(retriever),
         keyed=keyed,
         resume=resume,
         deadline=started + llm.settings.turn_budget_s,

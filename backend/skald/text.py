@@ -36,3 +36,10 @@ def or_list(words: list[str], last: str = "or") -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + f" {last} " + words[-1]
+
+
+def end(text: str) -> str:
+    """``text`` stripped, closed with a full stop unless it already ends a sentence (".", "!", "?" or a closing
+    quote)."""
+    text = text.strip()
+    return text if text[-1:] in ".!?\"" else text + "."

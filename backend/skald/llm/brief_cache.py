@@ -30,8 +30,9 @@ class Briefing:
 
     ``origin``: ``llm`` (the director role wrote it) or ``offline`` (the rules did). ``attempted``: the director role
     was asked for this scene, so it is not asked again. ``calls``, ``warnings``, ``stats``: the records of that call,
-    reported with the first turn that uses the brief (``reported`` then becomes True). ``background``: written by a
-    prefetch, not by a turn.
+    reported with the next turn, whether or not it uses the brief (``reported`` then becomes True; a background brief
+    not yet reported is "prefetched" to the turn that uses it). ``background``: written by a prefetch, not by a
+    turn.
     """
 
     brief: SceneBrief

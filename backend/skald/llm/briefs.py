@@ -96,11 +96,10 @@ def for_scene(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, 
     if held is not None:
         return held, "prefetched" if held.background and not held.reported else "cached", []
     if not late:
-        back = stored.latest(conn, cid, key)
+        back = _read_back(conn, cid, key)
         if back is not None:
-            briefing = Briefing(back[0].scene_part(), back[1], attempted=back[1] == "llm")
-            cache.put(cid, key, briefing)
-            return briefing, "stored", []
+            cache.put(cid, key, back)
+            return back, "stored", []
     briefing = Briefing(rules.offline_brief(state, pack, turn))
     if late:  # the background brief goes on, and lands for the next turn in this scene
         return briefing, "built", ["director: the scene's brief was still being written; this turn used the rules' "
@@ -124,9 +123,9 @@ def prefetch(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, p
     cache = llm.briefs
     if not cache.wants_llm(cid, key):
         return None
-    back = stored.latest(conn, cid, key)
-    if back is not None and back[1] == "llm":
-        cache.put(cid, key, Briefing(back[0].scene_part(), "llm", attempted=True))
+    back = _read_back(conn, cid, key)
+    if back is not None and back.origin == "llm":
+        cache.put(cid, key, back)
         return None
     turn = state.campaign.turn_number
     recent = memories.recent(conn, cid, turn + 1, memory.WINDOW) if retriever is not None else []
@@ -137,3 +136,13 @@ def prefetch(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, p
         return briefing
 
     return cache.start(cid, key, job)
+
+
+def _read_back(conn: sqlite3.Connection, campaign_id: str, key: str) -> Briefing | None:
+    """The scene's brief as the save file has it (the latest turn in the scene stored it), scene-level parts only;
+    a brief the model wrote counts as the role asked, so it is not asked again."""
+    back = stored.latest(conn, campaign_id, key)
+    if back is None:
+        return None
+    brief, origin = back
+    return Briefing(brief.scene_part(), origin, attempted=origin == "llm")

@@ -36,7 +36,7 @@ from skald.scene_brief import (
     Secret,
 )
 from skald.state import GameState, PresentNpc
-from skald.text import sentences, with_article
+from skald.text import end, sentences, with_article
 from skald.vocab import QuestStatus
 
 CONVEYED_SHARE = 0.5  # a must-convey fact is told when half its content words (by stem) are in the prose
@@ -110,7 +110,7 @@ def offline_brief(state: PersistentState, pack: EraPack, turn: int) -> SceneBrie
         generated_at_turn=turn, scene_key=scene_key(state, pack),
         focus=Focus(location=here.id, place=here.name, npc=focus_npc.id if focus_npc else None,
                     name=called(focus_npc, state) if focus_npc else None),
-        summary=" ".join(sentences(" ".join(_end(s) for s in summary))[:3])[:400],
+        summary=" ".join(sentences(" ".join(end(s) for s in summary))[:3])[:400],
         key_facts=_facts(state, pack, locals_)[:5], must_convey=[],
         npc_intentions=[_intention(p, state, pack) for p in _ranked(locals_, focus_npc)[:3]],
         companion_mood=None, suggested_topics=_topics(state, pack, locals_)[:3],
@@ -144,13 +144,9 @@ def fit(brief: SceneBrief) -> SceneBrief:
     facts from the end, then secrets beyond the first, then intentions beyond the first)."""
     for field_name, keep in (("suggested_topics", 0), ("key_facts", 1), ("do_not_reveal", 1),
                              ("npc_intentions", 1), ("key_facts", 0)):
-        while len(getattr(brief, field_name)) > keep and _size(brief) > BRIEF_TOKENS:
+        while len(getattr(brief, field_name)) > keep and brief.tokens > BRIEF_TOKENS:
             brief = brief.model_copy(update={field_name: getattr(brief, field_name)[:-1]})
     return SceneBrief.model_validate(brief.model_dump())
-
-
-def _size(brief: SceneBrief) -> int:
-    return SceneBrief.model_construct(**dict(brief)).tokens
 
 
 def _focus(state: PersistentState, pack: EraPack, locals_: list[PresentNpc]) -> PresentNpc | None:
@@ -192,15 +188,15 @@ def _facts(state: PersistentState, pack: EraPack, locals_: list[PresentNpc]) -> 
             continue
         stage = quest.stages[held.stage]
         if stage.when.location in (None, here.id) or stage.when.npc in on_stage:
-            facts.append(f"{quest.title}: {_end(stage.objective)}")
+            facts.append(f"{quest.title}: {end(stage.objective)}")
     if state.combat is not None:
         facts.append(f"A fight is on with {state.combat.enemy_name} ({state.combat.enemy_hp} HP left).")
     if here.faction and here.faction in pack.factions:
         faction = pack.factions[here.faction]
         facts.append(f"{faction.name} hold this place; the player's standing with them is "
                      f"{state.reputation.get(faction.id, 0):+d}.")
-    facts += [f"Danger here: {_end(h.description)}" for h in here.hazards[:1]]
-    facts += [_end(d) for d in here.details[:1]]
+    facts += [f"Danger here: {end(h.description)}" for h in here.hazards[:1]]
+    facts += [end(d) for d in here.details[:1]]
     return [f[:160] for f in facts]
 
 
@@ -235,7 +231,7 @@ def _secrets(state: PersistentState, pack: EraPack, locals_: list[PresentNpc]) -
         if rumor.location != state.location and rumor.faction not in factions:
             continue
         out.append(verdict(rumor.text, rumor.true) if rumor.public or rumor.id in heard else
-                   Secret(text=_end(rumor.text)[:300]))
+                   Secret(text=end(rumor.text)[:300]))
     return out
 
 
@@ -263,14 +259,14 @@ def for_turn(brief: SceneBrief, state: GameState, pack: EraPack) -> SceneBrief:
             rumor = pack.rumors[event.rumor]
             told = verdict(rumor.text, rumor.true)  # heard now: the story is out, its truth is still kept
             secrets = [told, *(s for s in secrets if told.about not in (s.about, s.text.rstrip(".")) and
-                               s.text != _end(rumor.text)[:300])][:3]
+                               s.text != end(rumor.text)[:300])][:3]
     return fit(brief.model_copy(update={"must_convey": must_convey(state, pack), "companion_mood": mood,
                                         "do_not_reveal": secrets}))
 
 
 def must_convey(state: GameState, pack: EraPack) -> list[str]:
     """At most 3 facts this turn's outcome requires the prose to tell."""
-    items = [_end(state.mechanic_result.summary)] if state.mechanic_result else []
+    items = [end(state.mechanic_result.summary)] if state.mechanic_result else []
     items += [f.line for f in prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)]
     for event in state.staged_events:
         match event:
@@ -285,7 +281,7 @@ def must_convey(state: GameState, pack: EraPack) -> list[str]:
                 if stage >= len(quest.stages):
                     items.append(f"{quest.title} is done.")
                 else:  # a quest taken on: what it is about; a stage reached: what to do next
-                    items.append(_end(quest.summary if stage == 0 else quest.stages[stage].objective))
+                    items.append(end(quest.summary if stage == 0 else quest.stages[stage].objective))
     return [i[:200] for i in dict.fromkeys(items)][:3]
 
 
@@ -356,11 +352,6 @@ def _stems(text: str) -> frozenset[str]:
 
 
 # ------------------------------------------------------------------------------------------------- wording
-
-
-def _end(text: str) -> str:
-    text = text.strip()
-    return text if text[-1:] in ".!?" else text + "."
 
 
 def _lower_first(text: str) -> str:

@@ -20,7 +20,7 @@ import random
 
 from skald import events as ev
 from skald.llm.offline import phrases as ph
-from skald.llm.offline.draft import EVENTS, MOOD, SUMMARY, Draft, end
+from skald.llm.offline.draft import EVENTS, MOOD, SUMMARY, Draft
 from skald.llm.offline.parts import air, arrival, company, events, hour, lead, outcome
 from skald.llm.offline.people import people
 from skald.llm.offline.scene import Scene
@@ -31,7 +31,7 @@ from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
 from skald.state import GameState
-from skald.text import with_article
+from skald.text import end, with_article
 
 
 def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:

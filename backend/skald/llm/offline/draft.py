@@ -20,7 +20,7 @@ from skald.packs.models import EraPack
 from skald.rules import prose
 from skald.rules.prose import MAX_SENTENCES
 from skald.state import GameState
-from skald.text import sentences
+from skald.text import end, sentences
 
 MAX_WORDS = 235  # a margin under rules.prose.MAX_WORDS, so nothing is ever cut
 GOLDEN = (5**0.5 - 1) / 2
@@ -48,11 +48,6 @@ def spread(turn: int, seed: int, key: str, n: int) -> int:
 def fill(template: str, fields: dict[str, object]) -> str:
     text = template.format(**fields)
     return text[:1].upper() + text[1:]
-
-
-def end(text: str) -> str:
-    text = text.strip()
-    return text if text[-1:] in ".!?\"" else text + "."
 
 
 def inner(text: str) -> str:
