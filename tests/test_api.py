@@ -216,7 +216,7 @@ def test_streamed_tokens_arrive_before_the_turn_with_an_online_narrator(tmp_path
         with live(tmp_path / "online.db", llm=llm) as api:
             health = api.client.get("/health").json()
             roles = health["llm"]["roles"]
-            assert health["llm"]["online"] and all(r["reachable"] for k, r in roles.items() if k != "beat_classifier")
+            assert health["llm"]["online"] and all(r["reachable"] for k, r in roles.items() if r["enabled"])
             cid, auth = api.new_campaign()
             reply, events = api.stream(cid, auth, "look around")
     kinds = [kind for kind, _ in events]

@@ -250,6 +250,17 @@ EXAMPLES: dict[str, dict] = {
         "playstyle_scores": {"violent": 1.0}, "outcome": "won", "tension_curve": [0.2, 0.9],
         "next_episode": "waking_drill", "next_title": "Dead Drill Walking", "next_hook": "Go.",
         "written_by": "offline"}},
+    "SCENE_OPENED": {"scene": "tab_dispute", "goal": "Settle who pays.", "location": "slag_and_lantern",
+                     "characters": ["hesper_quill", "rhea_calloway"], "max_beats": 6, "minutes": 500,
+                     "reason": "group"},
+    "SCENE_BEAT": {"scene": "tab_dispute", "beat": 1, "lines": [
+        {"beat": 1, "speaker": "player", "name": "Wren", "target": "all", "action": "player", "content": "Well?"},
+        {"beat": 1, "speaker": "hesper_quill", "name": "Hesper Quill", "target": "rhea_calloway", "action": "speak",
+         "tone": "dry", "content": "Pay the tab.", "nonverbal": "sets down a glass"}],
+        "stalled": False, "notes": {"rhea_calloway": "You are too passive."}, "tokens": 42},
+    "SCENE_CLOSED": {"scene": "tab_dispute", "reason": "goal", "goal_achieved": True, "beats": 3, "tokens": 90,
+                     "minutes": 24},
+    "ATTITUDE_CHANGE": {"npc": "hesper_quill", "delta": -2, "mood": "insulted", "reason": "deceive failed"},
 }
 
 

@@ -154,7 +154,7 @@ def test_an_objective_flag_nothing_sets_is_a_warning_not_an_error():
     assert Path(found["file"]).resolve() == episodes.resolve()
     assert int(found["line"]) == line_of(episodes, "all: [toll_explaned]")
     assert found["field"] == "episodes[0].completion_criteria.objective.all[0]"
-    assert "'toll_explaned'" in found["message"] and "set by no quest stage or event" in found["message"]
+    assert "'toll_explaned'" in found["message"] and "set by no quest stage, event or scene" in found["message"]
 
 
 def test_pack_validate_prints_the_warning_and_passes():

@@ -178,7 +178,7 @@ def test_the_pack_folder_holds_only_known_files():
     yaml_files = {f for f in files if "/" not in f}
     assert yaml_files <= {"era.yaml", "locations.yaml", "npcs.yaml", "factions.yaml", "companions.yaml",
                           "backgrounds.yaml", "rumors.yaml", "quests.yaml", "events.yaml", "banter.yaml",
-                          "episodes.yaml", "namebanks.yaml"}
+                          "episodes.yaml", "scenes.yaml", "namebanks.yaml"}
     assert all(re.fullmatch(r"(lore|style|voices)/[a-z0-9_]+\.md", f) for f in files - yaml_files)
 
 

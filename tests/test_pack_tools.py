@@ -172,7 +172,7 @@ def test_schema_files_are_json_schema_for_each_file_kind(tmp_path):
     files = {p.name: json.loads(p.read_text()) for p in (tmp_path / "schema").glob("*.schema.json")}
     assert set(files) == {f"{k}.schema.json" for k in ("era", "locations", "npcs", "factions", "companions",
                                                        "backgrounds", "rumors", "quests", "events", "banter",
-                                                       "episodes", "namebanks", "doc")}
+                                                       "episodes", "scenes", "namebanks", "doc")}
     for name, schema in files.items():
         for ref in _refs(schema):  # every reference resolves inside the file
             assert ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") in schema["$defs"], (name, ref)

@@ -90,7 +90,9 @@ def test_every_node_runs_in_the_session(pack, offline_llm, tmp_path):
     seen: set[str] = set()
     from skald.context import TurnContext
 
-    for line in script_lines()[:12]:
+    lines = script_lines()[:12]
+    lines.insert(1, "Hesper, Rhea, what do you both make of the water?")  # a scene: its node and the characters'
+    for line in lines:
         begun = GameState.starting(state, line)
         ctx = TurnContext(conn=conn, pack=pack, llm=offline_llm, limits=events.limits_of(pack),
                           rng=turn_rng(SEED, begun.campaign.turn_number + 1))

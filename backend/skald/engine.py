@@ -36,14 +36,17 @@ from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
 from skald.llm import briefs, offline
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
+from skald.packs.loader import PackError
 from skald.packs.models import EraPack
 from skald.rules import pack_fit
 from skald.rules.start import new_state
 from skald.state import GameState
 from skald.store import episodes as stored_episodes
 from skald.store import idempotency, reads, tokens, writer
+from skald.store import transcripts as stored_transcripts
 from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
+from skald.transcripts import SceneTranscript
 
 SEED_MAX = 2**31 - 1
 # Where a turn can be held between its steps, in order: after the idempotency key was looked up, after the
@@ -317,6 +320,18 @@ class Engine:
         with self.pool.connection() as conn:
             evaluations = stored_episodes.evaluations(conn, campaign_id)
         return views.episodes(state, pack, evaluations)
+
+    def transcripts(self, campaign_id: str, scene: str | None = None) -> list[SceneTranscript]:
+        """Every multi-character scene of the campaign (or those with id ``scene``), oldest first, with their lines
+        (``skald.transcripts``); places and people by their ids when the campaign's pack cannot be loaded here.
+        :raises CampaignNotFoundError."""
+        state = self.load(campaign_id)
+        try:
+            pack: EraPack | None = self.packs.for_view(campaign_id, state.campaign.pack_id)
+        except (LookupError, PackError):  # a pack played from a folder, or one gone: the lines keep their names
+            pack = None
+        with self.pool.connection() as conn:
+            return stored_transcripts.scenes(conn, campaign_id, pack, scene)
 
     def scene(self, campaign_id: str) -> views.SceneView:
         """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game)."""

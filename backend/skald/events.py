@@ -32,13 +32,18 @@ from skald.persistent import (
     FLAGS_KEPT,
     NEWS_KEPT,
     PROCEDURAL_NPCS_KEPT,
+    SCENE_RECENT,
+    SCENES_DONE_KEPT,
     TENSION_KEPT,
+    ActiveScene,
     Combat,
     CompanionState,
     EpisodeEvaluation,
+    Feeling,
     KnownNpc,
     PersistentState,
     QuestState,
+    SceneLine,
 )
 from skald.vocab import ArcStage, QuestStatus
 
@@ -598,13 +603,101 @@ class EpisodeCompleted(BaseEvent):
                                                suggested=self.evaluation.next_episode))
 
 
+# --------------------------------------------------------------------------------------------------- scenes
+
+
+def _scenes(state: PersistentState, **changes: Any) -> PersistentState:
+    return _with(state, scenes=_with(state.scenes, **changes))
+
+
+class SceneOpened(BaseEvent):
+    """A multi-character scene starts at the player's location (``rules.moderator.opening``)."""
+
+    type: Literal["SCENE_OPENED"] = "SCENE_OPENED"
+    scene: str
+    goal: str
+    location: str
+    characters: list[str] = Field(min_length=2)
+    max_beats: int = Field(ge=1)
+    minutes: int = Field(description="world time it opens at")
+    reason: str = Field(description="pack (scenes.yaml), group (the player addressed several people) or "
+                        "confrontation")
+
+    def apply(self, state, limits):
+        scene = ActiveScene(id=self.scene, goal=self.goal, location=self.location, characters=list(self.characters),
+                            started_turn=state.campaign.turn_number, started_minutes=self.minutes,
+                            max_beats=self.max_beats)
+        return _scenes(state, scene=scene)
+
+
+class SceneBeat(BaseEvent):
+    """One beat of the running scene: its ordered lines (``turn_dialogue`` keeps them), whether it moved the scene,
+    the moderator's notes for the next beat and the tokens the character roles spent."""
+
+    type: Literal["SCENE_BEAT"] = "SCENE_BEAT"
+    scene: str
+    beat: int = Field(ge=1)
+    lines: list[SceneLine] = Field(default_factory=list)
+    stalled: bool = False
+    event: str | None = Field(None, description="a scenes.yaml event injected this beat")
+    notes: dict[str, str] = Field(default_factory=dict)
+    tokens: int = Field(0, ge=0)
+
+    def apply(self, state, limits):
+        scene = state.scenes.scene
+        if scene is None or scene.id != self.scene:
+            return state
+        return _scenes(state, scene=_with(
+            scene, beat=self.beat, stalled=scene.stalled + 1 if self.stalled else 0,
+            events_used=scene.events_used + int(self.event is not None), tokens=scene.tokens + self.tokens,
+            notes=dict(self.notes), last_event=self.event, recent=[*scene.recent, *self.lines][-SCENE_RECENT:]))
+
+
+class SceneClosed(BaseEvent):
+    """The running scene ends: its goal met, its beats spent, or the player gone or fighting. A pack scene played to
+    its goal or its last beat is done (it never opens again); one the player walked out of may open again."""
+
+    type: Literal["SCENE_CLOSED"] = "SCENE_CLOSED"
+    scene: str
+    reason: str = Field(description="goal | max_beats | left | fight | defeated")
+    goal_achieved: bool = False
+    beats: int = Field(ge=0)
+    tokens: int = Field(0, ge=0)
+    minutes: int = Field(0, ge=0, description="game minutes the scene lasted")
+
+    def apply(self, state, limits):
+        scene = state.scenes.scene
+        if scene is None or scene.id != self.scene:
+            return state
+        played = self.reason in ("goal", "max_beats") and not scene.id.startswith("talk:")
+        done = _added(state.scenes.done, scene.id) if played else state.scenes.done
+        return _scenes(state, scene=None, done=done[-SCENES_DONE_KEPT:])
+
+
+class AttitudeChange(BaseEvent):
+    """How an NPC feels about the player moves: attitude by ``delta`` (clamped -10..10), mood set when given."""
+
+    type: Literal["ATTITUDE_CHANGE"] = "ATTITUDE_CHANGE"
+    npc: str
+    delta: int = 0
+    mood: str | None = None
+    reason: str = ""
+
+    def apply(self, state, limits):
+        current = state.scenes.feelings.get(self.npc) or Feeling()
+        feeling = Feeling(attitude=_clamp(current.attitude + self.delta, -10, 10), mood=self.mood or current.mood)
+        if feeling == current:
+            return state
+        return _scenes(state, feelings=dict(sorted({**state.scenes.feelings, self.npc: feeling}.items())))
+
+
 Event = Annotated[
     TimeAdvance | Damage | Heal | StressChange | CreditsChange | ItemGet | ItemLose | Move | Defeated | Recovered
     | ReputationChange | CombatStart | EnemyDamage | CombatEnd | NpcDefeated | NpcMet | NpcSpawn | NpcIntroduced
     | IntroThrottled | NpcMove | WorldTick | FactionMove | News | EventFired | RumorSpread | RumorHeard | Discovery
     | AffinityChange | LoyaltyChange | CompanionJoin | CompanionLeave | CompanionActs | TensionChange | BanterQueued
     | QuestUpdate | QuestHint | ArcStageChange | EpisodeStarted | EpisodeTurn | BeatReached | FlagSet
-    | EpisodeCompleted,
+    | EpisodeCompleted | SceneOpened | SceneBeat | SceneClosed | AttitudeChange,
     Field(discriminator="type"),
 ]
 EVENT_TYPES: dict[str, type[BaseEvent]] = {}  # type string -> class, filled below

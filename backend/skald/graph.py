@@ -3,7 +3,9 @@
     router ──META──> meta ──> END   (an out-of-game command: answered, nothing committed, not a turn)
        │                 └──/end, /next──> evaluator -> commit -> END   (episode commands: committed, not a turn)
        │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner -> episode
-       └──ACTION─> mechanic ──>     -> director -> narrator -> validator -> refiner -> evaluator -> commit -> END
+       └──ACTION─> mechanic ──>     -> director ─────────────────────────> narrator -> validator -> refiner
+                                           └─> scene <─> character (Send, one per character) ─┘    -> evaluator
+                                               (a multi-character scene: one round per beat)        -> commit -> END
 
 Every node is a pure function of (state, runtime); handles (read-only DB, pack, LLM, RNG) arrive as the
 run-time context (``TurnContext``), never as state. Only ``commit`` writes.
@@ -26,6 +28,7 @@ from skald.events import limits_of
 from skald.llm import briefs
 from skald.llm.client import LLMClient
 from skald.nodes.arc_planner import arc_planner
+from skald.nodes.character import character
 from skald.nodes.commit import commit
 from skald.nodes.companion import companion
 from skald.nodes.director import director
@@ -37,6 +40,7 @@ from skald.nodes.meta import META_ROUTES, meta, route_after_meta
 from skald.nodes.narrator import narrator
 from skald.nodes.refiner import refiner
 from skald.nodes.router import ROUTES, route_after_router, router
+from skald.nodes.scene import route_after_director, route_after_scene, scene
 from skald.nodes.validator import validator
 from skald.nodes.world_sim import world_sim
 from skald.packs.loader import get_pack
@@ -45,30 +49,37 @@ from skald.rag.handle import LazyRetriever
 from skald.rules.dice import turn_rng
 from skald.rules.player_input import check_player_input, resolve_choice
 from skald.settings import get_settings
-from skald.state import GameState, TurnInput
+from skald.state import CharacterTask, GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
 
-# The straight part of the pipeline after the router's branch, in order.
+# The pipeline after the router's branch, in order, as a turn without a scene runs it (a scene runs between the
+# director and the narrator: see ``nodes.scene``).
 PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "episode", "director", "narrator", "validator",
             "refiner", "evaluator", "commit")
 NODES = {
     "router": router, "meta": meta, "mechanic": mechanic, "encounter": encounter, "world_sim": world_sim,
     "companion": companion, "arc_planner": arc_planner, "episode": episode, "director": director,
+    "scene": scene, "character": character,
     "narrator": narrator, "validator": validator, "refiner": refiner, "evaluator": evaluator, "commit": commit,
 }
+INPUTS = {"character": CharacterTask}  # a node fed by Send, with its own input
 
 
 def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
     """The uncompiled graph. ``overrides`` swaps node functions by name (tests inject faults this way)."""
     graph = StateGraph(GameState, context_schema=TurnContext, input_schema=TurnInput, output_schema=GameState)
     for name, fn in (NODES | (overrides or {})).items():
-        graph.add_node(name, fn)
+        graph.add_node(name, fn, input_schema=INPUTS.get(name))
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ROUTES)
     graph.add_conditional_edges("meta", route_after_meta, META_ROUTES)  # most commands commit nothing
     graph.add_edge("mechanic", "encounter")
     for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
-        graph.add_edge(before, after)
+        if before != "director":  # the Director's edge is conditional: a scene, or straight to the narrator
+            graph.add_edge(before, after)
+    graph.add_conditional_edges("director", route_after_director, ["scene", "narrator"])
+    graph.add_conditional_edges("scene", route_after_scene, ["character", "narrator"])
+    graph.add_edge("character", "scene")
     graph.add_edge("commit", END)
     return graph
 

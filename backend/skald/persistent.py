@@ -180,6 +180,59 @@ class EpisodeEvaluation(Model):
     written_by: str = Field("offline", description="offline | evaluator (the LLM wrote the summary)")
 
 
+SCENE_RECENT = 10  # transcript lines a scene keeps for its characters' agents
+SCENES_DONE_KEPT = 256
+MOODS = ("calm", "pleased", "amused", "curious", "wary", "annoyed", "angry", "afraid", "sad", "insulted")
+
+
+class SceneLine(Model):
+    """One entry of a scene's transcript: a spoken line, a reaction, the player's own words or a world event."""
+
+    beat: int = Field(description="the scene's beat the line belongs to (1-based)")
+    speaker: str = Field(description="an NPC or companion id, 'player', or 'event'")
+    name: str = Field(description="how the transcript names the speaker")
+    target: str | None = Field(None, description="who the line is said to: an id, 'player', 'all' or None")
+    action: str = Field("speak", description="speak | interrupt | react | player | event")
+    tone: str | None = None
+    content: str = Field("", description="the words said, without quotes (a world event's text for 'event')")
+    nonverbal: str | None = Field(None, description="what the speaker does, without asterisks")
+    after: str | None = Field(None, description="interrupt: the phrase of the line it cuts into")
+
+
+class ActiveScene(Model):
+    """The multi-character scene running at the player's location (``rules.moderator``); None when there is none."""
+
+    id: str = Field(description="the scenes.yaml id, or 'talk:<location>:<turn>' for a scene the talk opened")
+    goal: str = Field(description="what the scene is for (scenes.yaml prompt)")
+    location: str
+    characters: list[str] = Field(description="NPC and companion ids taking part, in speaking priority")
+    started_turn: int
+    started_minutes: int = Field(description="world time the scene opened at, minutes")
+    beat: int = Field(0, description="beats played")
+    max_beats: int
+    stalled: int = Field(0, description="beats in a row that moved nothing")
+    events_used: int = Field(0, description="scenes.yaml events injected so far")
+    tokens: int = Field(0, description="completion tokens the character and moderator roles spent on it")
+    notes: dict[str, str] = Field(default_factory=dict, description="moderator notes for the next beat, by id")
+    last_event: str | None = Field(None, description="the world event injected last, for the next beat")
+    recent: list[SceneLine] = Field(default_factory=list, description=f"the last {SCENE_RECENT} transcript lines")
+
+
+class Feeling(Model):
+    """How one NPC feels about the player: ``attitude`` -10..10 (moves the rules' disposition) and a mood word."""
+
+    attitude: int = 0
+    mood: str = "calm"
+
+
+class Scenes(Model):
+    """The scene layer: the running scene, every NPC's feeling toward the player, and pack scenes already played."""
+
+    scene: ActiveScene | None = None
+    feelings: dict[str, Feeling] = Field(default_factory=dict, description="NPC or companion id -> feeling")
+    done: list[str] = Field(default_factory=list, description="ids of scenes.yaml scenes played to their end")
+
+
 class PersistentState(Model):
     campaign: Campaign
     player: Player
@@ -193,6 +246,7 @@ class PersistentState(Model):
     arc_stage_turn: int = 0
     combat: Combat | None = None
     director: DirectorState = Field(default_factory=DirectorState)
+    scenes: Scenes = Field(default_factory=Scenes)
     recent: list[TurnSummary] = Field(default_factory=list)
     offer: list[Suggestion] = Field(default_factory=list, description="the four suggestions standing for the next "
                                     "turn: what 1-4 play, shown again by every /command and on resume")

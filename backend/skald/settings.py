@@ -6,7 +6,10 @@ Globals: ``SKALD_DB_PATH``, ``SKALD_DB_SYNCHRONOUS`` (NORMAL | FULL), ``SKALD_DE
 (``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
 transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
 
-Per role (``director``, ``narrator``, ``suggestion_refiner``, ``evaluator``, ``beat_classifier``):
+Scenes (``docs/scenes.md``): ``SKALD_SCENE_LINES_PER_BEAT``, ``SKALD_SCENE_BEATS_PER_TURN``.
+
+Per role (``director``, ``narrator``, ``suggestion_refiner``, ``evaluator``, ``beat_classifier``, ``character``,
+``moderator``):
 ``SKALD_<ROLE>_<KEY>`` for each key in
 :data:`ROLE_KEYS`, e.g. ``SKALD_NARRATOR_MODEL`` or ``SKALD_SUGGESTION_REFINER_TIMEOUT_S``. A role key left
 unset takes the role's default (:data:`ROLE_DEFAULTS`), and ``base_url`` / ``timeout_s`` take the global value.
@@ -28,7 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier")
+ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier", "character", "moderator")
 PREFIX = "SKALD_"
 
 
@@ -58,6 +61,11 @@ ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     # may move an episode's beat forward; off by default: it would be an LLM call before the narrator every turn
     "beat_classifier": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 80,
                         "attempts": 2, "enabled": False},
+    # speaks for one character in a multi-character scene: one tag line (rules.tag_line), all characters in parallel
+    "character": {"model": "llama3.2:3b", "temperature": 0.8, "num_ctx": 4096, "num_predict": 120, "attempts": 1},
+    # judges a scene beat against its goal (JSON); off by default: the goal flags and triggers are the rules'
+    "moderator": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 160, "attempts": 2,
+                  "enabled": False},
 }
 # key -> (type, description); every key is optional per role and falls back as the module docstring says
 ROLE_KEYS: dict[str, tuple[Any, str]] = {
@@ -100,6 +108,10 @@ class _Base(BaseSettings):
     embeddings: str = Field("wordllama", pattern=r"^(wordllama|ollama:.+)$",
                             description="wordllama (offline, ships in its wheel) or ollama:<model>")
     retrieval: bool = Field(True, description="false: no lore retrieval in prompts")
+    scene_lines_per_beat: int = Field(3, ge=1, le=8, description="spoken lines a scene beat keeps at most (the "
+                                      "moderator's priority decides which)")
+    scene_beats_per_turn: int = Field(2, ge=1, le=4, description="scene beats played per player turn: the second "
+                                      "lets the characters answer each other")
     admin_key: SecretStr | None = Field(None, description="HTTP API: a key that may list every campaign")
     api_create_per_minute: int = Field(10, ge=0, description="HTTP API: POST /campaigns per client IP (and per "
                                        "bearer token) in any 60 s; over it 429 with Retry-After; 0: unbounded")

@@ -36,6 +36,8 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     PersistentState,
     Player,
     QuestState,
+    SceneLine,
+    Scenes,
     Suggestion,
     TurnSummary,
     World,
@@ -143,6 +145,58 @@ class EpisodeProgress(Model):
     evaluation: EpisodeEvaluation | None = None
 
 
+class VoiceSheet(Model):
+    """Who a scene character is, for their agent (``character`` role): from the pack's NPC or companion entry, their
+    voice document (or the voice lane's hits) and the scene's own instructions for them."""
+
+    id: str
+    name: str
+    role: str
+    personality: str
+    disposition: str = Field("neutral", description="the pack's disposition toward the player as the rules see it now "
+                             "(rules.attitude)")
+    speech: str = Field("", description="communication style")
+    background: str
+    traits: list[str] = Field(default_factory=list)
+    instructions: str = Field("", description="what the scene asks of them (scenes.yaml instructions)")
+    lines: list[str] = Field(default_factory=list, description="things they say (pack lines and voice samples)")
+    attitude: int = Field(0, description="how they feel about the player, -10..10")
+    mood: str = "calm"
+
+
+class SceneUpdate(Model):
+    """What one character's agent is told each beat (the design's SceneUpdate)."""
+
+    scene_context: str = Field(description="the scene's goal, the place, who is there and what the player just did")
+    transcript: list[SceneLine] = Field(default_factory=list, description="recent transcript, at most 10 entries")
+    last_event: str | None = None
+    moderator_note: str | None = Field(None, description="for this character alone; never shown to the player")
+    beat: int
+
+
+class CharacterTask(Model):
+    """One character's part of a beat: sent to the ``character`` node by LangGraph's ``Send`` fan-out."""
+
+    sheet: VoiceSheet
+    update: SceneUpdate
+    seed: int = Field(description="campaign seed, for the offline character's choices")
+    turn: int
+    player: str = Field(description="the player's name")
+    others: dict[str, str] = Field(default_factory=dict, description="id -> name of the other characters")
+    voice: list[str] = Field(default_factory=list, description="the voice lane's chunks about them, when retrieval "
+                             "is on")
+
+
+class CharacterReply(Model):
+    """What one character's agent answered for one beat: the raw reply and where it came from."""
+
+    id: str
+    beat: int
+    raw: str = Field("", description="the reply as written (a tag line)")
+    source: str = Field("offline", description="llm | offline | failed (the agent could not answer)")
+    tokens: int = 0
+
+
 class TurnFields(Model):
     router_output: RouterOutput | None = None
     intent: Intent | None = None
@@ -152,6 +206,11 @@ class TurnFields(Model):
     staged_events: Annotated[list[Event], operator.add] = Field(default_factory=list)
     episode_progress: EpisodeProgress | None = None
     director_instructions: SceneInstructions | None = None
+    scene_tasks: list[CharacterTask] = Field(default_factory=list, description="the beat the scene node sends out")
+    scene_replies: Annotated[list[CharacterReply], operator.add] = Field(default_factory=list)
+    scene_lines: list[SceneLine] = Field(default_factory=list, description="this turn's scene lines, all beats, in "
+                                         "order (the narrator weaves them in verbatim)")
+    scene_beats: int = Field(0, description="scene beats played this turn")
     suggested_actions: list[Suggestion] = Field(default_factory=list)
     final_text: str = ""
     warnings: Annotated[list[str], operator.add] = Field(default_factory=list)

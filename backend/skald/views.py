@@ -17,6 +17,7 @@ from skald.persistent import EpisodeEvaluation
 from skald.rules import clock
 from skald.rules.money import money
 from skald.scene_brief import SceneBrief
+from skald.transcripts import TranscriptLine
 from skald.vocab import ArcStage, Intent, Outcome, QuestStatus, Risk, Tone
 
 if TYPE_CHECKING:  # the state carries a TurnView, so this module imports nothing of the state at run time
@@ -136,6 +137,19 @@ class BriefView(View):
     brief: SceneBrief = Field(description="the brief, its `do_not_reveal` left empty")
 
 
+class SceneTurnView(View):
+    """This turn's part of a multi-character scene: its lines in order (by speaker, as the transcript has them) and
+    whether it ended."""
+
+    scene: str = Field(description="the scenes.yaml id, or talk:<location>:<turn>")
+    goal: str | None = Field(None, description="what the scene is about (null once a scene the talk opened ends)")
+    beat: int = Field(description="the scene's last beat played this turn")
+    max_beats: int | None = None
+    lines: list[TranscriptLine] = Field(description="this turn's lines, the player's first")
+    ended: str | None = Field(None, description="goal | max_beats | left | fight | defeated, when it ended this turn")
+    goal_achieved: bool = False
+
+
 class TurnView(View):
     """One played turn: what ``skald play --json`` prints, ``POST /campaigns/{id}/turns`` returns and a recording
     keeps as the turn's outcome."""
@@ -158,6 +172,8 @@ class TurnView(View):
                                         "between episodes")
     brief: BriefView | None = Field(None, description="the scene brief the narration was written with; null for "
                                     "out-of-game commands")
+    scene: SceneTurnView | None = Field(None, description="the multi-character scene this turn played in (its "
+                                        "lines by speaker); null when none ran")
     state: StatusView
 
 
@@ -305,7 +321,31 @@ def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
         text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
         warnings=list(state.warnings), offline=offline, prose_replaced=any(PROSE_REPLACED in w for w in state.warnings),
         quit=state.quit_requested, episode=episode(state, pack, state.episode_progress), brief=brief(state),
-        state=status(state, pack))
+        scene=scene_turn(state, pack), state=status(state, pack))
+
+
+def scene_turn(state: GameState, pack: EraPack) -> SceneTurnView | None:
+    """This turn's scene lines and its end, if a scene ran (``state`` as Commit leaves it)."""
+    from skald import events as ev  # the events import the state's models: not at import time
+
+    beats = [e for e in state.staged_events if isinstance(e, ev.SceneBeat)]
+    closed = next((e for e in state.staged_events if isinstance(e, ev.SceneClosed)), None)
+    if not beats and closed is None:
+        return None
+    scene_id = beats[-1].scene if beats else closed.scene
+    running = state.scenes.scene if state.scenes.scene is not None and state.scenes.scene.id == scene_id else None
+    opened = next((e for e in state.staged_events if isinstance(e, ev.SceneOpened) and e.scene == scene_id), None)
+    spec = pack.scenes.get(scene_id)
+    goal = running.goal if running else opened.goal if opened else spec.prompt if spec else None
+    names = {x.speaker: x.name for b in beats for x in b.lines} | {"player": state.player.name, "all": "everyone"}
+    lines = [TranscriptLine(turn=state.campaign.turn_number, beat=x.beat, speaker=x.name, speaker_id=x.speaker,
+                            target=names.get(x.target, x.target) if x.target else None, action=x.action,
+                            tone=x.tone, content=x.content, nonverbal=x.nonverbal) for b in beats for x in b.lines]
+    return SceneTurnView(scene=scene_id, goal=goal, beat=beats[-1].beat if beats else closed.beats,
+                         max_beats=running.max_beats if running else opened.max_beats if opened else (
+                             spec.max_beats if spec else None),
+                         lines=lines, ended=closed.reason if closed else None,
+                         goal_achieved=closed.goal_achieved if closed else False)
 
 
 def brief(state: GameState, *, secrets: bool = False) -> BriefView | None:

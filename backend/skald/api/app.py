@@ -49,6 +49,7 @@ from skald.packs.loader import available_packs
 from skald.packs.models import EraPack
 from skald.settings import get_settings
 from skald.store.tokens import token_hash
+from skald.transcripts import SceneTranscript, markdown
 from skald.views import (
     CampaignView,
     CompanionView,
@@ -341,6 +342,21 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         """The running episode, how each finished one went (its evaluation, with a `share_id`), and what can be
         played next: post a turn whose input is `/next` (the suggested one) or `/next ID`."""
         return engine.episodes(campaign_id)
+
+    @app.get("/campaigns/{campaign_id}/scenes/{scene_id}/transcript", response_model=list[SceneTranscript],
+             tags=["campaigns"], responses=answers(401, 404, 422, 503, when={
+                 404: "no such campaign, or the campaign has no scene with this id"}))
+    def scene_transcript(campaign_id: Campaign, scene_id: Annotated[str, Path(max_length=200)],
+                         fmt: Annotated[str, Query(alias="format", pattern="^(json|md)$")] = "json") -> Any:
+        """A multi-character scene's transcript: the scene (place, characters, goal), every line by beat (speaker,
+        target, tone, words, gesture) and how it ended. A scene opened twice (the player walked out and came back)
+        has two. With `?format=md`, the same as text in the transcript format `skald transcript` prints."""
+        found = engine.transcripts(campaign_id, scene_id)
+        if not found:
+            raise HTTPException(404, f"this campaign has no scene {scene_id!r}")
+        if fmt == "md":
+            return Response(markdown(found), media_type="text/markdown; charset=utf-8")
+        return found
 
     @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def news(campaign_id: Campaign) -> NewsView:

@@ -1,4 +1,5 @@
-"""The terminal's commands of ``skald`` (play, record, replay, campaigns, models, doctor, pack, ingest, lore); the
+"""The terminal's commands of ``skald`` (play, record, replay, campaigns, transcript, models, doctor, pack, ingest,
+lore); the
 API adds ``serve`` in ``skald.commands``."""
 
 from __future__ import annotations
@@ -195,6 +196,45 @@ def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None)
         typer.echo(f"{row.campaign_id}\tturn {row.turn_number}")
     if not rows:
         typer.echo("no campaigns yet; start one with: skald play")
+
+
+@app.command()
+def transcript(
+    campaign: Annotated[str, typer.Argument(help="campaign id (see `skald campaigns`)")],
+    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
+    scene: Annotated[str | None, typer.Option(help="only this scene id")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="md (the transcript as text) or json (a list of scenes, each "
+                                                      "with its lines)")] = "md",
+) -> None:
+    """Print the transcripts of a campaign's multi-character scenes: who said what to whom, beat by beat."""
+    import json
+
+    from skald.engine import Engine
+    from skald.transcripts import markdown
+
+    if fmt not in ("md", "json"):
+        typer.echo("skald transcript: --format must be md or json", err=True)
+        raise typer.Exit(2)
+    path = db or settings_or_exit().db_path
+    if not path.exists():
+        typer.echo(f"skald transcript: no save file at {path}", err=True)
+        raise typer.Exit(2)
+    try:
+        engine = Engine(path, readonly=True)
+        try:
+            found = engine.transcripts(campaign, scene)
+        finally:
+            engine.close()
+    except (SkaldError, PackError) as exc:
+        typer.echo(f"skald: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if scene is not None and not found:
+        typer.echo(f"skald transcript: campaign {campaign} has no scene {scene!r}", err=True)
+        raise typer.Exit(2)
+    if fmt == "json":
+        typer.echo(json.dumps([t.model_dump(mode="json") for t in found], indent=2))
+    else:
+        typer.echo(markdown(found), nl=False)
 
 
 @app.command()

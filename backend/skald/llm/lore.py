@@ -69,3 +69,17 @@ def for_director(retriever: Any, state: PersistentState, people: list[PresentNpc
     hooks = [hit for hit in found.hits  # a rumor the town has not heard is no hook for the Director
              if not ("rumors.yaml#" in hit.id and hit.id.rsplit("#", 1)[1] not in public)]
     return Retrieved(hooks=hooks, warnings=found.warnings)
+
+
+def for_characters(retriever: Any, pack: EraPack, ids: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """The voice lane for each scene character (id -> chunk texts, their own voice document first) and the lane's
+    warnings; nothing without a retriever."""
+    if retriever is None or not ids:
+        return {}, []
+    found = retriever.real(pack).voice(pack.id, ids, k=1, budget=150 * len(ids))
+    out: dict[str, list[str]] = {}
+    for hit in found.hits:
+        for cid in ids:
+            if cid in hit.related:
+                out.setdefault(cid, []).append(hit.text)
+    return out, list(found.warnings)

@@ -107,6 +107,23 @@ def scene_text(state: GameState, pack: EraPack) -> str:
     return "\n".join(lines)
 
 
+def scene_lines_block(state: GameState) -> str | None:
+    """This turn's scene lines for the narrator to weave in, in order and verbatim; None without a scene."""
+    lines = [x for x in state.scene_lines if x.action != "player"]
+    if not lines:
+        return None
+    room = len(lines) * prose.SCENE_LINE_SENTENCES
+    head = (f"Scene lines: weave every one into the prose, in this order, each speaker's words inside quotes exactly "
+            f"as given (you may write up to {room} more sentences for them):")
+    names = {p.id: p.name for p in state.present_npcs} | {x.speaker: x.name for x in lines} | {
+        "player": "you", "all": "everyone"}
+    closed = next((e for e in state.staged_events if isinstance(e, ev.SceneClosed)), None)
+    end = {"goal": "\nThe scene ends with these lines: what it was about is settled; tell it.",
+           "max_beats": "\nThe scene ends with these lines: the talk has run its course; tell it."}.get(
+        closed.reason if closed else "", "")
+    return head + "\n" + _transcript(lines, names) + end
+
+
 def brief_block(state: GameState, pack: EraPack) -> str | None:
     """The director's brief with this turn's instructions (beat, mood, episode, a companion line to include), as
     the narrator reads it (``scene_brief.whisper``); None when the Director gave none."""
@@ -176,6 +193,8 @@ def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None
     style = [hit.text for hit in retrieved.style] if retrieved is not None else []
     block = brief_block(state, pack)
     brief = [Section(SectionKind.SCENE, block)] if block else []
+    talk = scene_lines_block(state)
+    brief += [Section(SectionKind.SCENE, talk)] if talk else []
     return Prompt(_system(NARRATOR_RULES, pack, style), (Section(SectionKind.SCENE, scene_text(state, pack)), *brief,
                                                   *lore_sections(state, pack, retrieved),
                                                   *history_sections(state)))
@@ -229,3 +248,76 @@ def evaluator_prompt(pack: EraPack, episode: Episode, evaluation: EpisodeEvaluat
              *(f"- turn {k.turn}: {k.line}" for k in evaluation.key_moments),
              f"Plain summary to improve on: {evaluation.summary}"]
     return Prompt(_system(EVALUATOR_RULES, pack), (Section(SectionKind.SCENE, "\n".join(facts)),))
+
+
+CHARACTER_RULES = (
+    "You play one character in a scene of a text role-playing game, and only that character. Each beat you get the "
+    "scene and what was said; answer with exactly one line in one of these forms:\n"
+    '[TO: name, TONE: tone, *gesture*] "words"   (said to someone: a character, or the player)\n'
+    '[TONE: tone] "words"   (said to the room)\n'
+    '[INTERRUPT after "their exact words", TONE: tone] "words"   (cut in on someone this beat)\n'
+    "[SILENT, *what you do*]   (say nothing)\n"
+    "[REACT, TONE: tone, *what you do*]   (react without words)\n"
+    "At most two sentences of speech, in your own voice. Never speak or decide for anyone else, never narrate, "
+    "never write any other tag."
+)
+MODERATOR_RULES = (
+    "You moderate a multi-character scene of a text role-playing game. Given the scene's goal and the latest lines, "
+    "judge whether the goal has been met, whether the talk has drifted off it, and write at most one short private "
+    "note per character to steer them (by their id). Reply with JSON only."
+)
+
+
+class ModeratorVerdict(BaseModel):
+    """The ``moderator`` role's judgement of one beat."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal_met: bool = False
+    off_track: bool = False
+    notes: dict[str, str] = Field(default_factory=dict, description="character id -> one short note")
+
+
+def _transcript(lines: list[Any], names: dict[str, str] | None = None) -> str:
+    """Transcript lines as the roles read them: ``Name (to Other), tone: "words" *gesture*``."""
+    names = names or {}
+    out = []
+    for x in lines:
+        if x.action == "event":
+            out.append(f"[EVENT: {x.content}]")
+            continue
+        to = f" (to {names.get(x.target, x.target)})" if x.target else ""
+        gesture = f" *{x.nonverbal}*" if x.nonverbal else ""
+        words = f' "{x.content}"' if x.content else ""
+        out.append(f"{x.name}{to}{', ' + x.tone if x.tone else ''}:{words}{gesture}")
+    return "\n".join(out)
+
+
+def character_prompt(task: Any, pack: EraPack, voice: list[str] = ()) -> Prompt:
+    """One character's beat (``state.CharacterTask``): their voice sheet (with the voice lane's hits, or their voice
+    document) and the SceneUpdate. The system message is the same for every character of a pack."""
+    s, u = task.sheet, task.update
+    sheet = [f"You are {s.name}, {s.role}.", f"Personality: {s.personality}"]
+    sheet += [f"How you talk: {s.speech}"] if s.speech else []
+    sheet += [f"Background: {s.background}"]
+    sheet += [f"Traits: {', '.join(s.traits)}"] if s.traits else []
+    sheet += [f"How you feel about {task.player}: attitude {s.attitude:+d} of 10, mood {s.mood}."]
+    sheet += [f"In this scene: {s.instructions}"] if s.instructions else []
+    sheet += ["Things you have said: " + " ".join(f'"{x}"' for x in s.lines[:6])] if s.lines else []
+    beat = [f"Beat {u.beat}. {u.scene_context}", "Others here: " + ", ".join(task.others.values())]
+    beat += [f"Just now: [EVENT: {u.last_event}]"] if u.last_event else []
+    beat += [f"Moderator, for you alone: {u.moderator_note}"] if u.moderator_note else []
+    sections = [Section(SectionKind.SCENE, "\n".join(sheet)), Section(SectionKind.SCENE, "\n".join(beat)),
+                Section(SectionKind.SCENE, _transcript(u.transcript, task.others | {
+                    s.id: s.name, "player": task.player, "all": "everyone"}) or "(nothing yet)", title="Recent:")]
+    sections += [Section(SectionKind.LORE, text, rank=90 - i, title="Your voice:") for i, text in enumerate(voice)]
+    return Prompt(_system(CHARACTER_RULES, pack), tuple(sections))
+
+
+def moderator_prompt(goal: str, characters: dict[str, str], lines: list[Any], pack: EraPack) -> Prompt:
+    """The scene's goal, its characters (id -> name) and the beat's lines."""
+    cast = "\n".join(f"- {cid}: {name}" for cid, name in characters.items())
+    return Prompt(_system(MODERATOR_RULES, pack), (
+        Section(SectionKind.SCENE, f"Scene goal: {goal}\nCharacters:\n{cast}"),
+        Section(SectionKind.SCENE, _transcript(lines, characters | {"all": "everyone"}) or "(nothing said)",
+                title="This beat:")))

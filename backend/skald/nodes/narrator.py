@@ -9,14 +9,16 @@ from skald import views
 from skald.context import TurnContext
 from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
+from skald.llm.offline.dialogue import spoken_lines
 from skald.packs.models import EraPack
 from skald.rules import dice, prose
 from skald.state import GameState
 
 
 def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: director_instructions, mechanic_result, present_npcs, staged events, after, recent turns.
-    Writes: final_text (5-8 sentences, <= 250 words, second person), llm_calls, context_stats, lore_citations,
+    """Reads: director_instructions, mechanic_result, present_npcs, staged events, after, recent turns, scene_lines.
+    Writes: final_text (5-8 sentences, <= 250 words, second person; a scene's lines woven in verbatim, with
+    ``rules.prose.limits`` room for each), llm_calls, context_stats, lore_citations,
     warnings (fallback used, prompt trimmed, the lore index unusable, option lists or meta sections stripped, prose
     cut, NPCs named who are not in the scene). The prompt's style, lore and voice lanes are fetched here through the
     context. The call ends by the turn's deadline (``TurnContext.deadline``).
@@ -51,13 +53,15 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     warnings = asked.warnings + list(index_warnings)
     cited = [hit.id for r in found for hit in (*r.style, *r.lore, *r.voice)]
     streamed = "".join(seen)
-    text, cleaning = prose.clean_narration(asked.value if asked.value is not None else streamed or offline_prose())
+    room = len(spoken_lines(state.scene_lines))  # a scene's lines get room of their own
+    reply = asked.value if asked.value is not None else streamed or offline_prose()
+    text, cleaning = prose.clean_narration(reply, room)
     warnings += cleaning
     if asked.value is None and streamed and text:  # the reply broke off after the player read its start: finish it
         warnings.append(f"narrator: kept the {len(text.split())} words already streamed and finished with the outcome")
         text = offline.finish(text, state)
     if not text:
-        text, _ = prose.clean_narration(offline_prose())
+        text, _ = prose.clean_narration(offline_prose(), room)
         if streamed:
             reason = f"narrator: {views.PROSE_REPLACED} with the offline narrator's: none of it was usable"
             warnings.append(reason)

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 from skald import views
 from skald.context import TurnContext
 from skald.llm import offline
+from skald.llm.offline.dialogue import spoken_lines, woven
 from skald.packs.models import EraPack
 from skald.rules import brief as brief_rules
 from skald.rules import dice, prose
@@ -31,6 +32,8 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
       ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way;
     - a sentence that echoes the Director's brief (its marker, a field name or label), tells a secret it keeps, or
       says whether a rumor it keeps is true, is removed (``rules.brief.leaks``), with a warning;
+    - a scene line (``scene_lines``) whose words the prose does not carry verbatim is added, woven as the offline
+      narrator weaves it, with a warning;
     - a fact the brief says this turn must convey and the prose leaves out (``rules.brief.unconveyed``) is added
       as it stands in the brief, with a warning (one repair pass: the facts are added once, never re-checked).
     Never halts the turn."""
@@ -44,7 +47,8 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         warnings += [f"validator: {w}" for w in conflicts]
         if conflicts and _streamed(state):
             text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
-                                                                                      state.turn)))
+                                                                                      state.turn)),
+                                            len(spoken_lines(state.scene_lines)))
             replaced = (f"validator: {views.PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
                         "the rules decided it")
             warnings.append(replaced)
@@ -52,6 +56,11 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if brief is not None:  # the brief is for the narrator alone: its words, its secrets
         text, leaked = brief_rules.strip_leaks(text, brief)
         warnings += leaked
+    left_out = missing_lines(text, state)
+    if left_out:  # a scene's lines are told verbatim, whatever the narrator made of them
+        warnings.append(f"validator: prose left out {len(left_out)} scene line(s); added them in order")
+        names = offline.scene_names(state, pack)
+        text = " ".join([text, *(woven(line, names) for line in left_out)]).strip()
     facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
     missing = prose.missing_facts(text, facts)
     if missing:
@@ -68,6 +77,13 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         runtime.stream_writer({"kind": "replace", "text": text, "reason": replaced})
     update: dict = {"warnings": warnings} if warnings else {}
     return update | ({"final_text": text} if text != state.final_text else {})
+
+
+def missing_lines(text: str, state: GameState) -> list:
+    """This turn's scene lines whose words the prose does not carry verbatim (an interrupted line up to its cut)."""
+    flat = " ".join(text.split())
+    return [x for x in spoken_lines(state.scene_lines)
+            if x.content and " ".join(x.content.rstrip("\u2014").split()) not in flat]
 
 
 def _streamed(state: GameState) -> bool:

@@ -40,6 +40,7 @@ from skald.packs.models import (
     Npc,
     Quest,
     Rumor,
+    SceneSpec,
     WorldEvent,
 )
 from skald.text import name_key
@@ -60,6 +61,7 @@ FILES: dict[str, tuple[type[BaseModel], bool, bool]] = {
     "events.yaml": (WorldEvent, True, False),
     "banter.yaml": (Banter, True, False),
     "episodes.yaml": (Episode, True, False),
+    "scenes.yaml": (SceneSpec, True, False),
     "namebanks.yaml": (NameBank, False, True),
 }
 DOC_FOLDERS = {"lore": "lore", "style": "style", "voices": "voice"}  # folder -> doc_type
@@ -645,10 +647,20 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
         for j, follow in enumerate(e.next):
             r("episodes", follow, ("next", j))
 
+    def scene(r: Callable[..., None], x: SceneSpec) -> None:
+        r("locations", x.location, ("location",))
+        r("events", x.opens_on.event, ("opens_on", "event"))
+        r("episodes", x.opens_on.episode, ("opens_on", "episode"))
+        if x.goal is not None:
+            r("locations", x.goal.location, ("goal", "location"))
+            r("npcs", x.goal.npc, ("goal", "npc"))
+            r("items", x.goal.item, ("goal", "item"))
+
     for kind, check in (("locations", location), ("npcs", npc), ("companions", companion),
                         ("backgrounds", background), ("rumors", rumor), ("quests", quest), ("factions", faction),
-                        ("events", event), ("banter", banter), ("episodes", episode)):
+                        ("events", event), ("banter", banter), ("episodes", episode), ("scenes", scene)):
         each(kind, check)
+    _check_scenes(reader, tables, known)
     _check_episodes(reader, tables)
     _check_aliases(reader, tables)
     kinds = ("npcs", "companions", "locations", "factions", "quests", "items")
@@ -662,12 +674,35 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
                              f"{entity!r} is not an NPC, companion, location, faction, quest or item in this pack")
 
 
+def _check_scenes(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]]],
+                  known: dict[str, set[str]]) -> None:
+    """A scene's characters are the pack's people; its first speaker and instructions name its own characters."""
+    people = known.get("npcs", set()) | known.get("companions", set())
+    people_known = not ({"npcs", "companions"} & reader.unreadable)
+    for entry, x in tables.get("scenes", {}).values():
+        for j, who in enumerate(x.characters):
+            if people_known and who not in people:
+                reader.issue(entry.origins, ("characters", j), "scenes",
+                             f"{who!r} is not an NPC or companion in this pack")
+        named = [(("initial_speaker",), x.initial_speaker), *((("instructions", k), k) for k in x.instructions)]
+        for path, who in named:
+            if who is not None and who not in x.characters:
+                reader.issue(entry.origins, path, "scenes", f"{who!r} is not one of this scene's characters "
+                             f"({', '.join(x.characters)})")
+
+
 def _check_episodes(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]]]) -> None:
     """What each completion mode needs (an error naming the field), and story flags an episode waits for that no quest
     stage or event sets (a warning: the flag may be set by a pack that extends this one)."""
     set_by = {s.set_flag for _, q in tables.get("quests", {}).values() for s in q.stages if s.set_flag}
     set_by |= {e.effects.set_flag for _, e in tables.get("events", {}).values() if e.effects.set_flag}
-    flags_known = not ({"quests", "events"} & reader.unreadable)
+    set_by |= {x.set_flag for _, x in tables.get("scenes", {}).values() if x.set_flag}
+    flags_known = not ({"quests", "events", "scenes"} & reader.unreadable)
+    for entry, x in tables.get("scenes", {}).values() if flags_known else ():
+        for j, flag in enumerate(x.goal_flags):
+            if flag not in set_by:
+                reader.issue(entry.origins, ("goal_flags", j), "scenes", f"flag {flag!r} is set by no quest stage, "
+                             "event or scene (set_flag), so this goal can never be met", warning=True)
     for entry, ep in tables.get("episodes", {}).values():
         mode, criteria = ep.completion_mode, ep.completion_criteria
         if mode == "turn_limited" and ep.turn_budget is None:
@@ -690,8 +725,8 @@ def _check_episodes(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, An
         waits += [(("starts_at", "flag"), ep.starts_at.flag)] if ep.starts_at.flag else []
         for path, flag in waits:
             if flag not in set_by:
-                reader.issue(entry.origins, path, "episodes", f"flag {flag!r} is set by no quest stage or event "
-                             "(set_flag), so this can never happen", warning=True)
+                reader.issue(entry.origins, path, "episodes", f"flag {flag!r} is set by no quest stage, event or "
+                             "scene (set_flag), so this can never happen", warning=True)
 
 
 def _check_aliases(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]]]) -> None:
@@ -711,7 +746,8 @@ def _check_aliases(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any
 
 def _article(kind: str) -> str:
     singular = {"npcs": "an NPC", "items": "an item", "quests": "a quest", "events": "an event",
-                "banter": "a banter entry", "episodes": "an episode"}.get(kind)
+                "banter": "a banter entry", "episodes": "an episode",
+                "scenes": "a scene"}.get(kind)
     return singular or f"a {kind.removesuffix('s')}"
 
 

@@ -160,6 +160,11 @@ class Npc(Strict):
     damage: int = Field(4, ge=1, description="max damage per hit in a fight (1..damage)")
     roams: list[Id] = Field(default_factory=list, description="locations the NPC moves between on world ticks")
     lines: list[str] = Field(default_factory=list, description="things they might say")
+    personality: str | None = Field(None, max_length=160, description="a few words on who they are, for their "
+                                    "character agent in scenes (default: from their disposition)")
+    speech: str | None = Field(None, max_length=200, description="how they talk: their communication style in scenes "
+                               "(default: their voice document, if any)")
+    traits: list[str] = Field(default_factory=list, max_length=6, description="short traits their agent plays")
     wants: str | None = Field(None, max_length=120, description="what they want out of a scene, as it reads after "
                               "'she wants' ('the tab paid before the whistle'); the Director's brief tells the "
                               "narrator (default: from their faction's agenda, or their work)")
@@ -202,6 +207,11 @@ class Companion(Strict):
                                          description="action class -> check bonus while in party")
     banter: list[str] = Field(..., min_length=1)
     leave_below: int = Field(-30, description="the companion leaves when affinity drops below this")
+    personality: str | None = Field(None, max_length=160, description="a few words on who they are, for their "
+                                    "character agent in scenes (default: from their disposition)")
+    speech: str | None = Field(None, max_length=200, description="how they talk: their communication style in scenes "
+                               "(default: their voice document, if any)")
+    traits: list[str] = Field(default_factory=list, max_length=6, description="short traits their agent plays")
 
 
 class Background(Strict):
@@ -365,6 +375,39 @@ class Episode(Strict):
         return self.turn_budget or 12
 
 
+class SceneOpens(Strict):
+    """When a pack scene opens by itself, besides the player addressing its people as a group or confronting one of
+    them at its location: every condition given must hold (with none given, only the talk opens it)."""
+
+    flag: Id | None = Field(None, description="this story flag is set")
+    event: Id | None = Field(None, description="this world event has fired (a once-only event, or one fired this "
+                             "turn)")
+    beat: Beat | None = Field(None, description="the running episode is at this beat")
+    episode: Id | None = Field(None, description="this episode is running")
+
+
+class SceneSpec(Strict):
+    """``scenes.yaml``: a multi-character scene the moderator runs (``rules.moderator``)."""
+
+    id: Id
+    prompt: str = Field(..., max_length=300, description="what the scene is about and its goal, one or two "
+                        "sentences; every character's agent reads it")
+    location: Id = Field(..., description="where it plays")
+    characters: list[Id] = Field(..., min_length=2, max_length=6, description="NPC and companion ids taking part")
+    initial_speaker: Id | None = Field(None, description="who speaks first (default: the first character)")
+    max_beats: int = Field(6, ge=1, le=40, description="beats before the moderator closes the scene")
+    stall_beats: int = Field(2, ge=1, le=10, description="beats that move nothing before an event is injected")
+    goal_flags: list[Id] = Field(default_factory=list, description="story flags that meet the goal, all of them")
+    goal: QuestTrigger | None = Field(None, description="a player turn during the scene that meets the goal (the "
+                                      "same conditions as a quest stage's when)")
+    events: list[str] = Field(default_factory=list, description="world events the moderator injects, in order, when "
+                              "the scene stalls: one sentence each, present tense")
+    instructions: dict[Id, str] = Field(default_factory=dict, description="character id -> what they want or do in "
+                                        "this scene, for their agent alone")
+    opens_on: SceneOpens = SceneOpens()
+    set_flag: Id | None = Field(None, description="a story flag set when the goal is met")
+
+
 class Banter(Strict):
     """``banter.yaml``: an exchange between party members, used when every speaker is in the party."""
 
@@ -422,6 +465,7 @@ class EraPack(BaseModel):
     events: dict[Id, WorldEvent] = Field(default_factory=dict)
     banter: dict[Id, Banter] = Field(default_factory=dict)
     episodes: dict[Id, Episode] = Field(default_factory=dict)
+    scenes: dict[Id, SceneSpec] = Field(default_factory=dict)
     docs: dict[str, Doc] = Field(default_factory=dict, description="relative path -> document")
     namebank: NameBank
     content_hash: str

@@ -11,11 +11,14 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
 * ``director``: a scene brief draft (JSON) from the ``Location:``, ``Present:`` and ``Already in the brief:`` lines.
 * ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:``,
   ``Say these plainly:`` and ``Consequences:`` lines (and the companion line the Director asks for), phrasings
-  picked by a stable hash.
+  picked by a stable hash; in a multi-character scene, every line of its ``Scene lines:`` woven in, words verbatim.
 * ``suggestion_refiner``: with a ``format`` (JSON schema), the four suggestions from ``Suggestions to rewrite:``
   with the same tones, risks and names, lightly reworded when that is safe.
 * ``evaluator``: ``{"summary": ...}``, the plain summary of the facts it is given, retold in the past tense.
 * ``beat_classifier``: ``{"beat": ...}``, the ``Current beat:`` it is given (it never moves a beat itself).
+* ``character``: one tag line (``rules.tag_line``) from the ``You are``, ``Things you have said:`` and ``Recent:``
+  lines: one of the character's own lines, said to whoever spoke last (the player when nobody else has).
+* ``moderator``: ``{"goal_met": false, "off_track": false, "notes": {}}`` (the rules judge the goal).
 
 Faults (:func:`load_faults`, a YAML mapping ``turn -> {role: fault}``) make every request of that role in that
 turn fail: ``http_500``, ``not_json``, ``bad_schema`` (a wrong tone) or ``empty``; with the suffix ``_once``
@@ -243,6 +246,10 @@ class ScriptedOllama(httpx.BaseTransport):
             beat = next(iter(_lines(users[-1] if users else "", "Current beat:")), "establishment").rstrip(".")
             return json.dumps({"beat": beat, "reason": "the scene holds where it is"})
         last = users[-1] if users else ""
+        if role == "character":
+            return self._character(last)
+        if role == "moderator":
+            return json.dumps({"goal_met": False, "off_track": False, "notes": {}})
         if role == "director":
             return self._director(last)
         if role == "suggestion_refiner" or body.get("format"):
@@ -268,6 +275,20 @@ class ScriptedOllama(httpx.BaseTransport):
         })
 
     @staticmethod
+    def _character(text: str) -> str:
+        """A tag line: one of the character's lines, to the last other speaker in ``Recent:``."""
+        me = next(iter(_lines(text, "You are ")), "someone,").split(",")[0].strip()
+        said = re.findall(r'"([^"]+)"', next(iter(_lines(text, "Things you have said:")), ""))
+        recent = text.partition("Recent:")[2].strip().splitlines()
+        speakers = [re.match(r"([^(:,\[]+)", line) for line in recent if not line.startswith("[")]
+        others = [m.group(1).strip() for m in speakers if m and m.group(1).strip() != me]
+        key = "\n".join([me, *recent[-3:]])
+        tone = _pick(["dry", "sharp", "warm", "guarded", "weary"], key, "tone")
+        words = _pick(said, key, "line") if said else "I have nothing to add to that."
+        to = f"TO: {others[-1]}, " if others else ""
+        return f'[{to}TONE: {tone}, *{_pick(["leans in", "shrugs", "looks away"], key, "gesture")}*] "{words}"'
+
+    @staticmethod
     def _narration(text: str) -> str:
         place = next(iter(_lines(text, "Location:")), "the rift").rstrip(".") or "the rift"
         present = _present(text)
@@ -278,6 +299,7 @@ class ScriptedOllama(httpx.BaseTransport):
         facts = next(iter(_lines(text, "Say these plainly:")), "")  # HP, money, items: a careful model says them
         key = "\n".join([place, *_lines(text, "Player input:"), outcome, ",".join(events)])
 
+        talk = ScriptedOllama._scene_lines(text)
         lower_place = place[0].lower() + place[1:] if place.startswith("The ") else place
         opening = _pick(OPENINGS, key, "open").format(place=lower_place, Place=place)
         said_to = " ".join(_lines(text, "Player input:")).lower()
@@ -290,7 +312,8 @@ class ScriptedOllama(httpx.BaseTransport):
             FAILURE_TAIL if kind in ("FAILURE", "CRITICAL_FAILURE") else QUIET_TAIL)
         extra = [CONSEQUENCES[e] for e in dict.fromkeys(events) if e in CONSEQUENCES][:2]
         closings = [_pick(CLOSINGS, key, "close")] + [c for c in CLOSINGS if c != _pick(CLOSINGS, key, "close")]
-        # opening, who, outcome, tail, consequences, the companion line, closing: 5 to 7 sentences in all
+        # opening, who, outcome, tail, consequences, the companion line, closing: 5 to 7 sentences in all (and the
+        # scene's lines, after the outcome, which do not count)
         parts = [opening, who, said, facts, _pick(tails, key, "tail"), *extra, banter]
         parts = [p for p in parts if p]
         while len(prose.sentences(" ".join(parts))) > 6 and extra:
@@ -301,7 +324,22 @@ class ScriptedOllama(httpx.BaseTransport):
             if len(prose.sentences(" ".join(parts))) >= 6:
                 break
             parts.append(closing)
-        return " ".join(parts)
+        return " ".join([*parts[:3], *talk, *parts[3:]])
+
+    @staticmethod
+    def _scene_lines(text: str) -> list[str]:
+        """The ``Scene lines:`` block as sentences: ``Hesper Quill says to Rhea Calloway, dry: "words"``."""
+        block = text.partition("Scene lines:")[2].split("\n\n")[0].splitlines()[1:]
+        out = []
+        for line in block:
+            if line.startswith("[EVENT:"):
+                out.append(line[len("[EVENT:"):].rstrip("]").strip())
+                continue
+            found = re.match(r'([^(:,]+?)(?: \(to ([^)]+)\))?(?:, ([^:]+))?: "(.*)"', line)
+            if found:
+                who, to, tone, words = found.groups()
+                out.append(f'{who} says{" to " + to if to else ""}{", " + tone if tone else ""}: "{words}"')
+        return out
 
     @staticmethod
     def _listed(users: list[str]) -> list[dict[str, Any]]:

@@ -3,12 +3,16 @@ and one that answers from a recording. Both sit below the real client, so record
 run the same LLM code (streaming, structured output, retries, breaker, fallbacks).
 
 Requests are tagged with their role in the ``X-Skald-Role`` header (``llm.client.ROLE_HEADER``); exchanges
-are grouped by turn (``begin_turn``) and matched on replay by role and call order within the turn.
+are grouped by turn (``begin_turn``) and matched on replay by lane and call order within the turn. A lane is the
+role, except for the ``character`` role, whose calls run in parallel (one per scene character, in whatever order
+the threads reach the server): each character is a lane of its own (``character:<name>``), so a replay serves every
+character the reply it got, whatever order the calls come in.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +23,16 @@ from skald.llm.client import ROLE_HEADER
 from skald.replay.recording import Exchange, request_hash, request_of
 
 KEEP = ("model", "message", "done", "done_reason", "prompt_eval_count", "eval_count", "error")  # not timings
+
+
+def lane(role: str, body: dict[str, Any]) -> str:
+    """The lane a request is counted in: its role, or ``character:<name>`` for a scene character (from ``You are
+    <name>,`` in its voice sheet)."""
+    if role != "character":
+        return role
+    users = [str(m.get("content") or "") for m in body.get("messages") or [] if m.get("role") == "user"]
+    found = re.search(r"You are ([^,\n]+),", users[-1] if users else "")
+    return f"character:{found.group(1).strip()}" if found else role
 
 
 def _clean(line: dict[str, Any]) -> dict[str, Any]:
@@ -83,9 +97,9 @@ class RecordingTransport(httpx.BaseTransport, _Turns):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if not request.url.path.endswith("/api/chat"):
             return self.inner.handle_request(request)
-        role = request.headers.get(ROLE_HEADER, "?")
-        turn, seq = self.turn, self.next_seq(role)
         body = request_of(json.loads(request.content))
+        role = lane(request.headers.get(ROLE_HEADER, "?"), body)
+        turn, seq = self.turn, self.next_seq(role)
 
         def keep(response: dict[str, Any]) -> None:
             with self.lock:
@@ -135,9 +149,9 @@ class ReplayTransport(httpx.BaseTransport, _Turns):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if not request.url.path.endswith("/api/chat"):
             return httpx.Response(200, json={"models": []})
-        role = request.headers.get(ROLE_HEADER, "?")
-        key = (self.turn, role, self.next_seq(role))
         body = request_of(json.loads(request.content))
+        role = lane(request.headers.get(ROLE_HEADER, "?"), body)
+        key = (self.turn, role, self.next_seq(role))
         recorded = self.recorded.get(key)
         if recorded is None:
             with self.lock:

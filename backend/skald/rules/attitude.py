@@ -1,10 +1,13 @@
 """How a person feels about the player right now: their pack disposition, moved by the player's reputation with
-their faction. Thresholds are Skald's own: reputation >= 5 makes them one step friendlier, <= -5 one step colder
-(reputation runs -10..10). Companions in the party are always friendly."""
+their faction and by their own attitude toward the player (``rules.feelings``). Thresholds are Skald's own:
+reputation >= 5 makes them one step friendlier, <= -5 one step colder (reputation runs -10..10); so does an attitude
+>= 4 or <= -4 (attitude runs -10..10). Companions in the party are always friendly."""
 
 from __future__ import annotations
 
 from skald.persistent import PersistentState
+from skald.rules.feelings import COLDER_AT as FELT_COLD
+from skald.rules.feelings import WARMER_AT as FELT_WARM
 from skald.state import PresentNpc
 
 ORDER = ("hostile", "wary", "neutral", "friendly")
@@ -17,6 +20,9 @@ def attitude(person: PresentNpc, state: PersistentState) -> str:
     if person.faction:
         rep = state.reputation.get(person.faction, 0)
         step += 1 if rep >= WARMER_AT else -1 if rep <= COLDER_AT else 0
+    feeling = state.scenes.feelings.get(person.id)
+    if feeling is not None and not person.companion:
+        step += 1 if feeling.attitude >= FELT_WARM else -1 if feeling.attitude <= FELT_COLD else 0
     return ORDER[max(0, min(len(ORDER) - 1, step))]
 
 

@@ -12,7 +12,7 @@ import random
 
 from skald import events as ev
 from skald.packs.models import EraPack, Link
-from skald.rules import clock, dice, interact, party, trade
+from skald.rules import clock, dice, feelings, interact, party, trade
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
 from skald.rules.resolution import (
@@ -206,6 +206,9 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     faction = None
     if target is not None:
         env.append((f"{target.disposition} {target.name}", DISPOSITION_MOD.get(target.disposition, 0)))
+        felt = feelings.attitude_of(state, target.id) // 3
+        if felt:
+            env.append((f"how {target.name} feels about you", felt))
         faction = target.faction
         if faction:
             env.append((f"reputation with {faction}", state.reputation.get(faction, 0) // 3))

@@ -37,11 +37,23 @@ FAILURE_WORDS = re.compile(r"\byou (?:fail|failed|cannot|can't|miss|missed|are s
                            re.IGNORECASE)
 
 
-def clean_narration(text: str) -> tuple[str, list[str]]:
-    """Strip option lists and meta-game sections, cap length at a sentence boundary.
+SCENE_LINE_SENTENCES = 3  # room a scene line takes in the prose: its words and who says them
+SCENE_LINE_WORDS = 45
+
+
+def limits(scene_lines: int = 0) -> tuple[int, int]:
+    """(sentences, words) the prose may run to: :data:`MAX_SENTENCES` and :data:`MAX_WORDS`, plus room for each line
+    of a multi-character scene the narration must carry."""
+    return MAX_SENTENCES + SCENE_LINE_SENTENCES * scene_lines, MAX_WORDS + SCENE_LINE_WORDS * scene_lines
+
+
+def clean_narration(text: str, scene_lines: int = 0) -> tuple[str, list[str]]:
+    """Strip option lists and meta-game sections, cap length at a sentence boundary (:func:`limits`, with room for
+    ``scene_lines`` lines of a scene).
 
     :returns: (clean prose, warnings describing what was removed or cut).
     """
+    max_sentences, max_words = limits(scene_lines)
     warnings: list[str] = []
     kept: list[str] = []
     for line in text.replace("\r", "").split("\n"):
@@ -61,14 +73,14 @@ def clean_narration(text: str) -> tuple[str, list[str]]:
             warnings.append("narrator: removed a meta-game section")
             continue
         n = len(sentence.split())
-        if out and (words + n > MAX_WORDS or len(out) >= MAX_SENTENCES):
+        if out and (words + n > max_words or len(out) >= max_sentences):
             warnings.append(f"narrator: cut prose to {len(out)} sentences / {words} words")
             break
         out.append(sentence)
         words += n
-    if words > MAX_WORDS:  # a single sentence longer than the whole budget: cut it at a word
-        out = [" ".join(out[0].split()[:MAX_WORDS]).rstrip(",;:") + "..."]
-        warnings.append(f"narrator: cut one overlong sentence to {MAX_WORDS} words")
+    if words > max_words:  # a single sentence longer than the whole budget: cut it at a word
+        out = [" ".join(out[0].split()[:max_words]).rstrip(",;:") + "..."]
+        warnings.append(f"narrator: cut one overlong sentence to {max_words} words")
     return " ".join(out), sorted(set(warnings), key=warnings.index)
 
 

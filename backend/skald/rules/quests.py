@@ -42,7 +42,7 @@ def quest_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
         if qstate.status != QuestStatus.ACTIVE:
             continue
         when = quest.stages[qstate.stage].when
-        missing = _unmet(when, state, pack)
+        missing = unmet(when, state, pack)
         if missing:
             hint = _hint(when, missing, state, pack)
             if hint and hint != qstate.hint:
@@ -52,7 +52,7 @@ def quest_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
     return events
 
 
-def _unmet(when: QuestTrigger, state: GameState, pack: EraPack) -> list[str]:
+def unmet(when: QuestTrigger, state: GameState, pack: EraPack) -> list[str]:
     """The conditions of ``when`` this turn did not meet: "location", "npc", "item", "action", "success"."""
     router, result = state.router_output, state.mechanic_result
     gained = {e.item for e in state.staged_events if isinstance(e, ev.ItemGet)}

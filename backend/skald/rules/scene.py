@@ -19,7 +19,7 @@ def npc_location(state: PersistentState, pack: EraPack, npc_id: str) -> str:
 
 
 @per_pack
-def _cast_of(pack: EraPack) -> tuple[dict[str, PresentNpc], dict[str, PresentNpc], dict[str, PresentNpc]]:
+def cast_of(pack: EraPack) -> tuple[dict[str, PresentNpc], dict[str, PresentNpc], dict[str, PresentNpc]]:
     """The pack's people as they appear on stage, built once per pack version (views are never modified): every NPC,
     every companion waiting for the player, every companion in the party."""
     npcs = {n.id: PresentNpc(id=n.id, name=n.name, role=n.role, description=n.description,
@@ -37,7 +37,7 @@ def pack_npcs_at(state: PersistentState, pack: EraPack, location: str) -> list[P
     """Pack NPCs whose current location is ``location``, in pack order, excluding defeated ones."""
     defeated = state.world.defeated_npcs
     moved = state.world.npc_locations
-    npcs = _cast_of(pack)[0]
+    npcs = cast_of(pack)[0]
     return [npcs[npc.id] for npc in pack.npcs.values()
             if moved.get(npc.id, npc.location) == location and npc.id not in defeated]
 
@@ -52,7 +52,7 @@ def procedural_npcs_at(state: PersistentState, location: str) -> list[PresentNpc
 
 def companions_at(state: PersistentState, pack: EraPack, location: str) -> list[PresentNpc]:
     """Party members (always with the player) and unrecruited companions waiting at ``location``."""
-    _, waiting, party = _cast_of(pack)
+    _, waiting, party = cast_of(pack)
     out = []
     for comp in pack.companions.values():
         cstate = state.companions.get(comp.id)

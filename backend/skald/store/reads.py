@@ -20,6 +20,7 @@ from skald.state import (
     PersistentState,
     Player,
     QuestState,
+    Scenes,
     Suggestion,
     TurnSummary,
     World,
@@ -74,6 +75,7 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
         arc_stage_turn=ws["arc_stage_turn"],
         combat=Combat.model_validate_json(ws["combat"]) if ws["combat"] else None,
         director=DirectorState.model_validate_json(ws["director"]) if ws["director"] else DirectorState(),
+        scenes=Scenes.model_validate_json(ws["scenes"]) if ws["scenes"] else Scenes(),
         recent=recent,
         offer=_offer(conn, campaign_id, ws["offer"]),
     )

@@ -155,8 +155,20 @@ def m008_scene_briefs(db: sqlite_utils.Database) -> None:
     db["turns"].create_index(["campaign_id", "scene_key", "turn_number"])
 
 
+def m009_scenes(db: sqlite_utils.Database) -> None:
+    """Multi-character scenes: the scene layer's state (JSON: the running scene, NPC feelings, scenes played) beside
+    the world state, and every transcript line a turn's scene beats spoke (``turn_dialogue``)."""
+    db["world_state"].add_column("scenes", str)
+    db["turn_dialogue"].create(
+        {"campaign_id": str, "turn_number": int, "seq": int, "scene_id": str, "beat": int, "speaker": str,
+         "name": str, "target": str, "action": str, "tone": str, "content": str, "nonverbal": str, "after": str},
+        pk=("campaign_id", "turn_number", "seq"), foreign_keys=[("campaign_id", "campaigns", "id")],
+    )
+    db["turn_dialogue"].create_index(["campaign_id", "scene_id", "turn_number"])
+
+
 MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
-              m008_scene_briefs)
+              m008_scene_briefs, m009_scenes)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

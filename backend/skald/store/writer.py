@@ -6,7 +6,8 @@ transaction.
 In one transaction it checks and advances the campaign's turn number (a compare-and-swap on the number the turn was
 based on), appends every event to ``turn_events``, writes the projection rows that changed between the state the
 turn started from and the state after it (characters, inventory, party, reputation, known NPCs, quests, world
-state), the rendered turn (with its lore citations), the memory and, for a turn played under an idempotency key,
+state), the lines its scene beats spoke (``turn_dialogue``), the rendered turn (with its lore citations), the memory
+and, for a turn played under an idempotency key,
 the key with the turn's response. Any exception rolls all of it back.
 """
 
@@ -20,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from skald.errors import TurnConflictError
-from skald.events import BaseEvent, EpisodeCompleted
+from skald.events import BaseEvent, EpisodeCompleted, SceneBeat
 from skald.persistent import PersistentState
 from skald.store import idempotency
 from skald.store.db import writing
@@ -127,6 +128,12 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
             [(cid, e.evaluation.number, e.episode, e.evaluation.share_id, number, e.trigger, e.evaluation.outcome,
               e.evaluation.playstyle, e.evaluation.model_dump_json(), stamp)
              for e in turn.events if isinstance(e, EpisodeCompleted)])
+        _many(
+            conn, "INSERT INTO turn_dialogue (campaign_id, turn_number, seq, scene_id, beat, speaker, name, target, "
+            "action, tone, content, nonverbal, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cid, number, seq, scene, x.beat, x.speaker, x.name, x.target, x.action, x.tone, x.content, x.nonverbal,
+              x.after) for seq, (scene, x) in enumerate(
+                (e.scene, x) for e in turn.events if isinstance(e, SceneBeat) for x in e.lines)])
         if turn.keyed is not None:
             idempotency.record(conn, cid, turn.keyed, expected, number, stamp)
             idempotency.prune(conn, cid)
@@ -196,12 +203,13 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
         "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage, hint = excluded.hint",
         [(cid, q.id, q.status.value, q.stage, q.hint) for q in (new.quests[k] for k in upsert)])
     if old is None or old.world is not new.world or old.combat is not new.combat or old.offer != new.offer or (
-            old.director is not new.director) or (
+            old.director is not new.director) or old.scenes is not new.scenes or (
             (old.location, old.arc_stage, old.arc_stage_turn) != (new.location, new.arc_stage, new.arc_stage_turn)):
         conn.execute(
             "INSERT OR REPLACE INTO world_state (campaign_id, location, time_minutes, arc_stage, arc_stage_turn, "
-            "combat, world, offer, director) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "combat, world, offer, director, scenes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (cid, new.location, new.world.time_minutes, new.arc_stage.value, new.arc_stage_turn,
              new.combat.model_dump_json() if new.combat else None, new.world.model_dump_json(),
-             json.dumps([s.model_dump(mode="json") for s in new.offer]), new.director.model_dump_json()),
+             json.dumps([s.model_dump(mode="json") for s in new.offer]), new.director.model_dump_json(),
+             new.scenes.model_dump_json()),
         )

@@ -20,6 +20,7 @@ import random
 
 from skald import events as ev
 from skald.llm.offline import phrases as ph
+from skald.llm.offline.dialogue import dialogue
 from skald.llm.offline.draft import EVENTS, MOOD, SUMMARY, Draft
 from skald.llm.offline.parts import air, arrival, company, events, hour, lead, outcome
 from skald.llm.offline.people import people
@@ -46,7 +47,9 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     episode_ending(d, state)  # told last (its slot), counted now: the optional sentences make room for it
     if scene.moved:  # the new place, then who is in it
         arrival(d, scene)
-    if scene.focus is not None:
+    if state.scene_lines:  # a multi-character scene: its people speak for themselves
+        dialogue(d, state.scene_lines, scene_names(state, pack))
+    elif scene.focus is not None:
         people(d, scene)
     news = next((e for e in scene.state.staged_events if isinstance(e, ev.News)), None)
     if news is not None:  # one piece of news a turn; /news keeps the rest
@@ -64,6 +67,14 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
             d.put(MOOD, f"You are in {scene.here['place']}; it is {scene.now}.", must=True)
             break
     return d.text()
+
+
+def scene_names(state: GameState, pack: EraPack) -> dict[str, str]:
+    """Id -> name of everyone a scene line may name: the people on stage and the scene's characters."""
+    names = {p.id: p.name for p in state.present_npcs}
+    for line in state.scene_lines:
+        names.setdefault(line.speaker, line.name)
+    return names
 
 
 def conveyed(d: Draft, state: GameState) -> None:

@@ -1,0 +1,100 @@
+"""The offline ``character`` role: a scene character's reply for one beat, in the tag-line format
+(``rules.tag_line``), from the pack alone. Deterministic for (campaign seed, turn, beat, character).
+
+Whom they answer, among the lines since the player last spoke (that one included): whoever last spoke to them by
+name; failing that, the last other voice (a character's, to anyone, or the player's), so two characters answer each
+other across beats. What they say: one
+of their own lines (pack ``lines``, a companion's ``banter``, their voice document's samples) not said in the recent
+transcript, addressed by name when it answers another character. Their tone follows how they feel about whom they
+answer. With nothing left to say they react or keep silent; right after a world event the first to notice reacts to
+it. They never interrupt (an interruption needs the other line of the same beat, which an agent running in parallel
+does not see).
+"""
+
+from __future__ import annotations
+
+from skald.rules import dice
+from skald.rules.moderator import PASSIVE
+from skald.rules.tag_line import Reply, render
+from skald.state import CharacterTask
+
+# Skald's own frames for a line said to another character by name
+TO_SOMEONE = ("{first}. {line}", "Listen, {first}. {line}", "{line} You know that, {first}.", "{first}, {line_lc}",
+              "{line}")
+GESTURES = {
+    "sharp": ("jabs a finger at the table", "sets a cup down hard", "leans in"),
+    "cold": ("does not look up", "crosses both arms", "lets the silence sit a beat too long"),
+    "guarded": ("glances at the door", "looks at the others first", "keeps close to the wall"),
+    "even": ("shrugs", "spreads both hands", "nods slowly"),
+    "warm": ("smiles", "makes room at the table", "nods in greeting"),
+    "dry": ("raises an eyebrow", "half-smiles", "drums on the table"),
+    "wry": ("snorts", "shakes a head, smiling", "raises a cup an inch"),
+    "nervous": ("wipes both palms dry", "looks to the door", "keeps very still"),
+}
+EVENT_REACTIONS = ("turns toward the noise", "goes still and listens", "looks to the door", "stops mid-gesture")
+SILENCES = ("looks from one face to the next", "waits", "stays out of it")
+
+
+def _tone_for_player(task: CharacterTask) -> str:
+    sheet = task.sheet
+    by_mood = {"angry": "sharp", "annoyed": "cold", "afraid": "nervous", "amused": "dry", "pleased": "warm",
+               "wary": "guarded", "insulted": "cold"}
+    if sheet.mood in by_mood:
+        return by_mood[sheet.mood]
+    if sheet.attitude >= 4:
+        return "warm"
+    if sheet.attitude <= -4:
+        return "cold"
+    return {"hostile": "cold", "wary": "guarded", "friendly": "warm"}.get(sheet.disposition, "even")
+
+
+def line(task: CharacterTask) -> str:
+    """The character's reply for this beat, as a tag line."""
+    sheet, update = task.sheet, task.update
+    rng = dice.rng_for(task.seed, f"character:{sheet.id}:{update.beat}", task.turn)
+    recent = update.transcript[-6:]
+    said = {x.content for x in update.transcript}
+    if update.last_event and not any(x.speaker == sheet.id for x in recent if x.beat == update.beat) and \
+            rng.random() < 0.5:
+        return render(Reply(action="react", tone="startled", nonverbal=rng.choice(EVENT_REACTIONS)))
+    since = []  # the lines since the player last spoke, that one included
+    for x in reversed(recent):
+        since.append(x)
+        if x.speaker == "player":
+            break
+    answer = next((x for x in since if x.speaker not in (sheet.id, "event")), None)
+    to_me = next((x for x in since if x.speaker not in (sheet.id, "event", "player") and x.target == sheet.id), None)
+    answer = to_me or answer  # whoever spoke to me since the player did; else the last other voice
+    other = answer if answer is not None and answer.speaker != "player" else None
+    target = other.speaker if other is not None else "player"
+    options = [x for x in sheet.lines if x.strip() and x.strip() not in said and not any(
+        x.strip() in s for s in said)]
+    if not options:
+        if PASSIVE in (update.moderator_note or "") and sheet.lines:
+            options = list(sheet.lines)
+        else:
+            return render(Reply(action="silent", nonverbal=rng.choice(SILENCES)))
+    chosen = options[rng.randrange(len(options))].strip()
+    if target == "player":
+        tone = _tone_for_player(task)
+        content = chosen
+        to = task.player
+    else:
+        tone = rng.choice(("sharp", "dry", "even", "cold", "wry"))
+        name = task.others.get(target, target)
+        first = name.split()[0]
+        frame = TO_SOMEONE[rng.randrange(len(TO_SOMEONE))]
+        lowered = chosen[:1].lower() + chosen[1:] if chosen.split()[0] not in ("I", "I'm", "I've", "I'd", "I'll") and (
+            chosen.split()[0].lower() in _COMMON) else None
+        if "{line_lc}" in frame and lowered is None:
+            frame = TO_SOMEONE[0]
+        content = frame.format(first=first, line=chosen, line_lc=lowered or chosen)
+        to = name
+    gesture = rng.choice(GESTURES.get(tone, GESTURES["even"])) if rng.random() < 0.6 else None
+    return render(Reply(action="speak", target=to, tone=tone, content=content, nonverbal=gesture))
+
+
+# sentence starters that read right in lower case after "Name, "
+_COMMON = frozenset("""a an the this that these those there here it its nobody no not nothing everyone everybody
+someone somebody you your we our they their he she his her if when what who why how where all some any every one
+don't can't won't never always maybe just only then so but and or too now well yes""".split())

@@ -1,0 +1,65 @@
+"""Reading scene transcripts back: the SCENE_OPENED / SCENE_CLOSED events of ``turn_events`` and the lines of
+``turn_dialogue`` (``skald.transcripts``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from skald.errors import CampaignNotFoundError
+from skald.packs.models import EraPack
+from skald.transcripts import SceneEnd, SceneTranscript, TranscriptLine
+
+
+def _name(pack: EraPack | None, cid: str, spoken: dict[str, str] | None = None) -> str:
+    """A character's name: the pack's, else as their own lines name them, else their id."""
+    entry = (pack.npcs.get(cid) or pack.companions.get(cid)) if pack else None
+    return entry.name if entry else (spoken or {}).get(cid, cid)
+
+
+def scenes(conn: sqlite3.Connection, campaign_id: str, pack: EraPack | None = None,
+           scene: str | None = None) -> list[SceneTranscript]:
+    """Every scene of the campaign (or those with id ``scene``), oldest first, with their lines.
+
+    :raises CampaignNotFoundError: no such campaign.
+    """
+    row = conn.execute("SELECT id FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise CampaignNotFoundError(campaign_id)
+    lines = conn.execute(
+        "SELECT turn_number, scene_id, beat, speaker, name, target, action, tone, content, nonverbal FROM "
+        "turn_dialogue WHERE campaign_id = ? ORDER BY turn_number, seq", (campaign_id,)).fetchall()
+    spoken = {x["speaker"]: x["name"] for x in lines}
+    marks = conn.execute(
+        "SELECT turn_number, type, data FROM turn_events WHERE campaign_id = ? AND type IN ('SCENE_OPENED', "
+        "'SCENE_CLOSED') ORDER BY turn_number, seq", (campaign_id,)).fetchall()
+    found: list[SceneTranscript] = []
+    running: dict[str, SceneTranscript] = {}
+    for mark in marks:
+        data = json.loads(mark["data"])
+        if mark["type"] == "SCENE_OPENED":
+            place = pack.locations[data["location"]].name if pack and data["location"] in pack.locations else \
+                data["location"]
+            t = SceneTranscript(scene=data["scene"], location=place, goal=data["goal"],
+                                characters=[_name(pack, c, spoken) for c in data["characters"]],
+                                opened_turn=mark["turn_number"], reason=data["reason"])
+            running[t.scene] = t
+            found.append(t)
+        elif data["scene"] in running:
+            running.pop(data["scene"]).end = SceneEnd(
+                turn=mark["turn_number"], reason=data["reason"], goal_achieved=data.get("goal_achieved", False),
+                beats=data["beats"], tokens=data.get("tokens", 0), minutes=data.get("minutes", 0))
+    player = conn.execute("SELECT name FROM characters WHERE campaign_id = ? AND char_id = 'player'",
+                          (campaign_id,)).fetchone()
+    names = {"player": player["name"] if player else "You", "all": "everyone"}
+    for x in lines:
+        owner = next((t for t in reversed(found) if t.scene == x["scene_id"] and t.opened_turn <= x["turn_number"]),
+                     None)
+        if owner is None:
+            continue
+        target = x["target"]
+        owner.lines.append(TranscriptLine(
+            turn=x["turn_number"], beat=x["beat"], speaker=x["name"], speaker_id=x["speaker"],
+            target=names.get(target) or (_name(pack, target, spoken) if target else None), action=x["action"],
+            tone=x["tone"], content=x["content"] or "", nonverbal=x["nonverbal"]))
+    return [t for t in found if scene is None or t.scene == scene]
