@@ -65,7 +65,7 @@ def characters(lines: dict[str, str | Reply], delays: dict[str, float] | None = 
         first = who(body).split()[0]
         reply = lines.get(first, "[SILENT, *waits*]")
         reply = reply if isinstance(reply, Reply) else text(reply)
-        return Reply(**{**reply.__dict__, "delay_s": (delays or {}).get(first, 0.0)})
+        return Reply(**{**reply.__dict__, "delay_s": (delays or {}).get(first, reply.delay_s)})
     return answer
 
 
@@ -283,3 +283,39 @@ def test_the_api_returns_the_turns_scene_and_the_transcript(tmp_path):
         assert api.client.get(f"/campaigns/{cid}/scenes/short_pour_argument/transcript").status_code == 401
         quiet = api.turn(cid, auth, "/status").json()
         assert quiet["scene"] is None
+
+
+def test_the_moderator_role_can_end_a_scene_and_steer_its_characters(tmp_path, server):
+    """With ``SKALD_MODERATOR_ENABLED``, the moderator's verdict counts: its notes reach each character's next beat,
+    "off track" counts as a stall, and "goal met" closes the scene with its flag."""
+    server.always("chr", characters({"Hesper": '[TO: Tobin, TONE: sharp] "Your tab, Tobin."',
+                                     "Tobin": '[TO: Hesper, TONE: sullen] "Tomorrow."'}))
+    verdicts = iter([{"goal_met": False, "off_track": True, "notes": {"tobin_marsh": "Offer Hesper a deal."}},
+                     {"goal_met": True, "off_track": False, "notes": {}}])
+    server.always("mod", lambda body: json_reply(next(verdicts, {"goal_met": False, "off_track": False,
+                                                                 "notes": {}})))
+    engine = engine_for(tmp_path, server, moderator_enabled=True, moderator_model="mod")
+    cid = start(engine, overlay(tmp_path))
+    played = engine.play_turn(cid, GROUP)
+    assert played.state.scenes.scene is None  # beat 1 off track; beat 2: the moderator finds the goal met
+    assert "tab_settled" in played.state.director.flags
+    asked = [b for b in server.chat_requests() if b["model"] == "chr"]
+    tobin_beat_2 = [b for b in asked if who(b) == "Tobin Marsh"][-1]["messages"][-1]["content"]
+    assert "Moderator, for you alone: " in tobin_beat_2 and "Offer Hesper a deal." in tobin_beat_2
+    assert sum(1 for b in server.chat_requests() if b["model"] == "mod") == 2
+    end = engine.transcripts(cid, "tab_dispute")[0].end
+    assert end.reason == "goal" and end.goal_achieved and end.beats == 2
+    engine.close()
+
+
+def test_a_character_whose_model_hangs_is_left_out_within_the_budget(tmp_path, server):
+    from fake_ollama import hang
+
+    server.always("chr", characters({"Hesper": '[TO: Tobin, TONE: sharp] "Your tab, Tobin."',
+                                     "Tobin": hang(30), "Rhea": '[TONE: dry] "Here we go."'}))
+    engine = engine_for(tmp_path, server, character_timeout_s=1.0, retries=0)
+    cid = start(engine, overlay(tmp_path))
+    played = engine.play_turn(cid, GROUP)
+    assert "scene: Tobin Marsh is unable to respond" in played.view.warnings
+    assert "Your tab, Tobin." in played.view.text and "Here we go." in played.view.text
+    engine.close()

@@ -40,7 +40,7 @@ from skald.nodes.meta import META_ROUTES, meta, route_after_meta
 from skald.nodes.narrator import narrator
 from skald.nodes.refiner import refiner
 from skald.nodes.router import ROUTES, route_after_router, router
-from skald.nodes.scene import route_after_director, route_after_scene, scene
+from skald.nodes.scene import route_after_scene, scene
 from skald.nodes.validator import validator
 from skald.nodes.world_sim import world_sim
 from skald.packs.loader import get_pack
@@ -63,21 +63,21 @@ NODES = {
     "narrator": narrator, "validator": validator, "refiner": refiner, "evaluator": evaluator, "commit": commit,
 }
 INPUTS = {"character": CharacterTask}  # a node fed by Send, with its own input
+DESTINATIONS = {"director": ("scene", "narrator")}  # nodes that route themselves (a Command's goto)
 
 
 def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
     """The uncompiled graph. ``overrides`` swaps node functions by name (tests inject faults this way)."""
     graph = StateGraph(GameState, context_schema=TurnContext, input_schema=TurnInput, output_schema=GameState)
     for name, fn in (NODES | (overrides or {})).items():
-        graph.add_node(name, fn, input_schema=INPUTS.get(name))
+        graph.add_node(name, fn, input_schema=INPUTS.get(name), destinations=DESTINATIONS.get(name))
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ROUTES)
     graph.add_conditional_edges("meta", route_after_meta, META_ROUTES)  # most commands commit nothing
     graph.add_edge("mechanic", "encounter")
     for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
-        if before != "director":  # the Director's edge is conditional: a scene, or straight to the narrator
+        if before != "director":  # the Director routes itself: to a scene, or straight to the narrator
             graph.add_edge(before, after)
-    graph.add_conditional_edges("director", route_after_director, ["scene", "narrator"])
     graph.add_conditional_edges("scene", route_after_scene, ["character", "narrator"])
     graph.add_edge("character", "scene")
     graph.add_edge("commit", END)

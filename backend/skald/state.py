@@ -185,6 +185,8 @@ class CharacterTask(Model):
     others: dict[str, str] = Field(default_factory=dict, description="id -> name of the other characters")
     voice: list[str] = Field(default_factory=list, description="the voice lane's chunks about them, when retrieval "
                              "is on")
+    heard: str = Field("", description="the narration of the recent turns, so the offline character does not say "
+                       "again what the player just read")
 
 
 class CharacterReply(Model):

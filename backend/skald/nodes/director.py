@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import briefs
+from skald.nodes.scene import after_director
 from skald.rules import brief as brief_rules
 from skald.rules import clock, suggestions
 from skald.rules.candidates import ThisTurn
@@ -54,10 +56,11 @@ def episode_note(state: GameState, pack) -> str | None:
     return note + (f" {steer[:1].upper()}{steer[1:]}." if steer else "")
 
 
-def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
+def director(state: GameState, runtime: Runtime[TurnContext]) -> Command:
     """Reads: mechanic_result, present_npcs, staged events, after. Writes: director_instructions (the scene's brief
     with this turn's parts, and the per-turn cues), suggested_actions (exactly 4, linted, padded), llm_calls,
-    warnings, context_stats.
+    warnings, context_stats. Goes on to ``scene`` when a multi-character scene runs or opens this turn, else straight
+    to ``narrator`` (``nodes.scene.after_director``; a ``Command``, so no edge function builds the state again).
 
     The brief is the scene's (``rules.brief.scene_key`` of the state after this turn): held by this process, read
     back from the save file, or written now by the rules (``llm.briefs.for_scene``). The ``director`` LLM role is
@@ -90,4 +93,5 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         names=names, scene_changed=brief_rules.scene_key(state, pack) != briefing.brief.scene_key)
     now = ThisTurn(result=state.mechanic_result, target=target)
     picks, _ = suggestions.suggest(state.after, pack, state.present_npcs, now)
-    return update | {"director_instructions": instructions, "suggested_actions": picks}
+    return Command(update=update | {"director_instructions": instructions, "suggested_actions": picks},
+                   goto=after_director(state, pack))

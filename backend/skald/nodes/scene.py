@@ -11,7 +11,8 @@ and one :class:`~skald.state.CharacterTask` per character, which :func:`route_af
 ``Send`` fan-out. After: it parses the replies (``rules.tag_line``), orders them (``rules.moderator.order``), asks
 the optional ``moderator`` role, stages SCENE_BEAT with the lines and the moderator's notes, the moods the lines
 show, and SCENE_CLOSED (and the scene's flag) when the goal is met or the beats are spent. A turn plays
-``SKALD_SCENE_BEATS_PER_TURN`` beats while the scene lasts.
+``SKALD_SCENE_BEATS_PER_TURN`` beats while the scene lasts. The Director's node decides whether a turn comes here
+at all (:func:`after_director`).
 """
 
 from __future__ import annotations
@@ -23,15 +24,16 @@ from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import lore, prompts
 from skald.llm.ask import ask
+from skald.packs.models import EraPack
 from skald.persistent import PersistentState, SceneLine
 from skald.rules import feelings, moderator, tag_line, voice_sheet
 from skald.state import CharacterTask, GameState, SceneUpdate
 
 
-def route_after_director(state: GameState, runtime: Runtime[TurnContext]) -> str:
-    """The conditional edge after the Director: ``scene`` while a scene runs or when this turn opens one, else
-    straight to ``narrator`` (a turn without a scene pays for nothing else)."""
-    if state.after.scenes.scene is not None or moderator.opening(state, runtime.context.pack) is not None:
+def after_director(state: GameState, pack: EraPack) -> str:
+    """Where the Director's node goes on to: ``scene`` while a scene runs or when this turn opens one, else straight
+    to ``narrator`` (a turn without a scene pays for this check alone)."""
+    if state.after.scenes.scene is not None or moderator.opening(state, pack) is not None:
         return "scene"
     return "narrator"
 
@@ -89,12 +91,13 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     context = moderator.context_text(state, pack, running, names)
     transcript = [*running.recent, *head][-10:]
     voices, warnings = lore.for_characters(ctx.retriever, pack, list(running.characters))
+    heard = " ".join(s for t in state.recent for s in t.sentences)
     tasks = [CharacterTask(
         sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else ""),
         update=SceneUpdate(scene_context=context, transcript=transcript, last_event=event,
                            moderator_note=running.notes.get(cid), beat=beat),
         seed=state.campaign.seed, turn=state.turn, player=state.player.name,
-        others={k: v for k, v in names.items() if k != cid}, voice=voices.get(cid, []))
+        others={k: v for k, v in names.items() if k != cid}, voice=voices.get(cid, []), heard=heard)
         for cid in running.characters]
     update = {"scene_tasks": tasks, "scene_lines": [*lines, *head]}
     return update | ({"warnings": [w for w in warnings if w not in state.warnings]} if warnings else {})

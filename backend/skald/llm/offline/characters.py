@@ -3,11 +3,11 @@
 
 Whom they answer, among the lines since the player last spoke (that one included): whoever last spoke to them by
 name; failing that, the last other voice (a character's, to anyone, or the player's), so two characters answer each
-other across beats. What they say: one
-of their own lines (pack ``lines``, a companion's ``banter``, their voice document's samples) not said in the recent
-transcript, addressed by name when it answers another character. Their tone follows how they feel about whom they
-answer. With nothing left to say they react or keep silent; right after a world event the first to notice reacts to
-it. They never interrupt (an interruption needs the other line of the same beat, which an agent running in parallel
+other across beats. What they say: one of their own lines (pack ``lines``, a companion's ``banter``, their voice
+document's samples) not said in the recent transcript nor in the recent turns' narration, addressed by name when it
+answers another character. Their tone follows how they feel about whom they answer. With nothing left to say they
+react or keep silent (or, nudged by the moderator, say a line again); right after a world event some react to it.
+They never interrupt (an interruption needs the other line of the same beat, which an agent running in parallel
 does not see).
 """
 
@@ -67,8 +67,8 @@ def line(task: CharacterTask) -> str:
     answer = to_me or answer  # whoever spoke to me since the player did; else the last other voice
     other = answer if answer is not None and answer.speaker != "player" else None
     target = other.speaker if other is not None else "player"
-    options = [x for x in sheet.lines if x.strip() and x.strip() not in said and not any(
-        x.strip() in s for s in said)]
+    told = " ".join([*said, task.heard]).lower()  # what the scene and the recent narration have said already
+    options = [x for x in sheet.lines if x.strip() and x.strip().rstrip(".!?").lower() not in told]
     if not options:
         if PASSIVE in (update.moderator_note or "") and sheet.lines:
             options = list(sheet.lines)
