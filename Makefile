@@ -10,7 +10,7 @@ CAMPAIGN ?=
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: play serve test bench soak replay lint docs clean install
+.PHONY: play new serve test bench soak replay lint docs clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ install: $(STAMP)
 
 play: $(STAMP)
 	@$(BIN)/skald play --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED)) $(if $(CAMPAIGN),--campaign $(CAMPAIGN))
+
+new: $(STAMP)
+	@$(BIN)/skald new --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
 
 serve: $(STAMP)
 	@$(BIN)/skald serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload-packs)

@@ -65,6 +65,8 @@ class Reply:
     :param prompt_eval_count: prompt tokens reported in the final line (default: request characters / 4).
     :param eval_count: output tokens reported in the final line (default: words in ``content``).
     :param gate: hold the stream before line ``gate_after`` (0-based; the final line counts) until released.
+    :param tool_calls: Ollama tool calls (``{"function": {"name", "arguments"}}``), sent in one line after the
+        content, as Ollama streams them.
     """
 
     content: str = ""
@@ -78,6 +80,7 @@ class Reply:
     eval_count: int | None = None
     gate: Gate | None = None
     gate_after: int = 1
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
 Responder = Reply | Callable[[dict[str, Any]], Reply]
@@ -106,6 +109,16 @@ def hang(seconds: float, content: str = "too late") -> Reply:
 def hung() -> Reply:
     """Accept the request and never answer: no status line, no byte, until ``stop()`` (a model that hangs)."""
     return Reply(content="never sent", delay_s=math.inf)
+
+
+def tool_call(tool: str, /, _content: str = "", **arguments: Any) -> Reply:
+    """Answer with a call of ``tool`` with ``arguments`` (and ``_content`` before it, if any)."""
+    return Reply(content=_content, tool_calls=({"function": {"name": tool, "arguments": arguments}},))
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]], content: str = "") -> Reply:
+    """Answer with several tool calls at once: ``("name", {args}), ...``."""
+    return Reply(content=content, tool_calls=tuple({"function": {"name": n, "arguments": a}} for n, a in calls))
 
 
 def http_error(status: int = 500, error: str = "internal server error") -> Reply:
@@ -291,7 +304,10 @@ class _Handler(BaseHTTPRequestHandler):
             elif body.get("stream", True):
                 self._stream(model, reply, body)
             else:
-                self._send_json(200, _chat_line(model, reply.content, True, reply, body))
+                line = _chat_line(model, reply.content, True, reply, body)
+                if reply.tool_calls:
+                    line["message"]["tool_calls"] = list(reply.tool_calls)
+                self._send_json(200, line)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): nothing left to do
 
@@ -318,6 +334,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         size = max(1, reply.chunk_chars)
         lines = [_chat_line(model, reply.content[i:i + size], done=False) for i in range(0, len(reply.content), size)]
+        if reply.tool_calls:
+            call = _chat_line(model, "", done=False)
+            call["message"]["tool_calls"] = list(reply.tool_calls)
+            lines.append(call)
         if reply.stream_error is not None:
             lines.append({"error": reply.stream_error})
         else:

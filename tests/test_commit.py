@@ -148,7 +148,8 @@ def test_schema_pragmas_and_version(conn):
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
     assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views", "m005_offer", "m006_quest_hints",
-                     "m007_episodes", "m008_scene_briefs", "m009_scenes"]
+                     "m007_episodes", "m008_scene_briefs", "m009_scenes",
+                     "m010_profiles"]
 
 
 def test_reopening_a_database_does_not_migrate_twice(db_path):

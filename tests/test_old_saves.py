@@ -10,7 +10,7 @@ import pytest
 from skald import events
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
-from skald.persistent import DirectorState, Scenes
+from skald.persistent import DirectorState, Profile, Scenes
 from skald.store import reads
 from skald.store.db import connect
 from support import ROOT
@@ -40,6 +40,7 @@ def test_the_reader_reads_what_the_old_engine_read(old_save):
         hints = {q.pop("hint") for q in state["quests"].values()}  # new since: quest hints, none in an old save
         assert state.pop("director") == DirectorState().model_dump(mode="json"), cid  # new since: episodes
         assert state.pop("scenes") == Scenes().model_dump(mode="json"), cid  # new since: multi-character scenes
+        assert state["player"].pop("profile") == Profile().model_dump(mode="json"), cid  # new since: guided creation
         assert state == expected, cid
         assert hints <= {None}, cid
         assert len(offer) == 4, cid

@@ -38,7 +38,7 @@ from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.loader import PackError
 from skald.packs.models import EraPack
-from skald.rules import pack_fit
+from skald.rules import pack_fit, setup
 from skald.rules.start import new_state
 from skald.state import GameState
 from skald.store import episodes as stored_episodes
@@ -60,10 +60,17 @@ def _no_pause(point: str) -> None:
 
 
 def start_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, background: str | None = None,
-                   name: str = "Wren", campaign_id: str | None = None, token_hash: str | None = None) -> GameState:
+                   name: str = "Wren", campaign_id: str | None = None, token_hash: str | None = None,
+                   sheet: setup.CharacterSheet | None = None, summary: str = "") -> GameState:
     """Create and store a new campaign at turn 0 (with its API token's hash, in the same transaction) on an open
-    connection; return its state. :raises ValueError: unknown background. :raises sqlite3.IntegrityError: the id is
-    taken."""
+    connection; return its state. With ``sheet`` (guided creation's artifact) the character is the sheet's
+    (``rules.setup.apply``; ``background`` and ``name`` are ignored) and ``summary`` becomes the character's first
+    episodic memory, in the same transaction. :raises ValueError: unknown background or location. :raises
+    sqlite3.IntegrityError: the id is taken."""
+    if sheet is not None:
+        state = setup.apply(pack, sheet, seed=seed, campaign_id=campaign_id)
+        writer.create_campaign(conn, state, pack.content_hash, token_hash, memory=setup.memory(summary, sheet))
+        return state
     state = new_state(pack, seed=seed, background=background, name=name, campaign_id=campaign_id)
     writer.create_campaign(conn, state, pack.content_hash, token_hash)
     return state
@@ -173,8 +180,10 @@ class Engine:
     # ------------------------------------------------------------------------------------------ campaigns
 
     def create_campaign(self, pack_ref: str | Path, *, seed: int | None = None, background: str | None = None,
-                        name: str = "Wren", campaign_id: str | None = None, with_token: bool = False) -> Created:
-        """Start a campaign (and, ``with_token``, its API token, in the same transaction).
+                        name: str = "Wren", campaign_id: str | None = None, with_token: bool = False,
+                        sheet: setup.CharacterSheet | None = None, summary: str = "") -> Created:
+        """Start a campaign (and, ``with_token``, its API token, in the same transaction); with ``sheet`` and
+        ``summary``, the character guided creation settled (:func:`start_campaign`).
 
         :raises UnknownPackError: not a pack this engine plays. :raises PackError: the pack does not load.
         :raises ValueError: unknown background.
@@ -185,7 +194,8 @@ class Engine:
         with self.pool.connection() as conn:
             state = start_campaign(conn, pack, seed=seed, background=background, name=name,
                                    campaign_id=campaign_id or uuid.uuid4().hex[:12],
-                                   token_hash=tokens.token_hash(token) if token else None)
+                                   token_hash=tokens.token_hash(token) if token else None, sheet=sheet,
+                                   summary=summary)
             self._brief(conn, state, pack)
         return Created(state, views.campaign(state, pack), self._scene(state, pack, resumed=False), token)
 

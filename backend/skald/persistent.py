@@ -37,6 +37,17 @@ class Campaign(Model):
     story_turns: int = Field(0, description="non-META turns played")
 
 
+class Profile(Model):
+    """Who the player's character is beyond the numbers, settled at creation (``rules.setup``): the narrator and the
+    offline prose use the pronouns, and the narrator respects the content limits."""
+
+    pronouns: str = Field("they/them", description="as written: she/her, he/him, they/them, or one's own (xe/xem/xyr)")
+    concept: str = Field("", description="the character in a sentence")
+    hook: str = Field("", description="what personal thread pulls them into the story")
+    tone: str = Field("", description="the tone the player asked for")
+    limits: list[str] = Field(default_factory=list, description="content the narration must leave out ('gore')")
+
+
 class Player(Model):
     name: str
     background: str
@@ -47,6 +58,7 @@ class Player(Model):
     stress: int = 0
     inventory: dict[str, int] = Field(default_factory=dict, description="item id -> quantity (> 0)")
     defeated: bool = False
+    profile: Profile = Field(default_factory=Profile)
 
 
 class CompanionState(Model):

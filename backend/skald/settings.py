@@ -9,7 +9,7 @@ transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
 Scenes (``docs/scenes.md``): ``SKALD_SCENE_LINES_PER_BEAT``, ``SKALD_SCENE_BEATS_PER_TURN``.
 
 Per role (``director``, ``narrator``, ``suggestion_refiner``, ``evaluator``, ``beat_classifier``, ``character``,
-``moderator``):
+``moderator``, ``setup``):
 ``SKALD_<ROLE>_<KEY>`` for each key in
 :data:`ROLE_KEYS`, e.g. ``SKALD_NARRATOR_MODEL`` or ``SKALD_SUGGESTION_REFINER_TIMEOUT_S``. A role key left
 unset takes the role's default (:data:`ROLE_DEFAULTS`), and ``base_url`` / ``timeout_s`` take the global value.
@@ -31,7 +31,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier", "character", "moderator")
+ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier", "character", "moderator",
+         "setup")
 PREFIX = "SKALD_"
 
 
@@ -66,6 +67,8 @@ ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     # judges a scene beat against its goal (JSON); off by default: the goal flags and triggers are the rules'
     "moderator": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 160, "attempts": 2,
                   "enabled": False},
+    # guided creation (llm.conversation): talks a character or pack content through, then calls a tool to submit it
+    "setup": {"model": "llama3.1:8b", "temperature": 0.4, "num_ctx": 8192, "num_predict": 512, "attempts": 3},
 }
 # key -> (type, description); every key is optional per role and falls back as the module docstring says
 ROLE_KEYS: dict[str, tuple[Any, str]] = {

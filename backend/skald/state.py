@@ -35,6 +35,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     Model,
     PersistentState,
     Player,
+    Profile,
     QuestState,
     SceneLine,
     Scenes,
@@ -182,6 +183,7 @@ class CharacterTask(Model):
     seed: int = Field(description="campaign seed, for the offline character's choices")
     turn: int
     player: str = Field(description="the player's name")
+    pronouns: str = Field("they/them", description="the player's pronouns")
     others: dict[str, str] = Field(default_factory=dict, description="id -> name of the other characters")
     voice: list[str] = Field(default_factory=list, description="the voice lane's chunks about them, when retrieval "
                              "is on")

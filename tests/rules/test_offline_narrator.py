@@ -259,7 +259,8 @@ FIELDS = {"place": "the Row", "Place": "The Row", "name": "Ada Vell", "Name": "A
           "money": "3 greys", "Money": "3 greys", "n": 3, "hp": 7, "max": 12, "clock": "day 1, 08:00",
           "faction": "the Guild", "Faction": "The Guild", "text": "Something happened.", "title": "A Job",
           "Title": "A Job", "line": "Hello there.", "look": "a tall woman",
-          "wants": "the tab paid before the whistle"}
+          "wants": "the tab paid before the whistle", "subj": "xe", "Subj": "Xe", "obj": "xem", "poss": "xyr",
+          "refl": "xemself", "be": "is", "have": "has", "day": "day", "player": "Mara Venn"}
 
 
 def _tables():

@@ -26,6 +26,7 @@ from skald.api.models import (
     Health,
     NewCampaign,
     PackView,
+    SetupFinished,
     StreamEpisodeComplete,
     StreamError,
     StreamProgress,
@@ -33,6 +34,7 @@ from skald.api.models import (
     StreamToken,
     TurnRequest,
 )
+from skald.api.setup import NewSetup, SetupMessage, SetupReply, SetupSessions
 from skald.engine import Claim, Engine, Played
 from skald.errors import (
     CampaignNotFoundError,
@@ -130,6 +132,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     engine = Engine(db_path or settings.db_path, llm=llm or LLMClient(settings), retriever=retriever, graph=graph,
                     packs=PackCache(reload=reload_packs, poll_s=pack_poll_s))
     health_check = HealthCheck(engine)
+    setups = SetupSessions(engine)
     create_limit = CreateLimit(settings.api_create_per_minute if create_per_minute is None else create_per_minute)
     workers = ThreadPoolExecutor(max_workers=STREAM_WORKERS, thread_name_prefix="skald-stream")
 
@@ -214,6 +217,35 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         except ValueError as exc:  # an unknown background
             raise HTTPException(422, str(exc)) from None
         return {"campaign_id": made.state.campaign.id, "token": made.token, "state": made.view, "scene": made.scene}
+
+    @app.post("/campaigns/setup", response_model=SetupReply, status_code=201, tags=["setup"],
+              dependencies=[Depends(create_limit)],
+              responses=answers(404, 422, 429, 503, when={404: "unknown pack",
+                                                          503: "the era pack does not load on this server"}))
+    def open_setup(body: NewSetup) -> SetupReply:
+        """Open a guided-creation session (docs/setup.md): with the `setup` model, a conversation (`mode: model`);
+        without it, the pack's questions (`mode: questions`, the first one in `question`). Keep `setup_id`: it is
+        the session's secret. Counted with `POST /campaigns` against SKALD_API_CREATE_PER_MINUTE."""
+        return setups.open(body)
+
+    @app.post("/setup/{setup_id}/messages", response_model=SetupReply, tags=["setup"],
+              responses=answers(404, 409, 413, 422, when={404: "no such setup session, or it expired",
+                                                          409: "the session is answering another message",
+                                                          413: "the session has taken its 40 messages"}))
+    def setup_message(setup_id: Annotated[str, Path(max_length=64)], body: SetupMessage) -> SetupReply:
+        """Send the player's message (`/done` ends the discussion), or in questions mode the answer to `question`
+        (a choice's number or label; empty for the default)."""
+        return setups.message(setup_id, body)
+
+    @app.post("/setup/{setup_id}/finish", response_model=SetupFinished, status_code=201, tags=["setup"],
+              responses=answers(404, 409, 422, when={404: "no such setup session, or it expired",
+                                                     409: "the session is answering another message"}))
+    def setup_finish(setup_id: Annotated[str, Path(max_length=64)]) -> dict[str, Any]:
+        """Settle the character (the model's summary and `submit_character`, or the answers so far and defaults),
+        create the campaign and its token (as `POST /campaigns` does) and close the session."""
+        sheet, summary, made = setups.finish(setup_id)
+        return {"campaign_id": made.state.campaign.id, "token": made.token, "state": made.view, "scene": made.scene,
+                "character": sheet.model_dump(mode="json"), "summary": summary}
 
     @app.get("/campaigns/{campaign_id}", response_model=CampaignView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def get_campaign(campaign_id: Campaign) -> CampaignView:

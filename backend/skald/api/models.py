@@ -114,6 +114,12 @@ class CreatedCampaign(BaseModel):
     scene: SceneView = Field(description="the opening scene, with the four suggestions for the first turn")
 
 
+class SetupFinished(CreatedCampaign):
+    character: dict[str, Any] = Field(description="the character sheet the setup settled (name, pronouns, concept, "
+                                      "background, start_location, hook, tone, limits, boons)")
+    summary: str = Field(description="the summary, kept as the character's first memory")
+
+
 class LocationRef(BaseModel):
     id: str
     name: str

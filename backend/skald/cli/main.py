@@ -1,5 +1,5 @@
-"""The terminal's commands of ``skald`` (play, record, replay, campaigns, transcript, models, doctor, pack, ingest,
-lore); the
+"""The terminal's commands of ``skald`` (play, new, record, replay, campaigns, transcript, models, doctor, pack,
+ingest, lore); the
 API adds ``serve`` in ``skald.commands``."""
 
 from __future__ import annotations
@@ -196,6 +196,52 @@ def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None)
         typer.echo(f"{row.campaign_id}\tturn {row.turn_number}")
     if not rows:
         typer.echo("no campaigns yet; start one with: skald play")
+
+
+@app.command("new")
+def new_cmd(
+    pack: Annotated[str | None, typer.Option(help="era pack id (default: SKALD_DEFAULT_PACK)")] = None,
+    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
+    seed: Annotated[int | None, typer.Option(help="seed for the campaign (default: random)")] = None,
+    interactive: Annotated[bool | None, typer.Option("--interactive/--direct", "-i/-I", help="a conversation (-i) "
+                                                     "or one answer per line of stdin (-I); default: -i on a "
+                                                     "terminal")] = None,
+    play_now: Annotated[bool | None, typer.Option("--play/--no-play", help="start playing once the campaign "
+                                                  "exists (default: ask, on a terminal)")] = None,
+) -> None:
+    """Create a character and a campaign, guided: a model talks it through when one answers, else the pack's
+    questions (docs/setup.md)."""
+    import sys
+
+    from skald.cli import new
+    from skald.cli.play import run as play
+    from skald.llm.client import LLMClient
+
+    settings = settings_or_exit()
+    tty = sys.stdin.isatty() if interactive is None else interactive
+    llm = LLMClient(settings)
+    ask = new.prompt_tty if tty else new.lines_of(sys.stdin)
+    seed = random.randrange(1 << 31) if seed is None else seed
+    path = db or settings.db_path
+    try:
+        engine, campaign = new.run(path, llm, pack or settings.default_pack, seed, tty, ask, typer.echo,
+                                   retriever=True)
+    except (SkaldError, PackError, ValueError, LookupError) as exc:
+        typer.echo(f"skald: {exc}", err=True)
+        raise typer.Exit(2) from None
+    engine.close()
+    resume = f"skald play --campaign {campaign}" + (f" --db {path}" if db else "")
+    if play_now is None and tty:
+        answer = new.prompt_tty("Start playing now? [Y/n] ")
+        play_now = answer is not None and answer.strip().lower() in ("", "y", "yes")
+    if not play_now:
+        typer.echo(f"Play it with: {resume}")
+        return
+    session = _open_session(path, llm, None, campaign, 0, None, "Wren")
+    try:
+        play(session, None, False, False, False)
+    finally:
+        session.close()
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""``skald pack ...``: the designer's tools (validate, new, schema, show). The work is done in
+"""``skald pack ...``: the designer's tools (validate, new, draft, schema, show). The work is done in
 :mod:`skald.packs.tools`; this module only parses options and prints."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-pack_app = typer.Typer(help="Era pack tools for designers: validate, new, schema, show.", no_args_is_help=True)
+pack_app = typer.Typer(help="Era pack tools for designers: validate, new, draft, schema, show.",
+                       no_args_is_help=True)
 
 
 @pack_app.command("validate")
@@ -65,6 +66,77 @@ def new_cmd(
     typer.echo(f"  {check.loaded.id}: {summary(check.loaded)}")
     typer.echo(f"next: edit the YAML files (every field is commented), then: skald pack validate {target}")
     typer.echo(f"      skald pack show {target}   and   skald play --pack {target} --watch")
+
+
+@pack_app.command("draft")
+def draft_cmd(
+    kind: Annotated[str, typer.Argument(help="npc, location, quest, rumor or episode")],
+    prompt: Annotated[str, typer.Argument(help="what to draft, in a sentence")],
+    pack: Annotated[str, typer.Option(help="the pack (id or folder) the draft is for")],
+    interactive: Annotated[bool | None, typer.Option("--interactive/--direct", "-i/-I", help="talk it through (-i) "
+                                                     "or draft from the prompt alone (-I); default: -i on a "
+                                                     "terminal")] = None,
+    out: Annotated[Path | None, typer.Option(help="the overlay folder to write (default: "
+                                                  "data/era_packs/<pack>_drafts)")] = None,
+) -> None:
+    """Draft pack content with the `setup` model: discuss, summarize, then submit an entry the pack loader accepts,
+    written to an overlay (never to the pack's own files) and validated."""
+    import sys
+
+    from skald.llm.client import LLMClient
+    from skald.llm.conversation import ConversationError, ConversationRunner, Phase
+    from skald.llm.setup_stages import draft
+    from skald.packs import drafts
+    from skald.packs.loader import PackError, load_pack
+    from skald.packs.tools import validate_one
+    from skald.settings import settings_or_exit
+
+    if kind not in drafts.KINDS:
+        typer.echo(f"skald pack draft: KIND must be one of {', '.join(drafts.KINDS)}", err=True)
+        raise typer.Exit(2)
+    try:
+        loaded = load_pack(pack)
+    except (PackError, LookupError, OSError) as exc:
+        typer.echo(f"skald pack draft: {exc}", err=True)
+        raise typer.Exit(2) from None
+    llm = LLMClient(settings_or_exit())
+    if not llm.online or not llm.config("setup").enabled:
+        typer.echo(f"skald pack draft: needs the setup model ({llm.mode}); start Ollama or set SKALD_LLM=on",
+                   err=True)
+        raise typer.Exit(2)
+    tty = sys.stdin.isatty() if interactive is None else interactive
+    stage = draft(loaded, kind, lambda entry: drafts.check(pack, loaded, kind, entry))
+    runner = ConversationRunner(llm, stage, interactive=tty)
+    try:
+        if tty:
+            reply = runner.say(prompt)
+            while runner.phase == Phase.DISCUSS:
+                if reply:
+                    typer.echo(reply)
+                try:
+                    line = input("> ")
+                except EOFError:
+                    break
+                reply = runner.say(line) if line.strip() else ""
+            typer.echo(runner.summarize())
+        else:
+            typer.echo(runner.direct(prompt))
+        entry = runner.serialize()
+    except ConversationError as exc:
+        typer.echo(f"skald pack draft: {exc}", err=True)
+        if exc.feedback:
+            import json
+
+            typer.echo(f"  last feedback sent: {json.dumps(exc.feedback)[:600]}", err=True)
+        raise typer.Exit(1) from None
+    root = drafts.write(loaded, kind, entry, out)
+    check = validate_one(root)
+    typer.echo(f"wrote {kind} {entry['id']!r} to {root / drafts.KINDS[kind].file}")
+    if not check.ok:
+        for line in check.errors:
+            typer.echo(f"  {line}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"ok  {root} validates: skald pack validate {root}")
 
 
 @pack_app.command("schema")

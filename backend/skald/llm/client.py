@@ -239,6 +239,29 @@ class LLMClient:
 
         return self._run(role, attempt, retries_inside=True, deadline=deadline)
 
+    def converse(self, role: str, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None, *,
+                 deadline: float | None = None) -> tuple[AIMessage, LLMCall]:
+        """One turn of a conversation with tools (``llm.conversation``): ``messages`` as they stand, ``tools`` as
+        OpenAI-style function specs bound through langchain's ``bind_tools`` (Ollama ignores ``tool_choice``, so a
+        required call is the caller's to enforce). The reply is streamed and joined; its tool calls are on
+        ``AIMessage.tool_calls``. ``deadline`` as for :meth:`text`.
+
+        :raises LLMUnavailable: as :meth:`text` (an empty reply with no tool call included).
+        """
+        def attempt(deadline: _Deadline, metrics: dict[str, Any]) -> AIMessage:
+            runnable = self.model(role).bind_tools(tools) if tools else self.model(role)
+            reply: Any = None
+            for chunk in self._pump(lambda stop: self._stream(runnable, messages, stop), deadline):
+                metrics["received"] = True
+                reply = chunk if reply is None else reply + chunk
+            if reply is None or (not str(reply.content).strip() and not reply.tool_calls):
+                raise _Rejected("an empty reply")
+            metrics["usage"] = reply.usage_metadata or metrics.get("usage")
+            return AIMessage(content=reply.content if isinstance(reply.content, str) else json.dumps(reply.content),
+                             tool_calls=list(reply.tool_calls))
+
+        return self._run(role, attempt, deadline=deadline)
+
     # ------------------------------------------------------------------ machinery
 
     def check(self, role: str, deadline: float | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Validation feedback for structured-output roles: what to tell a model whose JSON reply was rejected.
+"""Validation feedback for structured-output roles and tool calls: what to tell a model whose JSON reply or tool
+arguments were rejected.
 
 Shape (keys in this order), sent back to the model as the next message before a retry::
 
@@ -8,6 +9,10 @@ Shape (keys in this order), sent back to the model as the next message before a 
                 "unknown": ["..."]},
      "issue_count": N,
      "action": "Call <tool> again with corrected data. Unknown fields may be typos."}
+
+A tool's result (``llm.conversation``) uses the whole enum: ``accepted`` (:func:`accepted`), ``validation_failed``
+(:func:`feedback`, :func:`problems`) or ``tool_error`` (:func:`tool_error`); ``action`` names the tool to call
+again.
 """
 
 from __future__ import annotations
@@ -61,8 +66,9 @@ def _shorten(value: Any) -> Any:
     return text if len(text) <= MAX_PROVIDED else text[:MAX_PROVIDED] + "..."
 
 
-def feedback(schema: type[BaseModel], reply: str) -> dict[str, Any] | None:
-    """Feedback for ``reply`` against ``schema``, or None when it validates."""
+def feedback(schema: type[BaseModel], reply: str, tool: str | None = None) -> dict[str, Any] | None:
+    """Feedback for ``reply`` against ``schema``, or None when it validates. ``tool`` names what to call again
+    (default: the schema's name)."""
     invalid: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
     unknown: list[str] = []
@@ -84,10 +90,26 @@ def feedback(schema: type[BaseModel], reply: str) -> dict[str, Any] | None:
             else:
                 invalid.append({"field": _path(loc), "provided": _shorten(err.get("input")), "problem": err["msg"],
                                 "requirement": _requirement(schema, loc)})
-    count = len(invalid) + len(missing) + len(unknown)
+    return problems(invalid, missing, unknown, tool or schema.__name__)
+
+
+def problems(invalid: list[dict[str, Any]], missing: list[dict[str, Any]], unknown: list[str],
+             tool: str) -> dict[str, Any]:
+    """The ``validation_failed`` result for issues found (by a schema, or by a validator of the caller's)."""
     return {
         "result": "validation_failed",
         "issues": {"invalid": invalid, "missing": missing, "unknown": unknown},
-        "issue_count": count,
-        "action": f"Call {schema.__name__} again with corrected data. Unknown fields may be typos.",
+        "issue_count": len(invalid) + len(missing) + len(unknown),
+        "action": f"Call {tool} again with corrected data. Unknown fields may be typos.",
     }
+
+
+def accepted(tool: str, detail: str = "") -> dict[str, Any]:
+    """A tool call that worked."""
+    return {"result": "accepted", "tool": tool, "detail": detail}
+
+
+def tool_error(tool: str, error: str, call: str | None = None) -> dict[str, Any]:
+    """A call of ``tool`` that could not run (not a validation problem: a tool not offered now, or a failure);
+    ``call`` names the tool to call instead (default: ``tool`` again)."""
+    return {"result": "tool_error", "tool": tool, "error": error[:300], "action": f"Call {call or tool}."}

@@ -17,7 +17,7 @@ from skald import events as ev
 from skald.llm.budget import Prompt, Section, SectionKind
 from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import Beat, Episode, EraPack
-from skald.rules import clock, prose
+from skald.rules import clock, pronouns, prose
 from skald.scene_brief import END_MARKER, MARKER, SceneBrief, whisper
 from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNpc, Suggestion
 
@@ -88,6 +88,7 @@ def scene_text(state: GameState, pack: EraPack) -> str:
         f"Location: {location.name}.",
         f"Time: {clock.clock_text(minutes, pack.era.calendar.day_names)}",
         "Present: " + (", ".join(f"{p.name} ({p.role})" for p in state.present_npcs) or "nobody"),
+        player_text(state),
         f"Player input: {state.router_output.text if state.router_output else state.player_input}",
     ]
     if result is not None and result.impossible:
@@ -122,6 +123,20 @@ def scene_lines_block(state: GameState) -> str | None:
            "max_beats": "\nThe scene ends with these lines: the talk has run its course; tell it."}.get(
         closed.reason if closed else "", "")
     return head + "\n" + _transcript(lines, names) + end
+
+
+def player_text(state: PersistentState) -> str:
+    """Who the player is, for every prompt that shows the scene: name and pronouns (others speak of them so), and the
+    tone and content limits the player asked for at creation (``Player.profile``)."""
+    profile = state.player.profile
+    said = pronouns.parse(profile.pronouns)
+    text = (f"Player character: {state.player.name}, pronouns {profile.pronouns} (the narration says 'you'; people "
+            f"in the story speak of {said.object} as '{said.subject}').")
+    if profile.tone:
+        text += f" Tone the player asked for: {profile.tone}."
+    if profile.limits:
+        text += f" Leave out of the story entirely: {', '.join(profile.limits)}."
+    return text
 
 
 def brief_block(state: GameState, pack: EraPack) -> str | None:
@@ -301,7 +316,7 @@ def character_prompt(task: Any, pack: EraPack, voice: list[str] = ()) -> Prompt:
     sheet += [f"How you talk: {s.speech}"] if s.speech else []
     sheet += [f"Background: {s.background}"]
     sheet += [f"Traits: {', '.join(s.traits)}"] if s.traits else []
-    sheet += [f"How you feel about {task.player}: attitude {s.attitude:+d} of 10, mood {s.mood}."]
+    sheet += [f"How you feel about {task.player} ({task.pronouns}): attitude {s.attitude:+d} of 10, mood {s.mood}."]
     sheet += [f"In this scene: {s.instructions}"] if s.instructions else []
     sheet += ["Things you have said: " + " ".join(f'"{x}"' for x in s.lines[:6])] if s.lines else []
     beat = [f"Beat {u.beat}. {u.scene_context}", "Others here: " + ", ".join(task.others.values())]

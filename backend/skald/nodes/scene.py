@@ -96,7 +96,7 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
         sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else ""),
         update=SceneUpdate(scene_context=context, transcript=transcript, last_event=event,
                            moderator_note=running.notes.get(cid), beat=beat),
-        seed=state.campaign.seed, turn=state.turn, player=state.player.name,
+        seed=state.campaign.seed, turn=state.turn, player=state.player.name, pronouns=state.player.profile.pronouns,
         others={k: v for k, v in names.items() if k != cid}, voice=voices.get(cid, []), heard=heard)
         for cid in running.characters]
     update = {"scene_tasks": tasks, "scene_lines": [*lines, *head]}

@@ -603,6 +603,14 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
             r("items", item, ("items", j))
         for faction in b.reputation:
             r("factions", faction, ("reputation", faction))
+        for j, question in enumerate(b.questions):
+            for k, choice in enumerate(question.choices):
+                where = ("questions", j, "choices", k, "effects")
+                r("locations", choice.effects.start_location, (*where, "start_location"))
+                for m, item in enumerate(choice.effects.items):
+                    r("items", item, (*where, "items", m))
+                for faction in choice.effects.reputation:
+                    r("factions", faction, (*where, "reputation", faction))
 
     def rumor(r: Callable[..., None], x: Rumor) -> None:
         r("locations", x.location, ("location",))

@@ -214,6 +214,29 @@ class Companion(Strict):
     traits: list[str] = Field(default_factory=list, max_length=6, description="short traits their agent plays")
 
 
+class ChoiceEffects(Strict):
+    """What picking a choice of a background question does to the new character (all optional)."""
+
+    start_location: Id | None = Field(None, description="where the campaign starts")
+    hook: str | None = Field(None, max_length=200, description="the character's personal hook, in a sentence")
+    credits: int = Field(0, ge=-1000, le=1000, description="credits added to the background's")
+    items: list[Id] = Field(default_factory=list, description="items added to the background's")
+    reputation: dict[Id, int] = Field(default_factory=dict, description="faction id -> reputation added")
+
+
+class Choice(Strict):
+    label: str = Field(..., max_length=120, description="what the player reads and picks")
+    effects: ChoiceEffects = ChoiceEffects()
+
+
+class BackgroundQuestion(Strict):
+    """A question guided creation asks a player of this background (offline, and as research for the model)."""
+
+    id: Id
+    text: str = Field(..., max_length=200)
+    choices: list[Choice] = Field(..., min_length=2, max_length=6, description="the first is the default")
+
+
 class Background(Strict):
     id: Id
     name: str
@@ -224,6 +247,8 @@ class Background(Strict):
     items: list[Id] = Field(default_factory=list)
     start_location: Id | None = None
     reputation: dict[Id, int] = Field(default_factory=dict)
+    questions: list[BackgroundQuestion] = Field(default_factory=list, max_length=6, description="questions guided "
+                                                "creation asks a player of this background (skald new)")
 
 
 class Rumor(Strict):

@@ -83,7 +83,11 @@ class Status(MetaCommand):
                         if f in pack.factions) or "none"
         fight = f"\nIn a fight with {view.combat.enemy_name} ({view.combat.enemy_hp} HP left)." if view.combat else ""
         bg = pack.backgrounds[state.player.background]
-        return (f"{status_line(view)}\n{state.player.name}, {bg.name}: {bg.description}\n"
+        profile = state.player.profile
+        who = f"{state.player.name} ({profile.pronouns})" if profile.pronouns != "they/them" or profile.concept else (
+            state.player.name)
+        hook = f"{profile.hook}\n" if profile.hook else ""
+        return (f"{status_line(view)}\n{who}, {bg.name}: {bg.description}\n{hook}"
                 f"arc: {view.arc_stage.value}; turn {state.campaign.turn_number}\nReputation: {rep}{fight}")
 
 

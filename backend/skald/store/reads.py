@@ -19,6 +19,7 @@ from skald.state import (
     KnownNpc,
     PersistentState,
     Player,
+    Profile,
     QuestState,
     Scenes,
     Suggestion,
@@ -56,7 +57,8 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
                           story_turns=row["story_turns"]),
         player=Player(name=pc["name"], background=pc["background"], stats=json.loads(pc["stats"]), hp=pc["hp"],
                       max_hp=pc["max_hp"], credits=pc["credits"], stress=pc["stress"], inventory=inventory,
-                      defeated=bool(pc["defeated"])),
+                      defeated=bool(pc["defeated"]),
+                      profile=Profile.model_validate_json(pc["profile"]) if pc["profile"] else Profile()),
         location=ws["location"],
         world=World.model_validate_json(ws["world"]) if ws["world"] else World(time_minutes=ws["time_minutes"]),
         reputation={r["faction_id"]: r["value"] for r in rows(

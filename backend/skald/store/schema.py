@@ -167,8 +167,13 @@ def m009_scenes(db: sqlite_utils.Database) -> None:
     db["turn_dialogue"].create_index(["campaign_id", "scene_id", "turn_number"])
 
 
+def m010_profiles(db: sqlite_utils.Database) -> None:
+    """The player's profile (JSON: pronouns, concept, hook, tone, content limits), settled by guided creation."""
+    db["characters"].add_column("profile", str)
+
+
 MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
-              m008_scene_briefs, m009_scenes)
+              m008_scene_briefs, m009_scenes, m010_profiles)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

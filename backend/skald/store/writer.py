@@ -67,8 +67,9 @@ class CommittedTurn:
 
 
 def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash: str,
-                    token_hash: str | None = None) -> None:
-    """Store a new campaign at turn 0 (and, with ``token_hash``, its API token) in one transaction.
+                    token_hash: str | None = None, memory: str | None = None) -> None:
+    """Store a new campaign at turn 0 (and, with ``token_hash``, its API token; with ``memory``, the character's
+    first episodic memory, at turn 0: the summary of guided creation) in one transaction.
 
     :raises sqlite3.IntegrityError: a campaign with this id exists; nothing was written.
     """
@@ -84,6 +85,9 @@ def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash:
         if token_hash is not None:
             conn.execute("INSERT INTO api_tokens (campaign_id, token_hash, created_at) VALUES (?, ?, ?)",
                          (state.campaign.id, token_hash, stamp))
+        if memory:
+            conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, location, summary) VALUES (?, 0, ?, ?)",
+                         (state.campaign.id, state.location, memory))
 
 
 def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
@@ -173,8 +177,9 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
     if old is None or (old.player is not p and old.player != p):
         conn.execute(
             "INSERT OR REPLACE INTO characters (campaign_id, char_id, name, background, hp, max_hp, credits, stress, "
-            "stats, defeated) VALUES (?, 'player', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (cid, p.name, p.background, p.hp, p.max_hp, p.credits, p.stress, json.dumps(p.stats), int(p.defeated)),
+            "stats, defeated, profile) VALUES (?, 'player', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (cid, p.name, p.background, p.hp, p.max_hp, p.credits, p.stress, json.dumps(p.stats), int(p.defeated),
+             p.profile.model_dump_json()),
         )
     upsert, delete = _changed(old.player.inventory if old else {}, p.inventory)
     _many(conn, "INSERT OR REPLACE INTO inventory (campaign_id, item_id, qty) VALUES (?, ?, ?)",

@@ -127,6 +127,8 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
         bg = pack.backgrounds[state.player.background]
         lines.append(f"{pack.era.name}, {pack.era.era}. You are {state.player.name}, {with_article(bg.name)}: "
                      f"{end(bg.description)}")
+        if state.player.profile.hook:  # what guided creation settled pulls you in
+            lines.append(end(state.player.profile.hook))
         lines.append(f"{here.name}. {end(here.description)}")
         lines.append(f"It is {clock.time_of_day(state.world.time_minutes)}, {now}.")
     if locals_:

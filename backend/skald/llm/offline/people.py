@@ -7,6 +7,7 @@ from skald import events as ev
 from skald.llm.offline import phrases as ph
 from skald.llm.offline.draft import INTRO, PEOPLE, SPEECH, Draft, fill, inner, spread
 from skald.llm.offline.scene import Person, Scene
+from skald.rules import pronouns
 from skald.rules.prose import MAX_SENTENCES
 from skald.state import GameState
 from skald.text import end, sentences
@@ -54,7 +55,9 @@ def people(d: Draft, scene: Scene) -> None:
         d.fight_told = d.put(PEOPLE, d.choose("enemy-acts", ph.ENEMY_ACTS, **fields), limit=MAX_SENTENCES - 2)
     elif not focus.companion:
         line = None
-        if d.every(focus.id, 3) and not _spoke_lately(focus, scene.state):
+        if d.every(f"aside/{focus.id}", 5):  # now and then they talk about the player, by the player's pronouns
+            line = _aside(d, focus, scene)
+        elif d.every(focus.id, 3) and not _spoke_lately(focus, scene.state):
             line = _overheard(d, focus)  # now and then they say something, to someone
         elif d.every(f"wants/{focus.id}", 3) and _wants(d, scene, focus, feeling, MAX_SENTENCES - 2):
             return
@@ -146,6 +149,14 @@ def _line(d: Draft, person: Person) -> str | None:
         if said not in d.recent_text and said not in d.text() and not d.invents(line):
             return line
     return None
+
+
+def _aside(d: Draft, person: Person, scene: Scene) -> str | None:
+    """Something ``person`` says about the player to somebody else, with the player's pronouns."""
+    said = pronouns.parse(scene.state.player.profile.pronouns).fields()
+    day = "morning" if scene.period == "morning" else "day"
+    return d.choose(f"aside/{person.id}", ph.ASIDES, day=day, player=scene.state.player.name, **said,
+                    **person.fields())
 
 
 def _overheard(d: Draft, person: Person) -> str | None:

@@ -1,0 +1,185 @@
+"""Guided creation over HTTP (``docs/setup.md``): a setup session talks a character through, with the ``setup`` role
+when it answers, else with the pack's questions, and its finish creates the campaign like ``POST /campaigns``.
+
+- ``POST /campaigns/setup`` opens a session: its ``setup_id`` (a secret: whoever holds it may finish the session),
+  its mode (``model`` or ``questions``) and the first thing to answer.
+- ``POST /setup/{id}/messages`` sends the player's message (``/done`` ends the discussion); in questions mode, the
+  answer to the question asked (a number or a label for a choice, empty for the default).
+- ``POST /setup/{id}/finish`` summarizes and serializes (the model's ``submit_character``; the answers so far and
+  defaults for the rest in questions mode), creates the campaign and its token, and closes the session.
+
+Sessions live in this process (a cache of unfinished conversations, not game state): at most
+:data:`MAX_SESSIONS` at once (the oldest idle one is dropped for a new one), each dropped after :data:`IDLE_S`
+seconds without a message, each at most :data:`MAX_MESSAGES` messages of at most 2000 characters. One message at
+a time per session: a second while the first is answered gets 409.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import HTTPException
+from pydantic import BaseModel, Field
+
+from skald.engine import Engine
+from skald.llm.conversation import ConversationError, ConversationRunner, Phase
+from skald.llm.setup_stages import character
+from skald.packs.models import EraPack
+from skald.rules import setup
+
+MAX_SESSIONS = 64
+IDLE_S = 1800.0
+MAX_MESSAGES = 40
+
+
+class SetupQuestion(BaseModel):
+    id: str
+    text: str
+    default: str
+    options: list[str] = Field(default_factory=list, description="choices, answered by number (1-based) or label")
+
+
+class SetupReply(BaseModel):
+    """Where a setup session stands."""
+
+    setup_id: str
+    mode: str = Field(description="model (the setup role talks it through) or questions (the pack's questions)")
+    phase: str = Field(description="discuss, or summarize once the discussion is over (finish it)")
+    reply: str = Field("", description="what the model answered (model mode)")
+    question: SetupQuestion | None = Field(None, description="the next question (questions mode); null when none "
+                                           "is left")
+    warnings: list[str] = Field(default_factory=list)
+
+
+class SetupMessage(BaseModel):
+    text: str = Field(max_length=2000, description="the player's message, /done to end the discussion, or (questions "
+                      "mode) the answer: a choice's number or label, or empty for the default")
+
+
+class NewSetup(BaseModel):
+    pack: str = Field(min_length=1, max_length=64, description="era pack id (see GET /packs)")
+    seed: int | None = Field(None, ge=0, le=2**31 - 1, description="campaign seed (default: random)")
+
+
+@dataclass
+class Session:
+    id: str
+    pack: EraPack
+    seed: int | None
+    runner: ConversationRunner | None
+    draft: dict[str, Any] = field(default_factory=dict)
+    messages: int = 0
+    touched: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    warnings: list[str] = field(default_factory=list)
+
+    def view(self, reply: str = "") -> SetupReply:
+        if self.runner is not None:
+            return SetupReply(setup_id=self.id, mode="model", phase=self.runner.phase.value, reply=reply,
+                              warnings=list(self.warnings))
+        left = setup.questions(self.pack, self.draft)
+        q = left[0] if left else None
+        question = SetupQuestion(id=q.id, text=q.text, default=q.default, options=[o.label for o in q.options]) \
+            if q else None
+        return SetupReply(setup_id=self.id, mode="questions", phase="discuss" if q else "summarize",
+                          question=question, warnings=list(self.warnings))
+
+
+class SetupSessions:
+    """The open setup sessions of one server process (see the module docstring for the bounds)."""
+
+    def __init__(self, engine: Engine, *, clock=time.monotonic):
+        self.engine = engine
+        self.clock = clock
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def open(self, body: NewSetup) -> SetupReply:
+        pack = self.engine.packs.get(body.pack)
+        llm = self.engine.llm
+        runner = ConversationRunner(llm, character(pack), interactive=True) if (
+            llm.online and llm.config("setup").enabled) else None
+        session = Session(secrets.token_urlsafe(18), pack, body.seed, runner, touched=self.clock())
+        with self._lock:
+            self._expire()
+            if len(self._sessions) >= MAX_SESSIONS:
+                oldest = min(self._sessions.values(), key=lambda s: s.touched)
+                self._sessions.pop(oldest.id)
+            self._sessions[session.id] = session
+        greeting = "Tell me about the character you want to play (send /done when you are ready)." if runner else ""
+        return session.view(greeting)
+
+    def message(self, setup_id: str, body: SetupMessage) -> SetupReply:
+        session = self._take(setup_id)
+        try:
+            session.messages += 1
+            if session.messages > MAX_MESSAGES:
+                raise HTTPException(413, f"a setup session takes at most {MAX_MESSAGES} messages: finish it")
+            if session.runner is not None:
+                if session.runner.phase != Phase.DISCUSS:
+                    return session.view()
+                try:
+                    return session.view(session.runner.say(body.text))
+                except ConversationError as exc:
+                    session.warnings.append(f"setup: the model stopped answering ({exc}); answer the questions")
+                    session.runner = None
+                    return session.view()
+            left = setup.questions(session.pack, session.draft)
+            if left:
+                session.draft = setup.answer(session.draft, left[0], body.text)
+            return session.view()
+        finally:
+            self._give(session)
+
+    def finish(self, setup_id: str) -> tuple[setup.CharacterSheet, str, Any]:
+        """(the sheet, the summary, the engine's ``Created``); the session is closed."""
+        session = self._take(setup_id)
+        try:
+            sheet = summary = None
+            if session.runner is not None:
+                try:
+                    summary = session.runner.summarize()
+                    sheet = session.runner.serialize()
+                except ConversationError as exc:
+                    session.warnings.append(f"setup: the model did not submit a character ({exc}); used the "
+                                            "questions' defaults")
+            if sheet is None:
+                draft = session.draft
+                while left := setup.questions(session.pack, draft):
+                    draft = setup.answer(draft, left[0], "")
+                sheet = setup.sheet_of(draft, session.pack)
+                summary = setup.summary_of(sheet, session.pack)
+            made = self.engine.create_campaign(session.pack.id, seed=session.seed, sheet=sheet, summary=summary,
+                                               with_token=True)
+        except BaseException:
+            self._give(session)
+            raise
+        with self._lock:
+            self._sessions.pop(session.id, None)
+        session.lock.release()
+        return sheet, summary, made
+
+    # ------------------------------------------------------------------------------------------ machinery
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for sid in [sid for sid, s in self._sessions.items() if now - s.touched > IDLE_S and not s.lock.locked()]:
+            del self._sessions[sid]
+
+    def _take(self, setup_id: str) -> Session:
+        with self._lock:
+            self._expire()
+            session = self._sessions.get(setup_id)
+        if session is None:
+            raise HTTPException(404, "no such setup session (it may have expired): open a new one")
+        if not session.lock.acquire(blocking=False):
+            raise HTTPException(409, "this setup session is answering another message")
+        return session
+
+    def _give(self, session: Session) -> None:
+        session.touched = self.clock()
+        session.lock.release()
