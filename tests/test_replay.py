@@ -120,6 +120,20 @@ def test_shipped_recordings_cover_the_engine():
     assert {"narrator:fallback", "director:fallback", "suggestion_refiner:fallback", "narrator:circuit_open"} <= calls
     assert {200, 500} <= statuses
     assert feedback_fixed >= 1 and retry_recovered >= 1 and bad_schema >= 1 and not_json >= 1
+    assert {"SCENE_OPENED", "SCENE_BEAT", "SCENE_CLOSED", "ATTITUDE_CHANGE"} <= events  # multi-character scenes
+
+
+def test_a_shipped_recording_starts_with_guided_creation():
+    """One recording creates its character with `skald new -I` (the setup role's discussion, research tool call,
+    summary and submit_character, all at the campaign's start) and plays that character."""
+    guided = [read(f) for f in RECORDINGS if read(f).header.get("setup")]
+    assert guided, "no shipped recording starts with skald new"
+    setup = guided[0].header["setup"]
+    assert setup["profile"]["pronouns"] != "they/them" and setup["profile"]["limits"]
+    roles = [x.role for x in guided[0].opening]
+    assert roles.count("setup") >= 4 and "director" in roles
+    bodies = [json.dumps(x.request) for x in guided[0].opening if x.role == "setup"]
+    assert any("submit_character" in b for b in bodies) and any("list_backgrounds" in b for b in bodies)
 
 
 # ------------------------------------------------------------------------------------------------- format

@@ -227,15 +227,20 @@ def test_skald_new_interactive_under_a_pseudo_terminal(tmp_path):
         until(b"pronouns")
         os.write(main, b"he/him\n")
         until(b"Who were they before this?")
-        assert b"  1. " in seen  # the choices, numbered
+        until(b"  1. ")  # the choices, numbered
+        until(b"> ")
         os.write(main, b"1\n")
         for _ in range(8):  # the background's questions, tone and limits: defaults
             time.sleep(0.2)
             os.write(main, b"\n")
         until(b"is ready.")
     finally:
-        proc.wait(timeout=60)
-        os.close(main)
+        try:
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            os.close(main)
     assert proc.returncode == 0
     assert b"Juno Ash (he/him)" in seen
 

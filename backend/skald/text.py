@@ -23,12 +23,18 @@ def name_key(name: str) -> str:
     return _ARTICLE.sub("", " ".join(name.lower().split()))
 
 
+_A_SOUND = re.compile(r"(?:uni|use|usu|uti|ure|eu|ewe|one\b|once)", re.IGNORECASE)  # vowels read as "y"/"w"
+_AN_SOUND = re.compile(r"(?:hour|honest|honou?r|heir)", re.IGNORECASE)  # a silent "h"
+
+
 def with_article(noun: str) -> str:
-    """``noun`` with "a" or "an" in front, unless it already starts with an article: "an ore sample", "the See"."""
+    """``noun`` with "a" or "an" in front, by its sound ("an ore sample", "a union steward", "an honest broker"),
+    unless it already starts with an article ("the See")."""
     noun = noun.strip()
     if noun[:4].lower() in ("the ", "an ") or noun[:2].lower() == "a ":
         return noun
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun[:1].lower()}{noun[1:]}"
+    vowel = noun[:1].lower() in "aeiou" and not _A_SOUND.match(noun) or bool(_AN_SOUND.match(noun))
+    return f"{'an' if vowel else 'a'} {noun[:1].lower()}{noun[1:]}"
 
 
 def or_list(words: list[str], last: str = "or") -> str:

@@ -90,6 +90,10 @@ def record_cmd(
                                                 exists=True, dir_okay=False)] = None,
     background: Annotated[str | None, typer.Option(help="background id")] = None,
     name: Annotated[str, typer.Option(help="character name")] = "Wren",
+    new: Annotated[Path | None, typer.Option("--new", help="create the character with `skald new -I` first, from "
+                                             "these lines (a concept for the model, or the answers offline); "
+                                             "--background and --name are then ignored", exists=True,
+                                             dir_okay=False)] = None,
 ) -> None:
     """Play a scripted session and write a recording that `skald replay` checks later."""
     from skald.cli.play import play_lines
@@ -125,10 +129,22 @@ def record_cmd(
 
         retriever = private_index([get_pack(pack or settings.default_pack)], settings.embeddings)
     with tempfile.TemporaryDirectory(prefix="skald-record-") as folder:
-        session = _open_session(Path(folder) / "record.db", llm, pack, None, seed, background, name,
-                                retriever=retriever)
+        made = None
+        if new is not None:  # guided creation first: its LLM calls are the campaign start's (turn 0)
+            from skald.cli import new as guided
+
+            answers = new.read_text(encoding="utf-8").splitlines()
+            engine, campaign = guided.run(Path(folder) / "record.db", llm, pack or settings.default_pack, seed,
+                                          False, guided.lines_of(iter(answers)), lambda _line: None,
+                                          retriever=retriever)
+            created = engine.load(campaign)
+            engine.close()
+            made = {"inputs": answers, "campaign": campaign, "profile": created.player.profile.model_dump(),
+                    "name": created.player.name, "background": created.player.background}
+        session = _open_session(Path(folder) / "record.db", llm, pack, made["campaign"] if made else None, seed,
+                                background, name, retriever=retriever)
         session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,
-                                    source=source_of(llm, scripted=llm_mode == "scripted"))
+                                    source=source_of(llm, scripted=llm_mode == "scripted"), setup=made)
         typer.echo(llm.mode, err=True)
         try:
             lines = iter(script.read_text(encoding="utf-8").splitlines())

@@ -19,6 +19,11 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
 * ``character``: one tag line (``rules.tag_line``) from the ``You are``, ``Things you have said:`` and ``Recent:``
   lines: one of the character's own lines, said to whoever spoke last (the player when nobody else has).
 * ``moderator``: ``{"goal_met": false, "off_track": false, "notes": {}}`` (the rules judge the goal).
+* ``setup`` (guided creation, ``llm.conversation``): in Discuss, a call of ``list_backgrounds`` first, then of
+  ``ready_to_summarize``; in Summarize, a summary of the player's first message; in Serialize, a call of the
+  finalization tool built from that message ("Ada Quell, she/her: a salt runner who owes the Neap Company, no
+  gore"): the name before the comma, the pronouns, the background whose name it mentions (else the first one the
+  system prompt lists), the rest as concept and hook, and each "no ..." as a content limit.
 
 Faults (:func:`load_faults`, a YAML mapping ``turn -> {role: fault}``) make every request of that role in that
 turn fail: ``http_500``, ``not_json``, ``bad_schema`` (a wrong tone) or ``empty``; with the suffix ``_once``
@@ -214,11 +219,14 @@ class ScriptedOllama(httpx.BaseTransport):
             content = "Sure! Here are four better actions for the player, one per line, no JSON today."
         elif fault == "bad_schema":
             content = self._bad_schema(body)
+        elif role == "setup":
+            content, calls = self._setup(body)
+            return self._stream(body, content, calls)
         else:
             content = self.reply(role, body)
         return self._stream(body, content)
 
-    def _stream(self, body: dict[str, Any], content: str) -> httpx.Response:
+    def _stream(self, body: dict[str, Any], content: str, calls: list[dict[str, Any]] | None = None) -> httpx.Response:
         model = body.get("model") or MODEL
         pieces = re.findall(r"\s*\S+", content)
         if pieces:
@@ -226,6 +234,9 @@ class ScriptedOllama(httpx.BaseTransport):
         chunks = ["".join(pieces[i:i + WORDS_PER_CHUNK]) for i in range(0, len(pieces), WORDS_PER_CHUNK)]
         lines = [{"model": model, "created_at": CREATED_AT, "message": {"role": "assistant", "content": chunk},
                   "done": False} for chunk in chunks]
+        if calls:
+            lines.append({"model": model, "created_at": CREATED_AT, "done": False,
+                          "message": {"role": "assistant", "content": "", "tool_calls": calls}})
         characters = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
         lines.append({"model": model, "created_at": CREATED_AT, "message": {"role": "assistant", "content": ""},
                       "done": True, "done_reason": "stop", "prompt_eval_count": max(1, characters // 4),
@@ -273,6 +284,33 @@ class ScriptedOllama(httpx.BaseTransport):
                                for m in people[:2]],
             "suggested_topics": [f"what is going on in {place}"[:80]],
         })
+
+    @staticmethod
+    def _setup(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        """(content, tool calls) for a guided-creation request (see the module docstring)."""
+        messages = body.get("messages") or []
+        tools = [t["function"]["name"] for t in body.get("tools") or []]
+        users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+        concept = users[0] if users else "a stranger"
+        system = str(messages[0].get("content") or "") if messages else ""
+        name = re.match(r"\s*([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)\s*,", concept)
+        said = re.search(r"\b([a-z]{1,12}/[a-z]{1,12}(?:/[a-z]{1,12})?)\b", concept)
+        about = concept.split(":", 1)[1].strip() if ":" in concept else concept.strip()
+        listed = re.findall(r"(\w+) \(([^)]+)\)", next(iter(_lines(system, "Backgrounds:")), ""))
+        background = next((bid for bid, label in listed if any(
+            w in concept.lower() for w in label.lower().split() if len(w) > 3)), listed[0][0] if listed else "")
+        limits = [x.strip() for x in re.findall(r"\bno ([a-z ]{2,30}?)(?:[,.;]|$)", about)]
+        who = name.group(1) if name else "Wren"
+        final = next((t for t in tools if t.startswith("submit_")), None)
+        if final is not None:
+            args = {"name": who, "pronouns": said.group(1) if said else "they/them", "concept": about[:200],
+                    "background": background, "hook": about[:200], "limits": limits}
+            return "", [{"function": {"name": final, "arguments": args}}]
+        if "ready_to_summarize" in tools:
+            looked = any(m.get("role") == "tool" for m in messages)
+            step = "ready_to_summarize" if looked else "list_backgrounds"
+            return ("That is enough to go on." if looked else ""), [{"function": {"name": step, "arguments": {}}}]
+        return f"You are {who}: {about}".strip(), []
 
     @staticmethod
     def _character(text: str) -> str:

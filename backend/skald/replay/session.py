@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from skald import __version__
+from skald.cli import new as guided
 from skald.engine import Engine, Played
 from skald.errors import SkaldError
 from skald.llm.client import LLMClient
@@ -59,7 +60,8 @@ class Recorder:
     """Record the turns played through ``play`` into ``folder/session.jsonl``."""
 
     def __init__(self, folder: Path, pack: EraPack, state: GameState, llm: LLMClient,
-                 transport: RecordingTransport | None, *, source: str, retrieval: bool = False):
+                 transport: RecordingTransport | None, *, source: str, retrieval: bool = False,
+                 setup: dict[str, Any] | None = None):
         self.folder = folder
         self.transport = transport
         player = state.player
@@ -70,7 +72,7 @@ class Recorder:
             "models": {role: llm.config(role).model for role in ROLES},
             "retrieval": retrieval,
             "settings": settings_block(llm.settings),
-        })
+        } | ({"setup": setup} if setup else {}))
         self.llm = llm
         llm.briefs.settle()  # the opening brief, written as the campaign was created
         self.recording.opening = transport.take(0) if transport is not None else []
@@ -214,9 +216,21 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
     def opened() -> Engine:
         return Engine(save, llm=llm, retriever=retriever, resume=lambda cid: f"skald play --campaign {cid} --db {save}")
 
-    engine = opened()
-    engine.create_campaign(pack.id, seed=header["seed"], background=header["background"], name=header["name"],
-                           campaign_id=campaign)
+    if header.get("setup"):  # guided creation, as `skald new -I` ran it, then the save opened to play
+        setup = header["setup"]
+        made, campaign = guided.run(save, llm, pack.id, header["seed"], False, guided.lines_of(iter(setup["inputs"])),
+                                    lambda _line: None, retriever=retriever)
+        actual = {"campaign": campaign, "profile": made.load(campaign).player.profile.model_dump(),
+                  "name": made.load(campaign).player.name, "background": made.load(campaign).player.background}
+        made.close()
+        expected = {key: setup.get(key) for key in actual}
+        report.differences += compare(Turn(0, "skald new", [], expected), actual)
+        engine = opened()
+        engine.scene(campaign)
+    else:
+        engine = opened()
+        engine.create_campaign(pack.id, seed=header["seed"], background=header["background"], name=header["name"],
+                               campaign_id=campaign)
     engine.settle()  # the opening brief (turn 0)
     opening = [x for x in transport.served if x.turn == 0] if transport is not None else []
     for recorded in transport.unused(0) if transport is not None else []:
