@@ -415,3 +415,24 @@ def test_setup_sessions_expire_and_are_bounded(monkeypatch):
     with pytest.raises(Exception, match="at most 2 messages"):
         sessions.message(fresh, SetupMessage(text="more"))
     engine.close()
+
+
+def test_content_limits_keep_words_out_of_the_prose(tmp_path, server):
+    """A player who asked for no gore: the model's sentence with blood in it is removed (with a warning), and the
+    offline narrator never picks one."""
+    gory = ("You look around the bar. Blood pools under a stool where someone bled out last night. The regulars "
+            "keep to their glasses. The heat presses on you. Nobody looks up.")
+    server.always("nar", text(gory)).always("dir", text("{}")).always("ref", text("{}"))
+    llm = client(server, narrator_model="nar", director_model="dir", suggestion_refiner_model="ref",
+                 evaluator_model="ref", character_model="ref")
+    engine = Engine(tmp_path / "g.db", llm=llm, packs=PackCache(), retriever=None)
+    sheet = setup.CharacterSheet(**(GOOD | {"limits": ["gore"]}))
+    cid = engine.create_campaign("cinder_reach", seed=2, sheet=sheet).state.campaign.id
+    played = engine.play_turn(cid, "look around")
+    engine.close()
+    assert "Blood" not in played.view.text and "The regulars keep to their glasses." in played.view.text
+    assert any("content limits keep out (gore)" in w for w in played.view.warnings)
+    pattern = setup.limit_pattern(["gore"])
+    from skald.llm.offline import phrases
+
+    assert pattern.search("You taste blood.") and pattern.search(phrases.HURT_TOLD[5])

@@ -240,16 +240,16 @@ class LLMClient:
         return self._run(role, attempt, retries_inside=True, deadline=deadline)
 
     def converse(self, role: str, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None, *,
-                 deadline: float | None = None) -> tuple[AIMessage, LLMCall]:
+                 tool_choice: str | None = None, deadline: float | None = None) -> tuple[AIMessage, LLMCall]:
         """One turn of a conversation with tools (``llm.conversation``): ``messages`` as they stand, ``tools`` as
-        OpenAI-style function specs bound through langchain's ``bind_tools`` (Ollama ignores ``tool_choice``, so a
-        required call is the caller's to enforce). The reply is streamed and joined; its tool calls are on
-        ``AIMessage.tool_calls``. ``deadline`` as for :meth:`text`.
+        OpenAI-style function specs bound through langchain's ``bind_tools`` with ``tool_choice`` (langchain-ollama
+        accepts it and Ollama ignores it, so a required call is the caller's to enforce). The reply is streamed and
+        joined; its tool calls are on ``AIMessage.tool_calls``. ``deadline`` as for :meth:`text`.
 
         :raises LLMUnavailable: as :meth:`text` (an empty reply with no tool call included).
         """
         def attempt(deadline: _Deadline, metrics: dict[str, Any]) -> AIMessage:
-            runnable = self.model(role).bind_tools(tools) if tools else self.model(role)
+            runnable = self.model(role).bind_tools(tools, tool_choice=tool_choice) if tools else self.model(role)
             reply: Any = None
             for chunk in self._pump(lambda stop: self._stream(runnable, messages, stop), deadline):
                 metrics["received"] = True

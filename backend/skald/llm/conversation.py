@@ -239,8 +239,9 @@ class ConversationRunner:
 
     def _ask(self, phase: Phase, tools: list[Tool]) -> AIMessage:
         messages = [self._system(phase), *self.history]
+        required = tools[0].name if phase == Phase.SERIALIZE and tools else None  # enforced here all the same
         try:
-            reply, call = self.llm.converse(ROLE, messages, [t.spec() for t in tools] or None)
+            reply, call = self.llm.converse(ROLE, messages, [t.spec() for t in tools] or None, tool_choice=required)
         except LLMUnavailable as exc:
             self.calls += [exc.call] if exc.call else []
             raise ConversationError(str(exc)) from exc

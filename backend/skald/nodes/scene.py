@@ -26,7 +26,7 @@ from skald.llm import lore, prompts
 from skald.llm.ask import ask
 from skald.packs.models import EraPack
 from skald.persistent import PersistentState, SceneLine
-from skald.rules import feelings, moderator, tag_line, voice_sheet
+from skald.rules import feelings, moderator, setup, tag_line, voice_sheet
 from skald.state import CharacterTask, GameState, SceneUpdate
 
 
@@ -123,6 +123,11 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
                                       turn=state.turn, beat=beat, addressed_ids=named,
                                       cap=settings.scene_lines_per_beat)
     warnings += ordering
+    avoid = setup.limit_pattern(state.player.profile.limits)
+    if avoid is not None:  # the player's content limits: a line that breaks them is not said
+        dropped = [x for x in lines if avoid.search(f"{x.content} {x.nonverbal or ''}")]
+        lines = [x for x in lines if x not in dropped]
+        warnings += [f"scene: {x.name}'s line left out (the player's content limits)" for x in dropped]
     head = [x for x in state.scene_lines if x.beat == beat]
     verdict, judged = _judge(running.goal, names, [*head, *lines], ctx)
     off_track = verdict is not None and verdict.off_track

@@ -11,7 +11,7 @@ from skald.llm import offline
 from skald.llm.offline.dialogue import spoken_lines, woven
 from skald.packs.models import EraPack
 from skald.rules import brief as brief_rules
-from skald.rules import dice, prose
+from skald.rules import dice, prose, setup
 from skald.state import GameState
 
 
@@ -32,6 +32,8 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
       ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way;
     - a sentence that echoes the Director's brief (its marker, a field name or label), tells a secret it keeps, or
       says whether a rumor it keeps is true, is removed (``rules.brief.leaks``), with a warning;
+    - a sentence with words the player's content limits keep out (``rules.setup.limit_pattern``: "no gore" keeps
+      blood out too) is removed, with a warning (the outcome's own summary stays);
     - a scene line (``scene_lines``) whose words the prose does not carry verbatim is added, woven as the offline
       narrator weaves it, with a warning;
     - a fact the brief says this turn must convey and the prose leaves out (``rules.brief.unconveyed``) is added
@@ -56,6 +58,15 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if brief is not None:  # the brief is for the narrator alone: its words, its secrets
         text, leaked = brief_rules.strip_leaks(text, brief)
         warnings += leaked
+    avoid = setup.limit_pattern(state.player.profile.limits)
+    if avoid is not None:  # what the player asked the story to leave out stays out, whatever the model wrote
+        summary = result.summary if result is not None else None
+        parts = prose.sentences(text)
+        kept = [p for p in parts if p == summary or not avoid.search(p)]
+        if len(kept) < len(parts):
+            warnings.append(f"validator: removed {len(parts) - len(kept)} sentence(s) the player's content limits "
+                            f"keep out ({', '.join(state.player.profile.limits)})")
+            text = " ".join(kept)
     left_out = missing_lines(text, state)
     if left_out:  # a scene's lines are told verbatim, whatever the narrator made of them
         warnings.append(f"validator: prose left out {len(left_out)} scene line(s); added them in order")
@@ -84,6 +95,7 @@ def missing_lines(text: str, state: GameState) -> list:
     flat = " ".join(text.split())
     return [x for x in spoken_lines(state.scene_lines)
             if x.content and " ".join(x.content.rstrip("\u2014").split()) not in flat]
+
 
 
 def _streamed(state: GameState) -> bool:

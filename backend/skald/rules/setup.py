@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
@@ -242,3 +243,30 @@ def memory(summary: str, sheet: CharacterSheet) -> str:
     """The character's first episodic memory: the creation summary (or the sheet's concept and hook)."""
     text = " ".join(summary.split()) or " ".join(p for p in (sheet.concept, sheet.hook) if p)
     return f"Before the story: {text}"[:600]
+
+
+# ------------------------------------------------------------------------------------------------ content limits
+
+# words a limit stands for, beyond its own ("no gore" keeps blood out too); Skald's own lists
+LIMIT_WORDS = {"gore": ("gore", "gory", "blood", "bloody", "bleed", "bleeding", "guts", "entrails", "gash", "viscera"),
+               "torture": ("torture", "tortured", "torturing"), "sexual": ("sexual", "sex", "naked", "nude")}
+_STOP = {"no", "not", "any", "content", "the", "and", "harm", "please", "none", "avoid", "without"}
+
+
+@lru_cache(maxsize=256)
+def _limit_pattern(limits: tuple[str, ...]) -> re.Pattern[str] | None:
+    words: set[str] = set()
+    for limit in limits:
+        for word in re.findall(r"[a-z]{3,}", limit.lower()):
+            if word not in _STOP:
+                words.add(word)
+                words.update(LIMIT_WORDS.get(word, ()))
+    if not words:
+        return None
+    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")s?\b", re.IGNORECASE)
+
+
+def limit_pattern(limits: list[str]) -> re.Pattern[str] | None:
+    """What the player's content limits keep out of the prose, as one pattern of words (None without limits):
+    each limit's own words, and for a few (gore, torture, sexual content) the words that go with them."""
+    return _limit_pattern(tuple(limits))

@@ -7,7 +7,8 @@ finished text, and the choosing that keeps them varied.
 - Optional sentences go in only while the prose stays within 8 sentences and :data:`MAX_WORDS` words; what must be
   told (the summary, every change to the player) always goes in.
 - A sentence is never chosen if the validator would flag it: a name it does not know, or words that claim an
-  outcome the rules did not give (``rules.prose``).
+  outcome the rules did not give (``rules.prose``), or words the player's content limits keep out
+  (``rules.setup.limit_pattern``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from functools import cached_property, lru_cache
 from skald.packs.models import EraPack
 from skald.rules import prose
 from skald.rules.prose import MAX_SENTENCES
+from skald.rules.setup import limit_pattern
 from skald.state import GameState
 from skald.text import end, sentences
 
@@ -85,6 +87,7 @@ class Draft:
         self.fight_told = False  # a line about the fight going on was told this turn
         self.scene_names = frozenset({state.player.name} | {k.name for k in state.known_npcs.values()} | {
             p.name for p in state.present_npcs})
+        self.avoid = limit_pattern(state.player.profile.limits)  # what the player asked the story to leave out
 
     @cached_property
     def known(self) -> frozenset[str]:
@@ -115,6 +118,8 @@ class Draft:
         if _opening(parts[0]) in self.openings:  # "You keep ... You keep ...": say it another way
             return False
         if names and self.invents(text):
+            return False
+        if self.avoid is not None and self.avoid.search(text):
             return False
         return not (claims and self.result is not None and prose.outcome_conflicts(text, self.result))
 
