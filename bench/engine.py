@@ -1,6 +1,8 @@
 """Engine time per turn with the offline narrator, early and late in one campaign; Skald's own share of a turn (the
 nodes' work, the rest being LangGraph's machinery); and the DB size per turn.
 
+Also the time to load the state at any turn (issue 17: flat from turn 100 to the last, thanks to snapshots).
+
 Targets (issues 2 and 10): p50 <= 4 ms; the late window no slower than 1.2 x the early one; Skald's own work per turn
 at most half of what it was before issue 10 (7.1 ms at f344d5d, measured the same way on the 2-core machines CI
 uses, where a whole turn took 14.0 ms; the 4 ms p50 was set on a machine about 2.5 x faster).
@@ -15,10 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from skald.engine import start_campaign
+from skald.events import limits_of
 from skald.graph import NODES, build_graph, run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.settings import Settings
+from skald.store import reads, writer
 from skald.store.db import connect
 
 SCRIPT = Path(__file__).resolve().parents[1] / "data" / "scripts" / "cinder_reach_30.txt"
@@ -53,6 +57,8 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
             for w in windows:
                 if w <= turn < w + WINDOW:
                     timings[w].append(elapsed)
+        head = reads.turn_number(conn, "bench")  # committed turns (/commands are inputs, not turns)
+        loads = {n: _load_ms(conn, n, pack) for n in (100, head)}  # the state at any turn (issue 17)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         size = db.stat().st_size
         conn.close()
@@ -68,7 +74,22 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
                  f"(target <= {OWN_BEFORE_MS / 2:.2f} ms, half of {OWN_BEFORE_MS} ms before issue 10; the rest of a "
                  "turn is LangGraph's machinery)")
     lines.append(f"  DB size: {size / 1024:.0f} KiB, {size / last / 1024:.2f} KiB per turn")
+    (first_turn, early), (last_turn, late) = loads.items()
+    lines.append(f"  load the state at any turn: turn {first_turn} {early:5.2f} ms, turn {last_turn} {late:5.2f} ms "
+                 f"p50 ({late / early:.2f} x; target: flat, a snapshot every {writer.SNAPSHOT_EVERY} turns)")
     return lines
+
+
+def _load_ms(conn, turn: int, pack, runs: int = 15) -> float:
+    """p50 milliseconds of ``reads.state_at`` at ``turn`` (and the turns up to a snapshot's width after it)."""
+    limits = limits_of(pack)
+    samples = []
+    for i in range(runs):
+        at = turn - (i * 7) % writer.SNAPSHOT_EVERY  # anywhere between two snapshots
+        started = time.perf_counter()
+        reads.state_at(conn, "bench", at, limits)
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
 
 
 def own_work(pack, llm, seed: int) -> list[float]:

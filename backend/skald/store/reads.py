@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from skald.errors import CampaignNotFoundError
-from skald.events import BaseEvent, from_row
+from skald.events import BaseEvent, Limits, from_row, replay_log
 from skald.state import (
     PERSISTENT_FIELDS,
     RECENT_TURNS,
@@ -154,6 +154,44 @@ def turn_events(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, An
     return [{"turn_number": r["turn_number"], "seq": r["seq"], "type": r["type"], "data": json.loads(r["data"])}
             for r in conn.execute("SELECT * FROM turn_events WHERE campaign_id = ? ORDER BY turn_number, seq",
                                   (campaign_id,))]
+
+
+def state_at(conn: sqlite3.Connection, campaign_id: str, turn: int, limits: Limits) -> PersistentState:
+    """The campaign's persistent state as turn ``turn`` committed it (0: as it started): the newest snapshot at or
+    before it (``turn_snapshots``, every ``writer.SNAPSHOT_EVERY`` turns; the initial state when there is none), the
+    events of the turns after the snapshot folded in (``events.replay_log``), and what Commit keeps beside the
+    events (the story-turn count, the recent turns, the standing offer) read from the turn rows. Costs at most
+    ``SNAPSHOT_EVERY`` turns of events, however long the campaign.
+
+    :raises CampaignNotFoundError: no such campaign. :raises ValueError: ``turn`` is not between 0 and the last turn.
+    """
+    head = turn_number(conn, campaign_id)
+    if not 0 <= turn <= head:
+        raise ValueError(f"campaign {campaign_id} has turns 0 to {head}, not {turn}")
+    snap = conn.execute("SELECT turn_number, state FROM turn_snapshots WHERE campaign_id = ? AND turn_number <= ? "
+                        "ORDER BY turn_number DESC LIMIT 1", (campaign_id, turn)).fetchone()
+    start = PersistentState.model_validate_json(snap["state"]) if snap else initial_state(conn, campaign_id)
+    log = [(r["turn_number"], from_row(r["type"], r["data"])) for r in conn.execute(
+        "SELECT turn_number, type, data FROM turn_events WHERE campaign_id = ? AND turn_number > ? AND "
+        "turn_number <= ? ORDER BY turn_number, seq", (campaign_id, snap["turn_number"] if snap else 0, turn))]
+
+    state = replay_log(start, log, limits)
+    since = snap["turn_number"] if snap else 0
+    story = start.campaign.story_turns + conn.execute(  # counted from the snapshot on: O(K), not O(turns)
+        "SELECT COUNT(*) FROM turns WHERE campaign_id = ? AND turn_number > ? AND turn_number <= ? AND "
+        "intent != 'META'", (campaign_id, since, turn)).fetchone()[0]
+    recent = [
+        TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
+                    location=r["location"], sentences=sentences(r["text"]))
+        for r in reversed(conn.execute(
+            "SELECT turn_number, input, action_class, outcome, location, text FROM turns WHERE campaign_id = ? "
+            "AND turn_number <= ? AND intent != 'META' ORDER BY turn_number DESC LIMIT ?",
+            (campaign_id, turn, RECENT_TURNS)).fetchall())]
+    row = conn.execute("SELECT suggestions FROM turns WHERE campaign_id = ? AND turn_number = ?",
+                       (campaign_id, turn)).fetchone()
+    offer = _offer(conn, campaign_id, row["suggestions"]) if row else start.offer
+    campaign = state.campaign.model_copy(update={"turn_number": turn, "story_turns": story})
+    return state.model_copy(update={"campaign": campaign, "recent": recent, "offer": offer})
 
 
 def initial_state(conn: sqlite3.Connection, campaign_id: str) -> PersistentState:

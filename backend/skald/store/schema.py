@@ -172,8 +172,15 @@ def m010_profiles(db: sqlite_utils.Database) -> None:
     db["characters"].add_column("profile", str)
 
 
+def m011_snapshots(db: sqlite_utils.Database) -> None:
+    """The persistent state every ``writer.SNAPSHOT_EVERY`` turns, written by the turn's own Commit, so the state at
+    any turn is a snapshot plus at most that many turns of events (``reads.state_at``)."""
+    db["turn_snapshots"].create({"campaign_id": str, "turn_number": int, "state": str},
+                                pk=("campaign_id", "turn_number"), foreign_keys=[("campaign_id", "campaigns", "id")])
+
+
 MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
-              m008_scene_briefs, m009_scenes, m010_profiles)
+              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

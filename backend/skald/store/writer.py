@@ -6,8 +6,9 @@ transaction.
 In one transaction it checks and advances the campaign's turn number (a compare-and-swap on the number the turn was
 based on), appends every event to ``turn_events``, writes the projection rows that changed between the state the
 turn started from and the state after it (characters, inventory, party, reputation, known NPCs, quests, world
-state), the lines its scene beats spoke (``turn_dialogue``), the rendered turn (with its lore citations), the memory
-and, for a turn played under an idempotency key,
+state), the lines its scene beats spoke (``turn_dialogue``), every ``SNAPSHOT_EVERY`` turns a snapshot of the whole
+state (``turn_snapshots``), the rendered turn (with its lore citations), the memory and, for a turn played under an
+idempotency key,
 the key with the turn's response. Any exception rolls all of it back.
 """
 
@@ -27,6 +28,8 @@ from skald.store import idempotency
 from skald.store.db import writing
 from skald.store.idempotency import KeyedTurn
 from skald.store.reads import turn_number
+
+SNAPSHOT_EVERY = 50  # K: a snapshot of the state every K turns, so loading any turn folds at most K turns of events
 
 
 def now() -> str:
@@ -138,6 +141,9 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
             [(cid, number, seq, scene, x.beat, x.speaker, x.name, x.target, x.action, x.tone, x.content, x.nonverbal,
               x.after) for seq, (scene, x) in enumerate(
                 (e.scene, x) for e in turn.events if isinstance(e, SceneBeat) for x in e.lines)])
+        if number % SNAPSHOT_EVERY == 0:
+            conn.execute("INSERT OR REPLACE INTO turn_snapshots (campaign_id, turn_number, state) VALUES (?, ?, ?)",
+                         (cid, number, after.persistent().model_dump_json()))
         if turn.keyed is not None:
             idempotency.record(conn, cid, turn.keyed, expected, number, stamp)
             idempotency.prune(conn, cid)
