@@ -120,8 +120,9 @@ def offline_brief(state: PersistentState, pack: EraPack, turn: int) -> SceneBrie
 
 def merge(base: SceneBrief, draft: BriefDraft, state: PersistentState, pack: EraPack) -> tuple[SceneBrief, list[str]]:
     """The model's draft over the deterministic brief: its summary, facts and topics; its intentions for people on
-    stage (attitudes stay the rules'). Returns the brief and warnings (intentions for people not on stage, dropped)."""
-    cast = {p.id: p for p in cast_at(state, pack) if not p.companion}
+    stage, companions included, as the prompt listed them (attitudes stay the rules'). Returns the brief and
+    warnings (intentions for people not on stage, dropped)."""
+    cast = {p.id: p for p in cast_at(state, pack)}
     intentions: dict[str, NpcIntention] = {}
     warnings = []
     for item in draft.npc_intentions:
