@@ -144,6 +144,11 @@ def test_a_stalled_scene_gets_a_world_event_and_a_scene_that_runs_out_is_closed(
     assert first.state.scenes.scene.stalled == 1 and not [x for x in first.state.scene_lines if x.action == "event"]
     assert all(x.action not in ("speak", "silent") for x in first.state.scene_lines)  # SILENT is not transcript
     assert "passive" in first.state.scenes.scene.notes["tobin_marsh"]
+    from skald import views
+
+    shown = views.debug(first.state)["scene"]  # `skald play --debug` shows the moderator's side; the view does not
+    assert shown["stalled"] == 1 and "passive" in shown["notes"]["tobin_marsh"]
+    assert "passive" not in first.view.model_dump_json()
     second = engine.play_turn(cid, "wait and watch")  # so beat 3 opens on the scene's first event
     events = [x for x in second.state.scene_lines if x.action == "event"]
     assert [x.content for x in events][:1] == ["A shift whistle shrieks down the rift and half the room reaches for "

@@ -450,8 +450,13 @@ def inventory(state: PersistentState, pack: EraPack) -> InventoryView:
 
 
 def debug(state: GameState) -> dict[str, Any]:
-    """LLM call metrics and per-role context stats of a turn (``skald play --debug``)."""
+    """LLM call metrics and per-role context stats of a turn, its brief with its secrets, and the running scene's
+    moderator notes and counters, which the player never sees (``skald play --debug``)."""
     shown = brief(state, secrets=True)
+    scene = state.scenes.scene
+    moderated = {"scene": scene.id, "beat": scene.beat, "max_beats": scene.max_beats, "stalled": scene.stalled,
+                 "events_used": scene.events_used, "notes": dict(scene.notes)} if scene is not None else None
     return {"llm_calls": [c.model_dump(mode="json", exclude={"feedback"}) | {"feedback_sent": len(c.feedback)}
                           for c in state.llm_calls],
-            "context_stats": state.context_stats, "brief": shown.model_dump(mode="json") if shown else None}
+            "context_stats": state.context_stats, "brief": shown.model_dump(mode="json") if shown else None,
+            "scene": moderated}

@@ -108,6 +108,11 @@ def debug_lines(played: Played) -> list[str]:
         out.append(f"  brief {shown['scene_key']}: {shown['source']}, written by {shown['origin']}, "
                    f"{shown['tokens']} tokens")
         out += [f"    {line}" for line in whisper(SceneBrief.model_validate(shown["brief"])).splitlines()[1:-1]]
+    scene = info.get("scene")
+    if scene:  # the moderator's side of a multi-character scene, which the player never reads
+        out.append(f"  scene {scene['scene']}: beat {scene['beat']} of {scene['max_beats']}, stalled "
+                   f"{scene['stalled']}, events used {scene['events_used']}")
+        out += [f"    note for {who}: {note}" for who, note in scene["notes"].items()]
     return out
 
 
