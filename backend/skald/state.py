@@ -160,7 +160,10 @@ class VoiceSheet(Model):
     background: str
     traits: list[str] = Field(default_factory=list)
     instructions: str = Field("", description="what the scene asks of them (scenes.yaml instructions)")
-    lines: list[str] = Field(default_factory=list, description="things they say (pack lines and voice samples)")
+    lines: list[str] = Field(default_factory=list, description="things they say (the scene's lines for them, then "
+                             "their pack lines and voice samples)")
+    scene_lines: list[str] = Field(default_factory=list, description="the scene's own lines for them (scenes.yaml "
+                                   "lines), about its matter")
     attitude: int = Field(0, description="how they feel about the player, -10..10")
     mood: str = "calm"
 

@@ -234,3 +234,22 @@ def test_how(tone, expected):
 
 def test_an_interruption_does_not_read_cuts_in_in():
     assert " in in " not in woven(LINES[4], NAMES, 0)
+
+
+def test_the_scenes_own_lines_come_first():
+    """A character with lines written for the scene (``scenes.yaml`` ``lines``) says those before their own, and
+    none twice while others are left."""
+    from skald.state import CharacterTask, SceneUpdate, VoiceSheet
+
+    topical = ["The tab gets paid before the whistle.", "Rhea, sit down and let me count the barrels."]
+    sheet = VoiceSheet(id="hesper_quill", name="Hesper Quill", role="bartender", personality="dry",
+                       background="Runs the bar.", lines=[*topical, "Nobody drinks on credit."], scene_lines=topical)
+    said: list[str] = []
+    for beat in (1, 2):
+        update = SceneUpdate(scene_context="Who pays the tab.", beat=beat, transcript=[
+            SceneLine(beat=beat, speaker="hesper_quill", name="Hesper Quill", content=x) for x in said])
+        task = CharacterTask(sheet=sheet, update=update, seed=3, turn=5, player="Wren",
+                             others={"rhea_calloway": "Rhea Calloway"})
+        said.append(parse(line(task), "Hesper Quill").content)
+    assert all(any(t.rstrip(".").lower() in s.lower() for t in topical) for s in said), said
+    assert said[0] != said[1]

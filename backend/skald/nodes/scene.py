@@ -93,7 +93,8 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     voices, warnings = lore.for_characters(ctx.retriever, pack, list(running.characters))
     heard = " ".join(s for t in state.recent for s in t.sentences)
     tasks = [CharacterTask(
-        sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else ""),
+        sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else "",
+                                spec.lines.get(cid, []) if spec else []),
         update=SceneUpdate(scene_context=context, transcript=transcript, last_event=event,
                            moderator_note=running.notes.get(cid), beat=beat),
         seed=state.campaign.seed, turn=state.turn, player=state.player.name, pronouns=state.player.profile.pronouns,

@@ -692,7 +692,8 @@ def _check_scenes(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, Any]
             if people_known and who not in people:
                 reader.issue(entry.origins, ("characters", j), "scenes",
                              f"{who!r} is not an NPC or companion in this pack")
-        named = [(("initial_speaker",), x.initial_speaker), *((("instructions", k), k) for k in x.instructions)]
+        named = [(("initial_speaker",), x.initial_speaker), *((("instructions", k), k) for k in x.instructions),
+                 *((("lines", k), k) for k in x.lines)]
         for path, who in named:
             if who is not None and who not in x.characters:
                 reader.issue(entry.origins, path, "scenes", f"{who!r} is not one of this scene's characters "

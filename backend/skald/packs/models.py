@@ -429,6 +429,8 @@ class SceneSpec(Strict):
                               "the scene stalls: one sentence each, present tense")
     instructions: dict[Id, str] = Field(default_factory=dict, description="character id -> what they want or do in "
                                         "this scene, for their agent alone")
+    lines: dict[Id, list[str]] = Field(default_factory=dict, description="character id -> things they say in this "
+                                       "scene, about its matter; the offline characters say these first")
     opens_on: SceneOpens = SceneOpens()
     set_flag: Id | None = Field(None, description="a story flag set when the goal is met")
 

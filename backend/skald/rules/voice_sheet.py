@@ -1,10 +1,10 @@
 """A scene character's voice sheet (``state.VoiceSheet``): who they are for their agent, from the pack.
 
 Personality: the entry's ``personality`` (default: from their disposition). How they talk: ``speech`` (default: the
-first paragraph of their voice document). Background: their description. Lines: their pack ``lines`` (a
-companion's ``banter``) and their voice document's sample lines. Scene instructions: the ``scenes.yaml`` entry's
-``instructions`` for them. Attitude and mood: ``rules.feelings``; disposition as the rules see it now
-(``rules.attitude``).
+first paragraph of their voice document). Background: their description. Lines: the scene's own lines for them
+(``scenes.yaml`` ``lines``), then their pack ``lines`` (a companion's ``banter``) and their voice document's sample
+lines. Scene instructions: the ``scenes.yaml`` entry's ``instructions`` for them. Attitude and mood:
+``rules.feelings``; disposition as the rules see it now (``rules.attitude``).
 """
 
 from __future__ import annotations
@@ -45,8 +45,10 @@ def person(cid: str, state: PersistentState, pack: EraPack) -> PresentNpc:
     return party[cid] if cid in state.party else waiting[cid]
 
 
-def sheet(cid: str, state: PersistentState, pack: EraPack, instructions: str = "") -> VoiceSheet:
-    """The voice sheet of ``cid`` (a pack NPC or companion id) in ``state``."""
+def sheet(cid: str, state: PersistentState, pack: EraPack, instructions: str = "",
+          scene_lines: list[str] = ()) -> VoiceSheet:
+    """The voice sheet of ``cid`` (a pack NPC or companion id) in ``state``; ``scene_lines`` (the scene's own lines
+    for them, ``scenes.yaml`` ``lines``) come first among their lines."""
     entry = pack.npcs.get(cid) or pack.companions[cid]
     who = person(cid, state, pack)
     speech, samples = _voice_docs(pack).get(cid, ("", ()))
@@ -57,5 +59,5 @@ def sheet(cid: str, state: PersistentState, pack: EraPack, instructions: str = "
         id=cid, name=entry.name, role=entry.role, personality=entry.personality or PERSONALITY[disposition],
         disposition=disposition, speech=entry.speech or speech, background=entry.description,
         traits=list(entry.traits), instructions=instructions,
-        lines=[*own, *(x for x in samples if x not in own)],
+        lines=list(dict.fromkeys([*scene_lines, *own, *samples])), scene_lines=list(scene_lines),
         attitude=feeling.attitude if feeling else 0, mood=feeling.mood if feeling else "calm")

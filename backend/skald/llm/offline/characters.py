@@ -3,15 +3,18 @@
 
 Whom they answer, among the lines since the player last spoke (that one included): whoever last spoke to them by
 name; failing that, the last other voice (a character's, to anyone, or the player's), so two characters answer each
-other across beats. What they say: one of their own lines (pack ``lines``, a companion's ``banter``, their voice
-document's samples) not said in the recent transcript nor in the recent turns' narration, addressed by name when it
-answers another character. Their tone follows how they feel about whom they answer. With nothing left to say they
-react or keep silent (or, nudged by the moderator, say a line again); right after a world event some react to it.
-They never interrupt (an interruption needs the other line of the same beat, which an agent running in parallel
-does not see).
+other across beats. What they say: one of the scene's own lines for them (``scenes.yaml`` ``lines``) while any is
+left, else one of their own lines (pack ``lines``, a companion's ``banter``, their voice document's samples); never
+one said in the recent transcript or the recent turns' narration; addressed by name when it answers another
+character (a line that already opens on someone's name is said to them, as written). Their tone follows how they
+feel about whom they answer. With nothing left to say they react or keep silent (or, nudged by the moderator, say a
+line again); right after a world event some react to it. They never interrupt (an interruption needs the other
+line of the same beat, which an agent running in parallel does not see).
 """
 
 from __future__ import annotations
+
+import re
 
 from skald.rules import dice
 from skald.rules.moderator import PASSIVE
@@ -74,7 +77,16 @@ def line(task: CharacterTask) -> str:
             options = list(sheet.lines)
         else:
             return render(Reply(action="silent", nonverbal=rng.choice(SILENCES)))
-    chosen = options[rng.randrange(len(options))].strip()
+    topical = [x for x in options if x in sheet.scene_lines]  # the scene's own lines first: they are about it
+    pool = topical or options
+    chosen = pool[rng.randrange(len(pool))].strip()
+    opens_on = next((cid for cid, nm in task.others.items() if re.match(rf"{re.escape(nm.split()[0])}\b", chosen)),
+                    None)
+    if opens_on is not None:  # a line that opens on someone's name is said to them, as it is written
+        name = task.others[opens_on]
+        tone = rng.choice(("sharp", "dry", "even", "cold", "wry"))
+        gesture = rng.choice(GESTURES.get(tone, GESTURES["even"])) if rng.random() < 0.6 else None
+        return render(Reply(action="speak", target=name, tone=tone, content=chosen, nonverbal=gesture))
     if target == "player":
         tone = _tone_for_player(task)
         content = chosen
