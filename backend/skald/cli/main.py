@@ -98,7 +98,7 @@ def record_cmd(
     """Play a scripted session and write a recording that `skald replay` checks later."""
     from skald.cli.play import play_lines
     from skald.llm.client import LLMClient
-    from skald.replay.session import REPLAY_URL, Recorder, recording_transport, source_of
+    from skald.replay.session import REPLAY_URL, Recorder, created_by, recording_transport, source_of
 
     settings = settings_or_exit()
     if llm_mode not in ("auto", "off", "scripted"):
@@ -137,10 +137,8 @@ def record_cmd(
             engine, campaign = guided.run(Path(folder) / "record.db", llm, pack or settings.default_pack, seed,
                                           False, guided.lines_of(iter(answers)), lambda _line: None,
                                           retriever=retriever)
-            created = engine.load(campaign)
+            made = {"inputs": answers, **created_by(engine, campaign)}
             engine.close()
-            made = {"inputs": answers, "campaign": campaign, "profile": created.player.profile.model_dump(),
-                    "name": created.player.name, "background": created.player.background}
         session = _open_session(Path(folder) / "record.db", llm, pack, made["campaign"] if made else None, seed,
                                 background, name, retriever=retriever)
         session.recorder = Recorder(out, session.pack, session.state, llm, transport, retrieval=settings.retrieval,

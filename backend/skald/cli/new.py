@@ -73,22 +73,30 @@ def offline(pack: EraPack, ask: Ask, say: Callable[[str], None], interactive: bo
     return sheet, setup.summary_of(sheet, pack)
 
 
+def discuss(runner: ConversationRunner, ask: Ask, say: Callable[[str], None], first: str | None = None) -> str:
+    """The Discuss phase on a terminal (``skald new -i``, ``skald pack draft -i``): ``first`` if given, then each
+    line ``ask`` reads (empty lines skipped), the model's replies shown by ``say``, until the discussion ends or the
+    input does; returns the summary. :raises ConversationError: the model cannot be reached."""
+    pending = [first] if first else []
+    while runner.phase == Phase.DISCUSS:
+        line = pending.pop() if pending else ask("> ")
+        if line is None:
+            break
+        if not line.strip():
+            continue
+        reply = runner.say(line)
+        if reply:
+            say(reply)
+    return runner.summarize()
+
+
 def with_model(llm: LLMClient, pack: EraPack, ask: Ask, say: Callable[[str], None], interactive: bool,
                retriever: Any = None) -> tuple[setup.CharacterSheet, str]:
     """Discuss, Summarize, Serialize with the ``setup`` role. :raises ConversationError: no valid character."""
     runner = ConversationRunner(llm, character(pack, retriever), interactive=interactive)
     if interactive:
         say("Tell me about the character you want to play (type /done when you are ready).")
-        while runner.phase == Phase.DISCUSS:
-            line = ask("> ")
-            if line is None:
-                break
-            if not line.strip():
-                continue
-            reply = runner.say(line)
-            if reply:
-                say(reply)
-        summary = runner.summarize()
+        summary = discuss(runner, ask, say)
     else:
         concept = []
         while (line := ask("")) is not None:

@@ -83,8 +83,9 @@ def draft_cmd(
     written to an overlay (never to the pack's own files) and validated."""
     import sys
 
+    from skald.cli.new import discuss, prompt_tty
     from skald.llm.client import LLMClient
-    from skald.llm.conversation import ConversationError, ConversationRunner, Phase
+    from skald.llm.conversation import ConversationError, ConversationRunner
     from skald.llm.setup_stages import draft
     from skald.packs import drafts
     from skald.packs.loader import PackError, load_pack
@@ -109,16 +110,7 @@ def draft_cmd(
     runner = ConversationRunner(llm, stage, interactive=tty)
     try:
         if tty:
-            reply = runner.say(prompt)
-            while runner.phase == Phase.DISCUSS:
-                if reply:
-                    typer.echo(reply)
-                try:
-                    line = input("> ")
-                except EOFError:
-                    break
-                reply = runner.say(line) if line.strip() else ""
-            typer.echo(runner.summarize())
+            typer.echo(discuss(runner, prompt_tty, typer.echo, first=prompt))
         else:
             typer.echo(runner.direct(prompt))
         entry = runner.serialize()

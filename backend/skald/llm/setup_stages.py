@@ -4,10 +4,9 @@ finalization tool whose validator is the pack's own ids."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from skald.llm import feedback as fb
 from skald.llm import research
@@ -34,7 +33,7 @@ CHARACTER = {
 def character(pack: EraPack, retriever: Any = None) -> Stage:
     """The player stage for ``pack``: ``submit_character`` validates against the pack's backgrounds and places
     (the feedback lists the allowed ids) and returns a :class:`~skald.rules.setup.CharacterSheet`."""
-    schema = submit_schema_cached(pack)
+    schema = setup.submit_schema(pack)
 
     def submit(args: BaseModel) -> setup.CharacterSheet:
         sheet = setup.CharacterSheet.model_validate(args.model_dump())
@@ -51,24 +50,12 @@ def character(pack: EraPack, retriever: Any = None) -> Stage:
     return Stage("character", CHARACTER, context, research.tools(pack, retriever), final)
 
 
-_SCHEMAS: dict[tuple[str, str], type[BaseModel]] = {}
-
-
-def submit_schema_cached(pack: EraPack) -> type[BaseModel]:
-    key = (pack.id, pack.content_hash)
-    if key not in _SCHEMAS:
-        _SCHEMAS[key] = setup.submit_schema(pack)
-    return _SCHEMAS[key]
-
-
 def validate_character(pack: EraPack, args: dict[str, Any]) -> dict[str, Any] | None:
     """The feedback ``submit_character`` would send for ``args`` (None when they validate): for tests and docs."""
     try:
         character(pack).finalize.call(args)
     except Invalid as bad:
         return bad.result
-    except ValidationError as exc:  # pragma: no cover - Tool.call turns these into Invalid
-        return {"result": "validation_failed", "detail": json.loads(exc.json())}
     return None
 
 

@@ -72,7 +72,7 @@ def scene(state: GameState, runtime: Runtime[TurnContext]) -> dict:
 
 def _names(after: PersistentState, ctx: TurnContext) -> dict[str, str]:
     pack = ctx.pack
-    return {cid: (pack.npcs.get(cid) or pack.companions[cid]).name for cid in after.scenes.scene.characters}
+    return {cid: pack.person(cid).name for cid in after.scenes.scene.characters}
 
 
 def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lines: list[SceneLine]) -> dict:
@@ -90,7 +90,8 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     spec = pack.scenes.get(running.id)
     context = moderator.context_text(state, pack, running, names)
     transcript = [*running.recent, *head][-10:]
-    voices, warnings = lore.for_characters(ctx.retriever, pack, list(running.characters))
+    prior = {t.sheet.id: t.voice for t in state.scene_tasks}  # a turn's later beats reuse its first beat's lookup
+    voices, warnings = (prior, []) if prior else lore.for_characters(ctx.retriever, pack, list(running.characters))
     heard = " ".join(s for t in state.recent for s in t.sentences)
     tasks = [CharacterTask(
         sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else "",
@@ -142,15 +143,18 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
         scene=running.id, beat=beat, lines=[*head, *lines], stalled=moderator.stalled(
             state, lines, state.scene_beats == 0, off_track), event=event, notes=notes, tokens=tokens)]
     events += feelings.from_lines(lines, after)
-    played = ev.fold(after, events, ctx.limits).scenes.scene
+    staged = ev.stage(after, events, ctx.limits)
+    played = staged["after"].scenes.scene  # the beat counted in: what a close reports
     spec = pack.scenes.get(running.id)
     now = after.world.time_minutes
+    closing: list[ev.BaseEvent] = []
     if moderator.goal_met(state, pack, running) or (verdict is not None and verdict.goal_met):
-        events.append(moderator.closed(played, "goal", True, now))
-        events += [ev.FlagSet(flag=spec.set_flag, source=f"scene:{spec.id}")] if spec and spec.set_flag else []
+        closing.append(moderator.closed(played, "goal", True, now))
+        closing += [ev.FlagSet(flag=spec.set_flag, source=f"scene:{spec.id}")] if spec and spec.set_flag else []
     elif beat >= running.max_beats:
-        events.append(moderator.closed(played, "max_beats", False, now))
-    staged = ev.stage(after, events, ctx.limits)
+        closing.append(moderator.closed(played, "max_beats", False, now))
+    if closing:  # folded onto the beat already folded, once
+        staged = {"staged_events": [*events, *closing], "after": ev.fold(staged["after"], closing, ctx.limits)}
     so_far = [*state.scene_lines, *lines]
     update = staged | judged.update() | {"scene_tasks": [], "scene_lines": so_far, "scene_beats": state.scene_beats + 1}
     update["warnings"] = [*update["warnings"], *warnings, *(

@@ -504,6 +504,10 @@ class EraPack(BaseModel):
     def id(self) -> str:
         return self.era.id
 
+    def person(self, person_id: Id) -> Npc | Companion | None:
+        """The NPC or companion ``person_id`` (NPCs first); None when the pack has neither."""
+        return self.npcs.get(person_id) or self.companions.get(person_id)
+
     @cached_property
     def items(self) -> dict[Id, Item]:
         return {item.id: item for item in self.era.items}

@@ -113,6 +113,14 @@ class Recorder:
         self.recording.write(self.folder)
 
 
+def created_by(engine: Engine, campaign: str) -> dict[str, Any]:
+    """What guided creation made, as a recording's header keeps it and a replay compares it: the campaign id, the
+    character's name, background and profile."""
+    player = engine.load(campaign).player
+    return {"campaign": campaign, "profile": player.profile.model_dump(), "name": player.name,
+            "background": player.background}
+
+
 def recording_transport(inner: httpx.BaseTransport | None = None) -> RecordingTransport:
     return RecordingTransport(inner or httpx.HTTPTransport())
 
@@ -220,8 +228,7 @@ def replay(folder: Path, *, update: bool = False, check: Callable[[Engine], None
         setup = header["setup"]
         made, campaign = guided.run(save, llm, pack.id, header["seed"], False, guided.lines_of(iter(setup["inputs"])),
                                     lambda _line: None, retriever=retriever)
-        actual = {"campaign": campaign, "profile": made.load(campaign).player.profile.model_dump(),
-                  "name": made.load(campaign).player.name, "background": made.load(campaign).player.background}
+        actual = created_by(made, campaign)
         made.close()
         expected = {key: setup.get(key) for key in actual}
         report.differences += compare(Turn(0, "skald new", [], expected), actual)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from skald.persistent import PersistentState
 from skald.rules.feelings import COLDER_AT as FELT_COLD
 from skald.rules.feelings import WARMER_AT as FELT_WARM
+from skald.rules.feelings import attitude_of
 from skald.state import PresentNpc
 
 ORDER = ("hostile", "wary", "neutral", "friendly")
@@ -20,9 +21,9 @@ def attitude(person: PresentNpc, state: PersistentState) -> str:
     if person.faction:
         rep = state.reputation.get(person.faction, 0)
         step += 1 if rep >= WARMER_AT else -1 if rep <= COLDER_AT else 0
-    feeling = state.scenes.feelings.get(person.id)
-    if feeling is not None and not person.companion:
-        step += 1 if feeling.attitude >= FELT_WARM else -1 if feeling.attitude <= FELT_COLD else 0
+    if not person.companion:
+        felt = attitude_of(state, person.id)
+        step += 1 if felt >= FELT_WARM else -1 if felt <= FELT_COLD else 0
     return ORDER[max(0, min(len(ORDER) - 1, step))]
 
 

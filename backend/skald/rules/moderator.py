@@ -80,13 +80,15 @@ def cast(state: GameState) -> list[PresentNpc]:
 
 
 def _names(person: PresentNpc, pack: EraPack) -> list[str]:
-    entry = pack.npcs.get(person.id) or pack.companions.get(person.id)
+    entry = pack.person(person.id)
     aliases = list(entry.aliases) if entry else []
     return [person.name, person.name.split()[0], *aliases]
 
 
-def _said(text: str, name: str) -> bool:
-    return len(name) > 2 and re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
+def _said_at(text: str, name: str) -> int | None:
+    """Where ``name`` (three letters or more, a whole word, any case) first comes in ``text``, or None."""
+    found = re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) if len(name) > 2 else None
+    return found.start() if found else None
 
 
 def addressed(state: GameState, pack: EraPack, people: list[PresentNpc]) -> list[str]:
@@ -95,8 +97,7 @@ def addressed(state: GameState, pack: EraPack, people: list[PresentNpc]) -> list
     text = router.text if router else state.player_input
     found = []
     for person in people:
-        at = [m.start() for name in _names(person, pack) if _said(text, name)
-              for m in [re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)] if m]
+        at = [i for i in (_said_at(text, name) for name in _names(person, pack)) if i is not None]
         if at or (router and router.target_npc == person.id):
             found.append((min(at) if at else len(text), person.id))
     return [pid for _, pid in sorted(found)]
@@ -115,21 +116,22 @@ def opening(state: GameState, pack: EraPack) -> Opening | None:
         router.action_class == ActionClass.DECEIVE and result is not None and not result.outcome.succeeded
         and result.outcome != Outcome.NO_ROLL)
     talking = router.action_class in TALKING or "?" in router.text  # "Everyone, what do you think?" asks them
-    waiting = _by_location(pack).get(after.location, [])
-    if not (talking or confront or any(_opens_on(spec, state) for spec in waiting)):
+    due = {spec.id: _opens_on(spec, state) for spec in _by_location(pack).get(after.location, [])}
+    if not (talking or confront or any(due.values())):
         return None  # the common turn: nobody addressed, nothing provoked, no pack scene due (checked cheaply first)
     here = {p.id for p in people}
     named = addressed(state, pack, people)
     group = len(named) >= 2 or GROUP.search(router.text) is not None
     called = (group and talking) or confront
     reason = "confrontation" if confront else "group"
-    fits = [spec for spec in waiting if spec.id not in after.scenes.done and set(spec.characters) <= here]
+    fits = [spec for spec in map(pack.scenes.get, due) if spec.id not in after.scenes.done
+            and set(spec.characters) <= here]
     fits.sort(key=lambda spec: (-len(set(spec.characters) & set(named)), -len(spec.characters)))  # the one addressed
     for spec in fits:
-        if _opens_on(spec, state) or called:
+        if due[spec.id] or called:
             first = spec.initial_speaker or spec.characters[0]
             order = (first, *(c for c in spec.characters if c != first))
-            return Opening(spec.id, spec.prompt, order, spec.max_beats, "pack" if _opens_on(spec, state) else reason)
+            return Opening(spec.id, spec.prompt, order, spec.max_beats, "pack" if due[spec.id] else reason)
     if not called:
         return None
     chosen = [p for p in named if p in here] if len(named) >= 2 else [

@@ -136,7 +136,7 @@ def faction_rep(faction: str | None, delta: int, reason: str) -> list[ev.BaseEve
 def absent_line(person_id: str, state: GameState, pack: EraPack) -> str:
     """'X is not here.' plus where the player last knew them to be, if they have met, or where a job of theirs says
     to find them."""
-    person = pack.npcs.get(person_id) or pack.companions[person_id]
+    person = pack.person(person_id)
     if person_id in pack.npcs:
         where = pack.locations[state.world.npc_locations.get(person_id, person.location)].name
         if person_id in state.known_npcs:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
+from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
 from skald.persistent import Profile
 from skald.rules import pronouns, suggestions
@@ -83,8 +84,10 @@ class CharacterSheet(BaseModel):
         return list(dict.fromkeys(out))
 
 
+@per_pack
 def submit_schema(pack: EraPack) -> type[BaseModel]:
-    """``submit_character``'s arguments for ``pack``: the sheet, with background and location as the pack's ids."""
+    """``submit_character``'s arguments for ``pack``: the sheet, with background and location as the pack's ids
+    (built once per pack version)."""
     backgrounds = tuple(pack.backgrounds)
     places = tuple(pack.locations)
     return create_model(
@@ -219,8 +222,9 @@ def apply(pack: EraPack, sheet: CharacterSheet, *, seed: int, campaign_id: str |
     """
     if sheet.start_location is not None and sheet.start_location not in pack.locations:
         raise ValueError(f"unknown location {sheet.start_location!r}")
-    if check(sheet, pack):
-        raise ValueError("; ".join(f"{p['field']}: {p['provided']}: {p['problem']}" for p in check(sheet, pack)))
+    problems = check(sheet, pack)
+    if problems:
+        raise ValueError("; ".join(f"{p['field']}: {p['provided']}: {p['problem']}" for p in problems))
     state = new_state(pack, seed=seed, background=sheet.background, name=sheet.name, campaign_id=campaign_id)
     inventory = dict(state.player.inventory)
     for item in sheet.boons.items:

@@ -23,18 +23,22 @@ PERSONALITY = {"hostile": "hostile to strangers, quick to take offence", "wary":
 
 
 @per_pack
-def _voice_docs(pack: EraPack) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Person id -> (the first paragraph of their voice document, its sample lines)."""
+def voice_docs(pack: EraPack) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Person id -> (the first paragraph of their voice document ``voices/*.md``, the sample lines of all their
+    voice documents: ``Sample lines: "..." "..."``, each on one line), read once per pack version. The offline
+    narrator's people (``llm.offline.scene.voices``) and the scene characters' sheets both read them here."""
     people = set(pack.npcs) | set(pack.companions)
-    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    speech: dict[str, str] = {}
+    samples: dict[str, list[str]] = {}
     for doc in pack.docs.values():
         who = [p for p in doc.meta.related if p in people][:1]
         if doc.meta.doc_type != "voice" or not who:
             continue
-        body, _, samples = doc.body.partition("Sample lines:")
-        first = " ".join(body.strip().split("\n\n")[0].split())
-        out[who[0]] = (first[:300], tuple(" ".join(q.split()) for q in re.findall(r'"([^"]+)"', samples)))
-    return out
+        body, found, tail = doc.body.partition("Sample lines:")
+        speech.setdefault(who[0], " ".join(body.strip().split("\n\n")[0].split())[:300])
+        if found:
+            samples.setdefault(who[0], []).extend(" ".join(q.split()) for q in re.findall(r'"([^"]+)"', tail))
+    return {cid: (speech[cid], tuple(samples.get(cid, ()))) for cid in speech}
 
 
 def person(cid: str, state: PersistentState, pack: EraPack) -> PresentNpc:
@@ -49,9 +53,9 @@ def sheet(cid: str, state: PersistentState, pack: EraPack, instructions: str = "
           scene_lines: list[str] = ()) -> VoiceSheet:
     """The voice sheet of ``cid`` (a pack NPC or companion id) in ``state``; ``scene_lines`` (the scene's own lines
     for them, ``scenes.yaml`` ``lines``) come first among their lines."""
-    entry = pack.npcs.get(cid) or pack.companions[cid]
+    entry = pack.person(cid)
     who = person(cid, state, pack)
-    speech, samples = _voice_docs(pack).get(cid, ("", ()))
+    speech, samples = voice_docs(pack).get(cid, ("", ()))
     own = list(entry.lines) if hasattr(entry, "lines") else list(entry.banter)
     feeling = state.scenes.feelings.get(cid)
     disposition = attitude(who, state)

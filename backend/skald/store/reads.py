@@ -45,13 +45,7 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
 
     inventory = {r["item_id"]: r["qty"] for r in rows("SELECT item_id, qty FROM inventory WHERE campaign_id = ? "
                                                       "ORDER BY item_id")}
-    recent = [
-        TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
-                    location=r["location"], sentences=sentences(r["text"]))
-        for r in reversed(conn.execute(
-            "SELECT turn_number, input, action_class, outcome, location, text FROM turns WHERE campaign_id = ? "
-            "AND intent != 'META' ORDER BY turn_number DESC LIMIT ?", (campaign_id, RECENT_TURNS)).fetchall())
-    ]
+    recent = _recent(conn, campaign_id, row["turn_number"])
     return GameState(
         campaign=Campaign(id=row["id"], pack_id=row["pack_id"], seed=row["seed"], turn_number=row["turn_number"],
                           story_turns=row["story_turns"]),
@@ -81,6 +75,17 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
         recent=recent,
         offer=_offer(conn, campaign_id, ws["offer"]),
     )
+
+
+def _recent(conn: sqlite3.Connection, campaign_id: str, up_to: int) -> list[TurnSummary]:
+    """The last ``RECENT_TURNS`` story turns at or before turn ``up_to``, oldest first (``PersistentState.recent``)."""
+    return [
+        TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
+                    location=r["location"], sentences=sentences(r["text"]))
+        for r in reversed(conn.execute(
+            "SELECT turn_number, input, action_class, outcome, location, text FROM turns WHERE campaign_id = ? "
+            "AND turn_number <= ? AND intent != 'META' ORDER BY turn_number DESC LIMIT ?",
+            (campaign_id, up_to, RECENT_TURNS)).fetchall())]
 
 
 def _offer(conn: sqlite3.Connection, campaign_id: str, stored: str | None) -> list[Suggestion]:
@@ -180,13 +185,7 @@ def state_at(conn: sqlite3.Connection, campaign_id: str, turn: int, limits: Limi
     story = start.campaign.story_turns + conn.execute(  # counted from the snapshot on: O(K), not O(turns)
         "SELECT COUNT(*) FROM turns WHERE campaign_id = ? AND turn_number > ? AND turn_number <= ? AND "
         "intent != 'META'", (campaign_id, since, turn)).fetchone()[0]
-    recent = [
-        TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
-                    location=r["location"], sentences=sentences(r["text"]))
-        for r in reversed(conn.execute(
-            "SELECT turn_number, input, action_class, outcome, location, text FROM turns WHERE campaign_id = ? "
-            "AND turn_number <= ? AND intent != 'META' ORDER BY turn_number DESC LIMIT ?",
-            (campaign_id, turn, RECENT_TURNS)).fetchall())]
+    recent = _recent(conn, campaign_id, turn)
     row = conn.execute("SELECT suggestions FROM turns WHERE campaign_id = ? AND turn_number = ?",
                        (campaign_id, turn)).fetchone()
     offer = _offer(conn, campaign_id, row["suggestions"]) if row else start.offer

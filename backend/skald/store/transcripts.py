@@ -13,7 +13,7 @@ from skald.transcripts import SceneEnd, SceneTranscript, TranscriptLine
 
 def _name(pack: EraPack | None, cid: str, spoken: dict[str, str] | None = None) -> str:
     """A character's name: the pack's, else as their own lines name them, else their id."""
-    entry = (pack.npcs.get(cid) or pack.companions.get(cid)) if pack else None
+    entry = pack.person(cid) if pack else None
     return entry.name if entry else (spoken or {}).get(cid, cid)
 
 

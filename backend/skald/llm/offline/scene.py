@@ -8,10 +8,10 @@ import re
 from dataclasses import dataclass
 
 from skald.llm.offline.draft import inner
-from skald.packs.memo import per_pack
 from skald.packs.models import EraPack, Location
 from skald.rules import clock
 from skald.rules.attitude import attitude
+from skald.rules.voice_sheet import voice_docs
 from skald.state import GameState, PresentNpc
 from skald.text import sentences, with_article
 from skald.vocab import ActionClass
@@ -56,20 +56,9 @@ def pronouns(*texts: str) -> tuple[str, str]:
     return "their", "them"
 
 
-@per_pack
 def voices(pack: EraPack) -> dict[str, tuple[str, ...]]:
-    """Person id -> the sample lines of their voice document (``voices/*.md``: ``Sample lines: "..." "..."``),
-    read once per pack version."""
-    found: dict[str, list[str]] = {}
-    people = set(pack.npcs) | set(pack.companions)
-    for doc in pack.docs.values():
-        if doc.meta.doc_type != "voice":
-            continue
-        match = re.search(r"Sample lines:(.*)", doc.body, re.DOTALL)
-        who = [p for p in doc.meta.related if p in people][:1]
-        if match and who:
-            found.setdefault(who[0], []).extend(q.strip() for q in re.findall(r'"([^"]+)"', match.group(1)))
-    return {k: tuple(v) for k, v in found.items()}
+    """Person id -> the sample lines of their voice documents (``rules.voice_sheet.voice_docs``)."""
+    return {cid: lines for cid, (_, lines) in voice_docs(pack).items() if lines}
 
 
 _PEOPLE: dict[tuple[str, str, str, str], Person] = {}
