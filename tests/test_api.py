@@ -548,3 +548,48 @@ def test_a_stream_whose_client_goes_away_still_finishes_its_turn_and_frees_the_c
         assert retry.status_code == 200 and retry.json()["turn_number"] == 1
         assert retry.headers["idempotent-replayed"] == "true"
         assert api.turn(cid, auth, "search the room").json()["turn_number"] == 2
+
+
+def test_timeline_endpoints_undo_redo_retry_pick_fork_switch_delete_and_list(tmp_path: Path) -> None:
+    with live(tmp_path / "timeline.db") as api:
+        cid, auth = api.new_campaign()
+        base = f"/campaigns/{cid}"
+        for line in ("look around", "talk to the bartender", "search the room"):
+            assert api.turn(cid, auth, line).status_code == 200
+        undone = api.client.post(f"{base}/undo", json={"turns": 2}, headers=auth)
+        assert undone.status_code == 200 and undone.json()["turn_number"] == 1
+        assert undone.json()["timeline"] == {"command": "undo", "done": True, "reason": None}
+        assert api.client.get(base, headers=auth).json()["turn_number"] == 1
+        stale = api.client.post(f"{base}/redo", json={"expected_turn": 3}, headers=auth)
+        assert stale.status_code == 409 and stale.json()["turn_number"] == 1
+        keyed = {"Idempotency-Key": "redo-1"} | auth
+        redone = api.client.post(f"{base}/redo", json={}, headers=keyed)
+        again = api.client.post(f"{base}/redo", json={}, headers=keyed)
+        assert redone.json()["turn_number"] == 2 and again.headers.get("Idempotent-Replayed") == "true"
+        assert again.json() == redone.json()
+        retried = api.client.post(f"{base}/retry", json={}, headers=auth)
+        assert (retried.json()["turn_number"], retried.json()["variant"]) == (2, 1)
+        assert api.client.post(f"{base}/pick", json={"variant": 0}, headers=auth).json()["variant"] == 0
+        missing = api.client.post(f"{base}/pick", json={"variant": 7}, headers=auth)
+        assert missing.status_code == 404 and missing.json()["reason"] == "no_variant"
+        forked = api.client.post(f"{base}/branches", json={"name": "side", "at_turn": 1}, headers=auth)
+        assert forked.status_code == 201 and (forked.json()["branch"], forked.json()["turn_number"]) == ("side", 1)
+        assert api.client.post(f"{base}/branches", json={"name": "side"}, headers=auth).status_code == 409
+        assert api.client.post(f"{base}/branches", json={"name": "../x"}, headers=auth).status_code == 422
+        on_main = api.turn(cid, auth, "ask about work", branch="main")  # plays main without switching to it
+        assert (on_main.json()["branch"], on_main.json()["turn_number"]) == ("main", 3)
+        listed = api.client.get(f"{base}/branches", headers=auth).json()
+        assert [(b["name"], b["head_turn"], b["current"]) for b in listed] == [("main", 3, False), ("side", 1, True)]
+        page = api.client.get(f"{base}/turns", params={"branch": "main"}, headers=auth).json()
+        assert page["branch"] == "main" and [t["turn_number"] for t in page["turns"]] == [1, 2, 3]
+        assert api.client.get(f"{base}/turns", headers=auth).json()["total"] == 1
+        assert api.client.get(f"{base}/turns", params={"branch": "nope"}, headers=auth).status_code == 404
+        refused = api.client.delete(f"{base}/branches/side", headers=auth)
+        assert refused.status_code == 409 and refused.json()["reason"] == "current_branch"
+        assert api.client.post(f"{base}/branches/main/switch", headers=auth).json()["branch"] == "main"
+        assert api.client.delete(f"{base}/branches/side", headers=auth).status_code == 204
+        assert api.client.post(f"{base}/branches/side/switch", headers=auth).status_code == 404
+        other, other_auth = api.new_campaign()
+        assert api.client.post(f"{base}/undo", json={}, headers=other_auth).status_code == 401
+        at_start = api.client.post(f"/campaigns/{other}/retry", json={}, headers=other_auth)
+        assert at_start.status_code == 409 and at_start.json()["reason"] == "nothing_to_retry"

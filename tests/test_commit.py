@@ -47,7 +47,8 @@ def test_failure_in_any_node_leaves_the_db_unchanged(conn, campaign, pack, offli
     # route every input through the node under test: META for meta, ACTION for mechanic, a group addressed for the
     # scene and its characters (the campaign starts at the Slag & Lantern, Hesper and Rhea there), TALK otherwise
     text = {"meta": "/status", "mechanic": "look around", "scene": "Hesper, Rhea, what do you both make of this?",
-            "character": "Hesper, Rhea, what do you both make of this?"}.get(node, "look around")
+            "character": "Hesper, Rhea, what do you both make of this?",
+            "timeline": "/fork other"}.get(node, "look around")
     before = dump(conn)
     with pytest.raises(RuntimeError, match="injected failure"):
         play(conn, campaign, text, pack, offline_llm, graph=build_graph({node: broken}).compile())
@@ -149,7 +150,7 @@ def test_schema_pragmas_and_version(conn):
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
     assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views", "m005_offer", "m006_quest_hints",
                      "m007_episodes", "m008_scene_briefs", "m009_scenes",
-                     "m010_profiles", "m011_snapshots"]
+                     "m010_profiles", "m011_snapshots", "m012_timelines"]
 
 
 def test_reopening_a_database_does_not_migrate_twice(db_path):

@@ -92,6 +92,7 @@ def test_every_node_runs_in_the_session(pack, offline_llm, tmp_path):
 
     lines = script_lines()[:12]
     lines.insert(1, "Hesper, Rhea, what do you both make of the water?")  # a scene: its node and the characters'
+    lines.insert(2, "/undo")  # a timeline command: its node, then Commit moves the head back
     for line in lines:
         begun = GameState.starting(state, line)
         ctx = TurnContext(conn=conn, pack=pack, llm=offline_llm, limits=events.limits_of(pack),

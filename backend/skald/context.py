@@ -11,6 +11,7 @@ from skald.llm.client import LLMClient
 from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
 from skald.store.idempotency import KeyedTurn
+from skald.store.timeline import Position
 
 
 @dataclass(frozen=True)
@@ -18,10 +19,12 @@ class TurnContext:
     """Read-only handles for one turn.
 
     ``conn`` is in ``PRAGMA query_only`` mode while the graph runs; only Commit lifts it.
-    ``rng`` is seeded from (campaign seed, turn number), so a turn's dice are reproducible.
+    ``rng`` is seeded from (campaign seed, turn number, dice variant), so a turn's dice are reproducible.
     ``limits`` are the pack's numbers events clamp to (``events.stage`` takes them).
     ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.
     ``keyed`` is the idempotency key the turn is played under (Commit stores it with the turn's response).
+    ``position`` is where in the campaign's turn tree the turn is played (branch, parent turn, the head Commit's
+    compare-and-swap expects, dice variant); None: after the current branch's head.
     ``resume`` is how the frontend resumes this campaign (e.g. ``skald play --campaign ID --db PATH``), for /quit.
     ``deadline`` is when the turn's LLM budget runs out, in ``time.monotonic()`` seconds (the start of the turn plus
     ``SKALD_TURN_BUDGET_S``): every LLM call ends by it, and a role left without time uses its offline fallback
@@ -35,5 +38,6 @@ class TurnContext:
     limits: Limits
     retriever: LazyRetriever | None = None
     keyed: KeyedTurn | None = None
+    position: Position | None = None
     resume: str | None = None
     deadline: float | None = None

@@ -31,7 +31,8 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 
 from skald import views
-from skald.errors import KeyReused, TurnBusy, TurnConflictError, TurnStale
+from skald.errors import BranchError, KeyReused, TurnBusy, TurnConflictError, TurnStale
+from skald.events import limits_of
 from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
 from skald.llm import briefs, offline
 from skald.llm.client import LLMClient
@@ -39,13 +40,15 @@ from skald.packs.cache import PackCache
 from skald.packs.loader import PackError
 from skald.packs.models import EraPack
 from skald.rules import pack_fit, setup
+from skald.rules import timeline as timeline_rules
 from skald.rules.start import new_state
 from skald.state import GameState
 from skald.store import episodes as stored_episodes
-from skald.store import idempotency, reads, tokens, writer
+from skald.store import idempotency, reads, timeline, tokens, writer
 from skald.store import transcripts as stored_transcripts
 from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
+from skald.store.timeline import Position
 from skald.transcripts import SceneTranscript
 
 SEED_MAX = 2**31 - 1
@@ -115,6 +118,8 @@ class Slot:
     text: str
     keyed: KeyedTurn | None
     _release: Callable[[str], None]
+    position: Position | None = None  # where in the turn tree (None: after the current branch's head)
+    busy: str = ""  # what the slot holds in the engine's busy set (the campaign's branch)
     handed_off: bool = False  # a worker owns the slot now and releases it when the turn is over
     _released: bool = field(default=False, repr=False)
     _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -125,7 +130,7 @@ class Slot:
             if self._released:
                 return
             self._released = True
-        self._release(self.campaign_id)
+        self._release(self.busy or self.campaign_id)
 
 
 @dataclass
@@ -221,7 +226,7 @@ class Engine:
 
     def delete_campaign(self, campaign_id: str) -> bool:
         """Delete the campaign and every row about it. :raises TurnBusy: a turn of it is being played."""
-        self._take(campaign_id)
+        self._take(campaign_id, campaign_id)
         try:
             with self.pool.connection() as conn:
                 existed = writer.delete_campaign(conn, campaign_id)
@@ -237,11 +242,15 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------ turns
 
-    def claim(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None) -> Claim:
-        """Take the campaign for one turn: a stored response when ``key`` was already played, else a :class:`Slot`.
+    def claim(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None,
+              branch: str | None = None) -> Claim:
+        """Take a branch of the campaign (default: its current one) for one turn: a stored response when ``key`` was
+        already played, else a :class:`Slot` at the branch's head. ``/retry`` is claimed here: the slot then plays
+        the head's input again from the head's parent, with the next dice variant (``rules.timeline``).
 
         :raises KeyReused: ``key`` was played with another input. :raises TurnBusy: a turn is in progress here.
-        :raises TurnStale: ``expected`` is not the campaign's turn number. :raises CampaignNotFoundError.
+        :raises TurnStale: ``expected`` is not the branch's head turn number. :raises CampaignNotFoundError.
+        :raises BranchError: no such branch, or /retry at the campaign's start.
         """
         keyed = KeyedTurn(key, idempotency.input_hash(text)) if key is not None else None
         if keyed is not None:
@@ -249,18 +258,46 @@ class Engine:
             if replay is not None:
                 return Claim(replay=replay)
         self.pause("key_checked")
-        self._take(campaign_id)
+        with self.pool.connection() as conn:
+            branch = branch or timeline.current_branch(conn, campaign_id)
+        busy = f"{campaign_id}/{branch}"
+        self._take(busy, campaign_id)
         try:
             with self.pool.connection() as conn:
-                state = reads.load_state(conn, campaign_id)
+                state, position, text = self._at_head(conn, campaign_id, branch, text)
             self.pause("loaded")
-            if expected is not None and expected != state.campaign.turn_number:
-                raise TurnStale(expected, state.campaign.turn_number)
+            if expected is not None and expected != state.campaign.turn_number + int(position.retried):
+                raise TurnStale(expected, state.campaign.turn_number + int(position.retried))
             pack = self.packs.for_turn(campaign_id, state.campaign.pack_id, lambda p: pack_fit.problems(p, state))
         except BaseException:
-            self._give_back(campaign_id)
+            self._give_back(busy)
             raise
-        return Claim(slot=Slot(campaign_id, state, pack, text, keyed, self._give_back))
+        return Claim(slot=Slot(campaign_id, state, pack, text, keyed, self._give_back, position=position,
+                                busy=busy))
+
+    def _at_head(self, conn: Any, campaign_id: str, branch: str, text: str) -> tuple[GameState, Position, str]:
+        """(the state a turn starts from, its position, the input it plays), read in one read transaction so the
+        head and the state agree. A /retry starts from the head's parent with the head's input."""
+        with reads.snapshot(conn):
+            at = timeline.head(conn, campaign_id, branch)
+            if timeline_rules.is_retry(text):
+                played = timeline.turn(conn, campaign_id, at.turn_id)
+                if played is None:
+                    raise BranchError(campaign_id, branch, "nothing_to_retry", f"nothing to retry: branch {branch} "
+                                      "stands at the campaign's start")
+                limits = limits_of(self.packs.for_view(campaign_id, reads.pack_id(conn, campaign_id)))
+                state = GameState.model_validate(dict(reads.state_at(conn, campaign_id, at.turn_number - 1, limits,
+                                                                     branch)))
+                return state, Position(branch, played.parent, at.turn_id,
+                                       timeline.next_variant(conn, campaign_id, played.parent)), played.input
+            if branch == timeline.current_branch(conn, campaign_id):
+                state = reads.load_state(conn, campaign_id)
+            else:
+                limits = limits_of(self.packs.for_view(campaign_id, reads.pack_id(conn, campaign_id)))
+                state = GameState.model_validate(dict(reads.state_at(conn, campaign_id, at.turn_number, limits,
+                                                                     branch)))
+            return state, Position(branch, at.turn_id, at.turn_id,
+                                   timeline.next_variant(conn, campaign_id, at.turn_id)), text
 
     def play(self, slot: Slot, on_token: Callable[[str], None] | None = None) -> Played:
         """Play a claimed turn and release the slot.
@@ -274,7 +311,8 @@ class Engine:
                 try:
                     final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
                                      llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
-                                     keyed=slot.keyed, resume=self._resume(slot.campaign_id))
+                                     keyed=slot.keyed, resume=self._resume(slot.campaign_id),
+                                     position=slot.position)
                 except (TurnConflictError, KeyTaken) as exc:
                     self.pause("committed")
                     return self._lost_race(slot, exc)
@@ -293,7 +331,8 @@ class Engine:
                     for kind, payload in stream_turn(conn, slot.state.model_copy(update={"player_input": slot.text}),
                                                      pack=slot.pack, llm=self.llm, graph=self.graph,
                                                      retriever=self.retriever, keyed=slot.keyed,
-                                                     resume=self._resume(slot.campaign_id)):
+                                                     resume=self._resume(slot.campaign_id),
+                                                     position=slot.position):
                         if kind == "turn":
                             yield "turn", Played(body=payload.view.model_dump(mode="json"), view=payload.view,
                                                  state=payload)
@@ -305,23 +344,54 @@ class Engine:
             slot.release()
 
     def play_turn(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None,
-                  on_token: Callable[[str], None] | None = None) -> Played:
-        """Claim and play one turn (see :meth:`claim` and :meth:`play` for what it raises)."""
-        claim = self.claim(campaign_id, text, key=key, expected=expected)
+                  on_token: Callable[[str], None] | None = None, branch: str | None = None) -> Played:
+        """Claim and play one turn on ``branch`` (default: the current one; see :meth:`claim` and :meth:`play` for
+        what it raises)."""
+        claim = self.claim(campaign_id, text, key=key, expected=expected, branch=branch)
         if claim.replay is not None:
             return claim.replay
         return self.play(claim.slot, on_token=on_token)
 
+    def timeline(self, campaign_id: str, command: str, *, branch: str | None = None, key: str | None = None,
+                 expected: int | None = None) -> Played:
+        """Play a timeline command (``/undo 2``, ``/retry``, ``/fork NAME --at 3``, ``/switch NAME``...; see
+        ``rules.timeline``) on ``branch`` (default: the current one), as a turn is played (same slot, key and
+        expected-turn checks; Commit moves the head).
+
+        :raises BranchError: the command could do nothing (its ``reason`` says why; nothing was changed).
+        :raises TurnConflictError: the head moved meanwhile. Raises as :meth:`play_turn` does.
+        """
+        played = self.play_turn(campaign_id, command, key=key, expected=expected, branch=branch)
+        said = played.view.timeline if played.view is not None else None
+        if said is not None and not said.done:
+            raise BranchError(campaign_id, branch or "", said.reason or "refused", played.view.text)
+        return played
+
+    def branches(self, campaign_id: str) -> list[views.BranchView]:
+        """Every branch of the campaign (``main`` first) with its head, what /redo could replay, and where it stands.
+        :raises CampaignNotFoundError."""
+        with self.pool.connection() as conn, reads.snapshot(conn):
+            found = timeline.branches(conn, campaign_id)
+            heads = {b.name: timeline.turn(conn, campaign_id, b.head.turn_id) for b in found}
+            start = reads.initial_state(conn, campaign_id).location
+        return [views.BranchView(name=b.name, head_turn=b.head.turn_number, tip_turn=b.tip, current=b.current,
+                                 location=heads[b.name].location if heads[b.name] else start,
+                                 last_text=heads[b.name].text if heads[b.name] else "",
+                                 forked_from=b.forked_from, forked_at=b.forked_at) for b in found]
+
     # ------------------------------------------------------------------------------------------ reads
 
-    def turns(self, campaign_id: str, *, after_turn: int = 0, limit: int = 20) -> views.TurnPage:
-        """Up to ``limit`` turns after turn ``after_turn``, oldest first (paged by turn number: the cost of a page
-        does not grow with the campaign). :raises CampaignNotFoundError."""
-        with self.pool.connection() as conn:
-            total = reads.turn_number(conn, campaign_id)
-            rows = reads.turn_records(conn, campaign_id, after_turn, limit)
+    def turns(self, campaign_id: str, *, after_turn: int = 0, limit: int = 20,
+              branch: str | None = None) -> views.TurnPage:
+        """Up to ``limit`` turns after turn ``after_turn`` on the line of ``branch`` (default: the current one) up to
+        its head, oldest first (paged by turn number: the cost of a page does not grow with the campaign).
+        :raises CampaignNotFoundError. :raises BranchError: no such branch."""
+        with self.pool.connection() as conn, reads.snapshot(conn):
+            at = timeline.head(conn, campaign_id, branch)
+            total = at.turn_number
+            rows = reads.turn_records(conn, campaign_id, after_turn, limit, at.branch)
         last = rows[-1].turn_number if rows else None
-        return views.TurnPage(campaign_id=campaign_id, total=total, turns=rows,
+        return views.TurnPage(campaign_id=campaign_id, total=total, turns=rows, branch=at.branch,
                               next_after_turn=last if last is not None and last < total else None)
 
     def episodes(self, campaign_id: str) -> views.EpisodesView:
@@ -393,10 +463,14 @@ class Engine:
         state = self.load(campaign_id)
         return state, self.packs.for_view(campaign_id, state.campaign.pack_id)
 
-    def _take(self, campaign_id: str) -> None:
+    def _take(self, busy: str, campaign_id: str) -> None:
+        """Hold ``busy`` (a whole campaign, or one branch of it: ``<campaign>/<branch>``) in the busy set, or raise
+        :class:`TurnBusy` when it, or the whole campaign, or (for the whole campaign) any branch of it is held."""
         with self._busy_guard:
-            if campaign_id not in self._busy:
-                self._busy.add(campaign_id)
+            whole = busy == campaign_id
+            if busy not in self._busy and campaign_id not in self._busy and not (
+                    whole and any(k.startswith(f"{campaign_id}/") for k in self._busy)):
+                self._busy.add(busy)
                 return
         with self.pool.connection() as conn:
             raise TurnBusy(reads.turn_number(conn, campaign_id))

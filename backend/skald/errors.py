@@ -25,6 +25,20 @@ class TurnConflictError(SkaldError):
         )
 
 
+class BranchError(SkaldError):
+    """A timeline command that cannot be done as asked: no such branch, a name taken or not allowed, nothing to undo
+    or redo, no such variant, deleting the current branch. Nothing was changed. ``reason`` is a short tag
+    (``no_branch``, ``name_taken``, ``bad_name``, ``nothing_to_undo``, ``nothing_to_redo``, ``nothing_to_retry``,
+    ``no_variant``, ``current_branch``, ``bad_turn``) for callers that map it (the API's status codes)."""
+
+    def __init__(self, campaign_id: str, branch: str, reason: str, message: str):
+        self.campaign_id = campaign_id
+        self.branch = branch
+        self.reason = reason
+        self.problem = message
+        super().__init__(f"campaign {campaign_id}: {message}")
+
+
 class CampaignNotFoundError(SkaldError):
     def __init__(self, campaign_id: str):
         self.campaign_id = campaign_id

@@ -2,6 +2,7 @@
 
     router ──META──> meta ──> END   (an out-of-game command: answered, nothing committed, not a turn)
        │                 └──/end, /next──> evaluator -> commit -> END   (episode commands: committed, not a turn)
+       │──/undo, /fork...──> timeline ──> END, or ──> commit -> END   (a head moved: Commit moves it, not a turn)
        │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner -> episode
        └──ACTION─> mechanic ──>     -> director ─────────────────────────> narrator -> validator -> refiner
                                            └─> scene <─> character (Send, one per character) ─┘    -> evaluator
@@ -41,6 +42,7 @@ from skald.nodes.narrator import narrator
 from skald.nodes.refiner import refiner
 from skald.nodes.router import ROUTES, route_after_router, router
 from skald.nodes.scene import route_after_scene, scene
+from skald.nodes.timeline import TIMELINE_ROUTES, route_after_timeline, timeline_node
 from skald.nodes.validator import validator
 from skald.nodes.world_sim import world_sim
 from skald.packs.loader import get_pack
@@ -51,6 +53,7 @@ from skald.rules.player_input import check_player_input, resolve_choice
 from skald.settings import get_settings
 from skald.state import CharacterTask, GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
+from skald.store.timeline import Position
 
 # The pipeline after the router's branch, in order, as a turn without a scene runs it (a scene runs between the
 # director and the narrator: see ``nodes.scene``).
@@ -59,7 +62,7 @@ PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "episode", "di
 NODES = {
     "router": router, "meta": meta, "mechanic": mechanic, "encounter": encounter, "world_sim": world_sim,
     "companion": companion, "arc_planner": arc_planner, "episode": episode, "director": director,
-    "scene": scene, "character": character,
+    "scene": scene, "character": character, "timeline": timeline_node,
     "narrator": narrator, "validator": validator, "refiner": refiner, "evaluator": evaluator, "commit": commit,
 }
 INPUTS = {"character": CharacterTask}  # a node fed by Send, with its own input
@@ -74,6 +77,7 @@ def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ROUTES)
     graph.add_conditional_edges("meta", route_after_meta, META_ROUTES)  # most commands commit nothing
+    graph.add_conditional_edges("timeline", route_after_timeline, TIMELINE_ROUTES)
     graph.add_edge("mechanic", "encounter")
     for before, after in zip(PIPELINE, PIPELINE[1:], strict=False):
         if before != "director":  # the Director routes itself: to a scene, or straight to the narrator
@@ -120,20 +124,23 @@ def resolve_retriever(retriever: LazyRetriever | None | bool) -> LazyRetriever |
 
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
-             resume: str | None = None) -> tuple[TurnInput, TurnContext]:
+             resume: str | None = None, position: Position | None = None) -> tuple[TurnInput, TurnContext]:
     started = time.monotonic()  # the turn's LLM budget counts from here
     text = resolve_choice(check_player_input(state.player_input, get_settings().max_input_chars), state.offer)
     start = GameState.starting(state, text)
+    if position is not None:
+        start = start.model_copy(update={"branch": position.branch, "variant": position.variant})
     pack = pack or get_pack(state.campaign.pack_id)
     llm = llm or default_llm()
     context = TurnContext(
         conn=conn,
         pack=pack,
         llm=llm,
-        rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1),
+        rng=turn_rng(state.campaign.seed, state.campaign.turn_number + 1, start.variant),
         limits=limits_of(pack),
         retriever=resolve_retriever(retriever),
         keyed=keyed,
+        position=position,
         resume=resume,
         deadline=started + llm.settings.turn_budget_s,
     )
@@ -144,7 +151,7 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
              llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
              on_token: Callable[[str], None] | None = None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
-             resume: str | None = None) -> GameState:
+             resume: str | None = None, position: Position | None = None) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     The turn's LLM calls share one budget, ``SKALD_TURN_BUDGET_S`` seconds of the ``llm`` client's settings, counted
@@ -156,6 +163,8 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :param retriever: the lore index handle; True (default) for the one the settings name, None for none.
     :param keyed: the idempotency key to store with the turn (Commit writes it in the turn's transaction).
     :param resume: how the frontend resumes the campaign, for /quit and /save (default: ``skald play --campaign``).
+    :param position: where in the turn tree the turn is played (``store.timeline.position``; a retry's from
+        ``Engine.claim``); None: after the current branch's head, which must still be at ``state``'s turn.
     :returns: the state this turn committed plus its per-turn fields (text, suggestions, warnings...).
     :raises PlayerInputError: empty, oversized or control-character input, or a number that picks no suggestion;
         nothing was played or written.
@@ -163,13 +172,13 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :raises KeyTaken: another turn holds ``keyed``'s key; nothing was written.
     """
     if on_token is None:
-        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume)
+        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position)
         final = GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
         _prefetch(context, final)
         return final
     final = None
     for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed,
-                                     resume=resume):
+                                     resume=resume, position=position):
         if kind == "token":
             on_token(payload)
         elif kind == "turn":
@@ -180,7 +189,7 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
 def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
                 llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
                 retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
-                resume: str | None = None) -> Iterator[tuple[str, Any]]:
+                resume: str | None = None, position: Position | None = None) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
     ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token,
@@ -188,7 +197,7 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
     usable, or the validator found it told the outcome wrongly: show ``text`` instead of the tokens; the turn's view
     has ``prose_replaced``), and last ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
-    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume)
+    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position)
     final = None
     for mode, payload in (graph or compiled_graph()).stream(state, context=context,
                                                             stream_mode=["updates", "custom", "values"]):
@@ -214,6 +223,7 @@ def _prefetch(context: TurnContext, played: GameState) -> None:
     if played.view is None or shown is None or shown.scene_changed:  # nothing committed, or a scene just entered:
         return  # a place passed through in one turn costs no call; one the player stays in is briefed after that turn
     try:
-        briefs.prefetch(context.conn, context.llm, played.persistent(), context.pack, context.retriever)
+        briefs.prefetch(context.conn, context.llm, played.persistent(), context.pack, context.retriever,
+                        played.branch)
     except Exception as exc:  # noqa: BLE001 - the next turn briefs its scene itself
         logging.getLogger(__name__).warning("brief prefetch failed: %s: %s", type(exc).__name__, exc)

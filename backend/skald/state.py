@@ -43,9 +43,11 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     TurnSummary,
     World,
 )
+from skald.rules.dice import turn_key
+from skald.rules.timeline import Move
 from skald.scene_brief import SceneBrief
 from skald.text import sentences
-from skald.views import TurnView
+from skald.views import TimelineView, TurnView
 from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
 
@@ -185,6 +187,7 @@ class CharacterTask(Model):
     update: SceneUpdate
     seed: int = Field(description="campaign seed, for the offline character's choices")
     turn: int
+    variant: int = Field(0, description="the turn's dice variant (``rules.dice.turn_key``)")
     player: str = Field(description="the player's name")
     pronouns: str = Field("they/them", description="the player's pronouns")
     others: dict[str, str] = Field(default_factory=dict, description="id -> name of the other characters")
@@ -226,6 +229,8 @@ class TurnFields(Model):
         default_factory=list, description="ids of the lore chunks the prompts used this turn")
     context_stats: Annotated[list[dict[str, Any]], operator.add] = Field(
         default_factory=list, description="llm.budget.ContextStats per role called this turn (for --debug)")
+    timeline_move: Move | None = Field(None, description="what a timeline command changes (Commit carries it out)")
+    timeline_view: TimelineView | None = Field(None, description="what a timeline command did, for its view")
     view: TurnView | None = Field(None, description="what the player sees of this turn, built by Commit")
 
 
@@ -233,6 +238,9 @@ class TurnInput(PersistentState):
     """What one turn starts from: the graph's input schema."""
 
     player_input: str = ""
+    branch: str = Field("main", description="the branch of the campaign's turn tree this turn is played on")
+    variant: int = Field(0, description="the turn's dice variant: 0 for the first turn played from its parent, then "
+                         "1, 2... for retries (``rules.dice.turn_key``)")
     after: PersistentState | None = Field(
         None, description="the persistent state as it will be after this turn: starts as the committed state with "
                           "campaign.turn_number + 1, and every staged batch of events is folded into it once")
@@ -254,6 +262,11 @@ class GameState(TurnInput, TurnFields):
     def turn(self) -> int:
         """The number of the turn being played (the committed turn number + 1)."""
         return self.campaign.turn_number + 1
+
+    @property
+    def turn_key(self) -> int | tuple[int, int]:
+        """What keys this turn's randomness with the campaign seed (``rules.dice.turn_key``)."""
+        return turn_key(self.turn, self.variant)
 
     def closing(self) -> PersistentState:
         """The persistent state this turn commits: ``after`` with the story-turn count advanced, this turn added to
@@ -285,4 +298,4 @@ class GameState(TurnInput, TurnFields):
 
 # Which fields of GameState live for one turn and which persist (kept outside the model: LangGraph would
 # treat class attributes as state channels).
-PER_TURN_FIELDS: frozenset[str] = frozenset(TurnFields.model_fields) | {"player_input", "after"}
+PER_TURN_FIELDS: frozenset[str] = frozenset(TurnFields.model_fields) | {"player_input", "branch", "variant", "after"}

@@ -174,7 +174,35 @@ class TurnView(View):
                                     "out-of-game commands")
     scene: SceneTurnView | None = Field(None, description="the multi-character scene this turn played in (its "
                                         "lines by speaker); null when none ran")
+    timeline: TimelineView | None = Field(None, description="for a timeline command, what it did")
+    branch: str = Field("main", description="the branch of the campaign's turn tree the turn was played on (for a "
+                        "timeline command, the branch the player is on after it)")
+    variant: int = Field(0, description="0 for the first turn played at this point; 1, 2... for retries and for "
+                         "turns played here after an undo")
     state: StatusView
+
+
+class BranchView(View):
+    """One branch of a campaign's turn tree."""
+
+    name: str
+    head_turn: int = Field(description="the turn the branch stands at (0: the campaign's start)")
+    tip_turn: int = Field(description="how far /redo can go on it (the head when there is nothing to redo)")
+    current: bool = Field(description="the branch a turn without a branch plays on, and what the campaign shows")
+    location: str = Field(description="the location id at its head")
+    last_text: str = Field(description="the narration of its head turn ('' at the start)")
+    forked_from: str | None = None
+    forked_at: int | None = Field(None, description="the turn of `forked_from` it started at")
+
+
+class TimelineView(View):
+    """What a timeline command (/undo, /fork...) did: ``done`` false with a ``reason`` when it could do nothing
+    (``no_branch``, ``name_taken``, ``bad_name``, ``bad_args``, ``bad_turn``, ``nothing_to_undo``,
+    ``nothing_to_redo``, ``nothing_to_list``, ``no_variant``, ``current_branch``)."""
+
+    command: str
+    done: bool
+    reason: str | None = None
 
 
 class SceneView(View):
@@ -264,6 +292,8 @@ class TurnRecordView(View):
     location: str
     world_time_minutes: int
     created_at: str
+    variant: int = Field(0, description="0 for the first turn played at this point; 1, 2... for retries and for "
+                         "turns played here after an undo")
 
 
 class CampaignSummary(View):
@@ -277,7 +307,8 @@ class TurnPage(View):
     """A page of the transcript, oldest turn first. Page forward with ``after_turn`` = ``next_after_turn``."""
 
     campaign_id: str
-    total: int = Field(description="turns played in all")
+    branch: str = Field("main", description="the branch whose line this is")
+    total: int = Field(description="turns on the branch's line up to its head")
     turns: list[TurnRecordView]
     next_after_turn: int | None = Field(description="pass as after_turn for the next page; null on the last page")
 
@@ -321,7 +352,8 @@ def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
         text=state.final_text, suggestions=suggestions(state), mechanic=check(state.mechanic_result),
         warnings=list(state.warnings), offline=offline, prose_replaced=any(PROSE_REPLACED in w for w in state.warnings),
         quit=state.quit_requested, episode=episode(state, pack, state.episode_progress), brief=brief(state),
-        scene=scene_turn(state, pack), state=status(state, pack))
+        scene=scene_turn(state, pack), timeline=state.timeline_view, branch=state.branch,
+        variant=state.variant if state.intent != Intent.META else 0, state=status(state, pack))
 
 
 def scene_turn(state: GameState, pack: EraPack) -> SceneTurnView | None:

@@ -21,22 +21,28 @@ from skald.api.docs import install_docs
 from skald.api.edge import CreateLimit, answers, error
 from skald.api.health import HealthCheck
 from skald.api.models import (
+    BRANCH_PATTERN,
     CampaignList,
     CreatedCampaign,
+    ForkRequest,
     Health,
     NewCampaign,
     PackView,
+    PickRequest,
     SetupFinished,
+    StepsRequest,
     StreamEpisodeComplete,
     StreamError,
     StreamProgress,
     StreamReplace,
     StreamToken,
+    TimelineRequest,
     TurnRequest,
 )
 from skald.api.setup import NewSetup, SetupMessage, SetupReply, SetupSessions
 from skald.engine import Claim, Engine, Played
 from skald.errors import (
+    BranchError,
     CampaignNotFoundError,
     KeyReused,
     PlayerInputError,
@@ -53,6 +59,7 @@ from skald.settings import get_settings
 from skald.store.tokens import token_hash
 from skald.transcripts import SceneTranscript, markdown
 from skald.views import (
+    BranchView,
     CampaignView,
     CompanionView,
     EpisodesView,
@@ -86,6 +93,9 @@ CAMPAIGN_ERRORS = answers(401, 404, 422, 503, when={404: GONE})
 BUSY = ("another turn of this campaign is in progress or committed first, or `expected_turn` is stale; "
         "`turn_number` is the campaign's turn now")
 TURN_ERRORS = answers(401, 404, 409, 422, 503, when={404: GONE, 409: BUSY})
+TIMELINE_ERRORS = answers(401, 404, 409, 422, 503, when={
+    404: "no such campaign, branch or variant", 409: BUSY + "; or nothing to undo, redo or retry, a branch name "
+    "taken, or the branch to delete is the current one (`reason` says which)"})
 STREAM_ERRORS = answers(401, 404, 409, 422, 503, stream=True, when={404: GONE, 409: BUSY})
 
 
@@ -106,6 +116,7 @@ STREAM_EVENTS = {"oneOf": [_event("progress", StreamProgress.model_json_schema()
 bearer = HTTPBearer(auto_error=False, description="the campaign's token (or, for GET /campaigns and a full GET "
                                                    "/health, the admin key)")
 CampaignIdPath = Annotated[str, Path(min_length=1, max_length=128, description="the campaign id")]
+BranchPath = Annotated[str, Path(min_length=1, max_length=40, pattern=BRANCH_PATTERN, description="a branch name")]
 IdempotencyKey = Annotated[str | None, Header(
     alias="Idempotency-Key", min_length=1, max_length=255, pattern=r"^[\x21-\x7e]+$",
     description="a client-chosen key (printable ASCII, up to 255 characters): a retry with the same key returns the "
@@ -269,8 +280,64 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     def play_turn(campaign_id: Campaign, body: TurnRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Play one turn. With an `Idempotency-Key` seen before, the original result is returned (header
         `Idempotent-Replayed: true`) and nothing is played."""
-        played = engine.play_turn(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn)
+        played = engine.play_turn(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn,
+                                  branch=body.branch)
         return _played(played)
+
+    def timeline_command(campaign_id: str, command: str, body: TimelineRequest | ForkRequest,
+                         key: str | None, status: int = 200) -> JSONResponse:
+        branch = getattr(body, "branch", None)
+        played = engine.timeline(campaign_id, command, branch=branch, key=key, expected=body.expected_turn)
+        return _played(played, status)
+
+    @app.post("/campaigns/{campaign_id}/undo", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
+    def undo(campaign_id: Campaign, body: StepsRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+        """Move the branch's head back `turns` turns (at most to the start). Nothing is deleted: `redo` replays them,
+        and a turn played now starts a new path (the old one stays, as a variant). Answers with the scene at the new
+        head and its four suggestions (`turn_number` is the head's)."""
+        return timeline_command(campaign_id, f"/undo {body.turns}", body, idempotency_key)
+
+    @app.post("/campaigns/{campaign_id}/redo", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
+    def redo(campaign_id: Campaign, body: StepsRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+        """Move the branch's head forward along the turns an undo took back."""
+        return timeline_command(campaign_id, f"/redo {body.turns}", body, idempotency_key)
+
+    @app.post("/campaigns/{campaign_id}/retry", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
+    def retry(campaign_id: Campaign, body: TimelineRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+        """Play the head turn's input again from the turn before it, with the next dice variant: different dice and
+        prose, reproducibly. The turn replaced stays as a variant (`pick` goes back to it)."""
+        return timeline_command(campaign_id, "/retry", body, idempotency_key)
+
+    @app.post("/campaigns/{campaign_id}/pick", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
+    def pick(campaign_id: Campaign, body: PickRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+        """Go to another variant of the head turn (a retry, or a turn played at that point after an undo)."""
+        return timeline_command(campaign_id, f"/pick {body.variant}", body, idempotency_key)
+
+    @app.get("/campaigns/{campaign_id}/branches", response_model=list[BranchView], tags=["timeline"],
+             responses=CAMPAIGN_ERRORS)
+    def branches(campaign_id: Campaign) -> list[BranchView]:
+        """Every branch of the campaign, `main` first: its head, how far `redo` could go, where it stands."""
+        return engine.branches(campaign_id)
+
+    @app.post("/campaigns/{campaign_id}/branches", response_model=TurnView, status_code=201, tags=["timeline"],
+              responses=TIMELINE_ERRORS)
+    def fork(campaign_id: Campaign, body: ForkRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+        """Start a branch at the current branch's head (or at `at_turn` of its line) and make it the current one."""
+        at = f" --at {body.at_turn}" if body.at_turn is not None else ""
+        return timeline_command(campaign_id, f"/fork {body.name}{at}", body, idempotency_key, 201)
+
+    @app.post("/campaigns/{campaign_id}/branches/{name}/switch", response_model=TurnView, tags=["timeline"],
+              responses=TIMELINE_ERRORS)
+    def switch(campaign_id: Campaign, name: BranchPath, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+        """Make `name` the current branch: what turns without a branch play on, and what the campaign shows."""
+        return timeline_command(campaign_id, f"/switch {name}", TimelineRequest(), idempotency_key)
+
+    @app.delete("/campaigns/{campaign_id}/branches/{name}", status_code=204, tags=["timeline"],
+                responses=TIMELINE_ERRORS)
+    def delete_branch(campaign_id: Campaign, name: BranchPath) -> Response:
+        """Delete a branch that is not the current one, with every turn no other branch reaches."""
+        engine.timeline(campaign_id, f"/delete-branch {name}")
+        return Response(status_code=204)
 
     def stream_claim(campaign_id: Campaign, body: TurnRequest, response: Response,
                      idempotency_key: IdempotencyKey = None) -> Iterator[Claim]:
@@ -345,10 +412,13 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
 
     @app.get("/campaigns/{campaign_id}/turns", response_model=TurnPage, tags=["turns"], responses=CAMPAIGN_ERRORS)
     def transcript(campaign_id: Campaign, after_turn: Annotated[int, Query(ge=0, le=10**9)] = 0,
-                   limit: Annotated[int, Query(ge=1, le=100)] = 20) -> TurnPage:
-        """The transcript, oldest turn first: up to `limit` turns after turn `after_turn` (0: from the start). Page
-        on with `after_turn` = the answer's `next_after_turn`."""
-        return engine.turns(campaign_id, after_turn=after_turn, limit=limit)
+                   limit: Annotated[int, Query(ge=1, le=100)] = 20,
+                   branch: Annotated[str | None, Query(min_length=1, max_length=40, pattern=BRANCH_PATTERN)] = None
+                   ) -> TurnPage:
+        """The transcript of a branch (default: the current one), oldest turn first: up to `limit` turns of its line
+        after turn `after_turn` (0: from the start) up to its head. Page on with `after_turn` = the answer's
+        `next_after_turn`."""
+        return engine.turns(campaign_id, after_turn=after_turn, limit=limit, branch=branch)
 
     @app.get("/campaigns/{campaign_id}/rumors", response_model=RumorsView, tags=["campaigns"],
              responses=CAMPAIGN_ERRORS)
@@ -404,9 +474,9 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     return app
 
 
-def _played(played: Played) -> JSONResponse:
+def _played(played: Played, status: int = 200) -> JSONResponse:
     headers = {"Idempotent-Replayed": "true"} if played.replayed else None
-    return JSONResponse(played.body, headers=headers)
+    return JSONResponse(played.body, status_code=status, headers=headers)
 
 
 def _pack_view(pack: EraPack) -> dict[str, Any]:
@@ -457,6 +527,12 @@ def _install_engine_errors(app: FastAPI) -> None:
         log.error("%s", exc)
         retry = {"Retry-After": "5"} if exc.reason in ("locked", "disk_full", "io") else None
         return error(503, f"the server's save file {exc.problem}", headers=retry, reason=exc.reason)
+
+    @app.exception_handler(BranchError)
+    async def timeline_refused(_: Request, exc: BranchError) -> JSONResponse:
+        status = {"no_branch": 404, "no_variant": 404, "bad_name": 422, "bad_args": 422, "bad_turn": 422}.get(
+            exc.reason, 409)
+        return error(status, exc.problem, reason=exc.reason)
 
     @app.exception_handler(CampaignNotFoundError)
     async def gone(_: Request, exc: CampaignNotFoundError) -> JSONResponse:

@@ -40,6 +40,9 @@ NAME_PATTERN = f"^[^{_NOT_TEXT}]*[^{_NOT_TEXT}\\s][^{_NOT_TEXT}]*$"
 """A character name: no category C character of the BMP, and something other than spaces."""
 INPUT_PATTERN = f"^(?:[^{_NOT_INPUT}\\r]|\\r\\n)*[^{_NOT_INPUT}\\s](?:[^{_NOT_INPUT}\\r]|\\r\\n)*$"
 """A turn's input: as a name, but tab, newline and CRLF line ends are allowed."""
+BRANCH_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"
+"""A branch name (``rules.timeline.NAME``): 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or
+digit."""
 _RULE = ("no character of Unicode category C: control characters, invisible format characters (zero-width "
          "U+200B-U+200D, U+2060, U+FEFF; bidi embeddings and overrides U+202A-U+202E and isolates U+2066-U+2069), "
          "private-use and unassigned code points, lone surrogates (`pattern` spells out the assigned ones of the "
@@ -94,6 +97,9 @@ class TurnRequest(_Request):
                        examples=["look around"])
     expected_turn: int | None = Field(None, ge=0, description="the campaign's turn number as the client last saw it; "
                                       "when the campaign has moved on, the turn is refused with 409")
+    branch: str | None = Field(None, min_length=1, max_length=40, pattern=BRANCH_PATTERN,
+                               description="play on this branch of the campaign's turn tree (default: the current "
+                                           "one); the current branch stays as it is")
 
     @field_validator("input", mode="before")
     @classmethod
@@ -104,6 +110,33 @@ class TurnRequest(_Request):
             return check_player_input(value, get_settings().max_input_chars)
         except PlayerInputError as exc:
             raise PydanticCustomError("player_input", "{reason}", {"reason": str(exc)}) from None
+
+
+class TimelineRequest(_Request):
+    """Where a timeline command applies: a branch (default: the current one) and, optionally, the head turn number the
+    client last saw on it (409 when it moved)."""
+
+    branch: str | None = Field(None, min_length=1, max_length=40, pattern=BRANCH_PATTERN,
+                               description="the branch (default: the current one)")
+    expected_turn: int | None = Field(None, ge=0, description="the branch's head turn number as the client last saw "
+                                      "it; when it has moved, the command is refused with 409")
+
+
+class StepsRequest(TimelineRequest):
+    turns: int = Field(1, ge=1, le=10**6, description="how many turns to move the head by")
+
+
+class PickRequest(TimelineRequest):
+    variant: int = Field(ge=0, description="the variant of the head turn to go to (see `variant` in the transcript)")
+
+
+class ForkRequest(_Request):
+    name: str = Field(min_length=1, max_length=40, pattern=BRANCH_PATTERN, description="the new branch's name",
+                      examples=["bolder-plan"])
+    at_turn: int | None = Field(None, ge=0, description="the turn of the current branch it starts at (default: its "
+                                "head; up to what /redo could reach)")
+    expected_turn: int | None = Field(None, ge=0, description="the current branch's head turn number as the client "
+                                      "last saw it")
 
 
 class CreatedCampaign(BaseModel):

@@ -39,6 +39,11 @@ def _save_file(path: Path) -> Check:
     """The save file opens read-only, is from this Skald or older, and passes ``PRAGMA integrity_check``."""
     if not path.exists():
         return Check(True, f"no save file at {path} yet; skald play creates it")
+    pending = _pending_migrations(path)
+    if pending:
+        return Check(True, f"database {path} is from an older Skald and needs upgrading: {'; '.join(pending)}. The "
+                     "next `skald play --db` (or any command that opens it for writing) upgrades it once, keeping "
+                     "every turn; copy the file first if you want to keep the old one")
     try:
         conn = connect(path, readonly=True)
         try:
@@ -49,6 +54,26 @@ def _save_file(path: Path) -> Check:
     except SaveFileError as exc:
         return Check(False, str(exc), "see above; or use another file: SKALD_DB_PATH=... / --db")
     return Check(True, f"database {path} opens and passes integrity_check (schema version {version})")
+
+
+def _pending_migrations(path: Path) -> list[str]:
+    """The migrations a save file still needs, each named with the first line of what it does (read without
+    changing the file: a read-only open would upgrade it first). Empty when up to date, or not a readable database
+    (the integrity check then says why)."""
+    import sqlite3
+    from urllib.parse import quote
+
+    from skald.store.schema import MIGRATIONS
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            version = schema_version(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []
+    return [f"{m.__name__} ({(m.__doc__ or '').strip().splitlines()[0].rstrip('.:')})" for m in MIGRATIONS[version:]]
 
 
 def run_checks(db_path: Path | None = None) -> list[Check]:

@@ -29,6 +29,8 @@ def play(
     pack: Annotated[str | None, typer.Option(help="era pack id (default: SKALD_DEFAULT_PACK)")] = None,
     db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
     campaign: Annotated[str | None, typer.Option(help="resume this campaign id")] = None,
+    branch: Annotated[str | None, typer.Option(help="with --campaign: switch to this branch of its turn tree first "
+                                                    "(/branches lists them)")] = None,
     seed: Annotated[int | None, typer.Option(help="seed for a new campaign (default: random)")] = None,
     script: Annotated[Path | None, typer.Option(help="play these inputs, one per line, without prompts",
                                                 exists=True, dir_okay=False)] = None,
@@ -54,7 +56,10 @@ def play(
         llm = LLMClient(settings, transport=transport)
     else:
         llm = LLMClient(settings)
-    session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name, watch)
+    if branch and not campaign:
+        typer.echo("skald play: --branch needs --campaign (a new campaign starts on main)", err=True)
+        raise typer.Exit(2)
+    session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name, watch, branch=branch)
     session.dice = dice
     if record:
         session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False),
@@ -66,13 +71,14 @@ def play(
 
 
 def _open_session(db: Path, llm: Any, pack: str | None, campaign: str | None, seed: int | None,
-                  background: str | None, name: str, watch: bool = False, retriever: Any = True):
+                  background: str | None, name: str, watch: bool = False, retriever: Any = True,
+                  branch: str | None = None):
     from skald.cli.session import Session
 
     try:
         return Session.open(db, llm, pack_id=pack, campaign=campaign,
                             seed=random.randrange(1 << 31) if seed is None else seed, background=background, name=name,
-                            watch=watch, retriever=retriever)
+                            watch=watch, retriever=retriever, branch=branch)
     except (SkaldError, PackError, ValueError) as exc:
         typer.echo(f"skald: {exc}", err=True)
         raise typer.Exit(2) from None

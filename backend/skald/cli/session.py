@@ -35,11 +35,13 @@ class Session:
     @classmethod
     def open(cls, db: Path | str, llm: LLMClient, *, pack_id: str | None = None, campaign: str | None = None,
              seed: int = 0, background: str | None = None, name: str = "Wren", watch: bool = False,
-             retriever: Any = True) -> Session:
-        """Resume ``campaign`` or start a new one on ``pack_id`` (an id or a pack folder). ``watch``: reload the pack
-        before each turn when its files change (``skald play --watch``).
+             retriever: Any = True, branch: str | None = None) -> Session:
+        """Resume ``campaign`` (on ``branch``, switched to first, when given) or start a new one on ``pack_id`` (an
+        id or a pack folder). ``watch``: reload the pack before each turn when its files change (``skald play
+        --watch``).
 
-        :raises CampaignNotFoundError: unknown campaign id. :raises PackError: unknown or invalid pack.
+        :raises CampaignNotFoundError: unknown campaign id. :raises BranchError: no such branch.
+        :raises PackError: unknown or invalid pack.
         :raises ValueError: unknown background, or a pack that does not match the resumed campaign.
         """
         notices: list[str] = []
@@ -48,6 +50,8 @@ class Session:
         engine = Engine(db, llm=llm, packs=packs, retriever=retriever, resume=lambda cid: resume_command(cid, db))
         try:
             if campaign:
+                if branch and not any(b.name == branch and b.current for b in engine.branches(campaign)):
+                    engine.timeline(campaign, f"/switch {branch}")  # a missing branch: BranchError lists them
                 state = engine.load(campaign)
                 if pack_id and pack_id != state.campaign.pack_id:
                     raise ValueError(f"campaign {campaign} was played on pack {state.campaign.pack_id!r}, "

@@ -31,7 +31,8 @@ from skald.rules import brief as rules
 from skald.rules import memory
 from skald.scene_brief import BriefDraft
 from skald.store import briefs as stored
-from skald.store import memories
+from skald.store import memories, timeline
+from skald.store.timeline import MAIN
 
 ROLE = "director"
 MAX_WAIT_S = 5.0  # the longest a turn waits for a brief being written in the background
@@ -79,13 +80,20 @@ def write(llm: LLMClient, state: PersistentState, pack: EraPack, retriever: Any 
     return Briefing(brief, "llm", attempted=True, calls=asked.calls, warnings=warnings + dropped, stats=asked.stats)
 
 
+def holder(campaign_id: str, branch: str) -> str:
+    """Whose briefs the cache holds: one branch of a campaign (a brief may recall that branch's memories, so branches
+    never share one; a head moved by a timeline command forgets its branch's briefs)."""
+    return f"{campaign_id}/{branch}"
+
+
 def for_scene(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, pack: EraPack, turn: int,
-              deadline: float | None) -> tuple[Briefing, str, list[str]]:
+              deadline: float | None, branch: str = MAIN) -> tuple[Briefing, str, list[str]]:
     """The brief a turn uses for the scene ``state`` (the state after the turn) stands in, and how it was had:
     ``cached`` or ``prefetched`` (held by this process; a brief being written is waited for at most
     :data:`MAX_WAIT_S` and a quarter of the time left before ``deadline``, and only once), ``stored`` (read back
-    from the save file), or ``built`` (written now by the rules). Returns (briefing, source, warnings)."""
-    cid = state.campaign.id
+    from the save file, on the branch's line), or ``built`` (written now by the rules). Returns (briefing, source,
+    warnings)."""
+    cid = holder(state.campaign.id, branch)
     key = rules.scene_key(state, pack)
     cache = llm.briefs
     now = time.monotonic()
@@ -96,7 +104,7 @@ def for_scene(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, 
     if held is not None:
         return held, "prefetched" if held.background and not held.reported else "cached", []
     if not late:
-        back = _read_back(conn, cid, key)
+        back = _read_back(conn, state.campaign.id, key, branch, state.campaign.turn_number)
         if back is not None:
             cache.put(cid, key, back)
             return back, "stored", []
@@ -109,26 +117,28 @@ def for_scene(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, 
 
 
 def prefetch(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, pack: EraPack,
-             retriever: Any = None) -> Future | None:
+             retriever: Any = None, branch: str | None = None) -> Future | None:
     """Start writing, in the background, the ``director`` role's brief of the scene ``state`` (a committed state)
     stands in, when the role can be called and neither this process nor the save file holds one from it. Returns the
     future, or None when nothing was started. Reads what it needs from ``conn`` now; the background thread never
-    touches the database."""
+    touches the database. ``branch``: the branch ``state`` is the head of (default: the current one); only its
+    line's memories are recalled."""
     try:
         llm.check(ROLE, None)
     except LLMUnavailable:
         return None
-    cid = state.campaign.id
+    branch = branch or timeline.current_branch(conn, state.campaign.id)
+    cid = holder(state.campaign.id, branch)
     key = rules.scene_key(state, pack)
     cache = llm.briefs
     if not cache.wants_llm(cid, key):
         return None
-    back = _read_back(conn, cid, key)
+    turn = state.campaign.turn_number
+    back = _read_back(conn, state.campaign.id, key, branch, turn)
     if back is not None and back.origin == "llm":
         cache.put(cid, key, back)
         return None
-    turn = state.campaign.turn_number
-    recent = memories.recent(conn, cid, turn + 1, memory.WINDOW) if retriever is not None else []
+    recent = memories.recent(conn, state.campaign.id, branch, turn + 1, memory.WINDOW) if retriever is not None else []
 
     def job() -> Briefing:
         briefing = write(llm, state, pack, retriever, recent, turn=turn)
@@ -138,10 +148,11 @@ def prefetch(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, p
     return cache.start(cid, key, job)
 
 
-def _read_back(conn: sqlite3.Connection, campaign_id: str, key: str) -> Briefing | None:
-    """The scene's brief as the save file has it (the latest turn in the scene stored it), scene-level parts only;
-    a brief the model wrote counts as the role asked, so it is not asked again."""
-    back = stored.latest(conn, campaign_id, key)
+def _read_back(conn: sqlite3.Connection, campaign_id: str, key: str, branch: str, up_to: int) -> Briefing | None:
+    """The scene's brief as the save file has it (the latest turn in the scene on the branch's line up to turn
+    ``up_to`` stored it), scene-level parts only; a brief the model wrote counts as the role asked, so it is not
+    asked again."""
+    back = stored.latest(conn, campaign_id, key, branch, up_to)
     if back is None:
         return None
     brief, origin = back

@@ -10,8 +10,9 @@ from langgraph.runtime import Runtime
 
 from skald import views
 from skald.context import TurnContext
+from skald.llm import briefs, offline
 from skald.rules import memory
-from skald.state import PERSISTENT_FIELDS, GameState
+from skald.state import PERSISTENT_FIELDS, GameState, PersistentState
 from skald.store import writer
 from skald.vocab import Intent
 
@@ -27,6 +28,8 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     :raises KeyTaken: another turn holds the idempotency key; nothing was written.
     """
     ctx = runtime.context
+    if state.timeline_move is not None:
+        return _commit_move(state, ctx)
     committed = state.closing()
     offline = not ctx.llm.online
     played = state.model_copy(update={name: getattr(committed, name) for name in PERSISTENT_FIELDS})
@@ -42,9 +45,32 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         lore_citations=json.dumps(state.lore_citations), offline=offline, **_brief(state))
     keyed = dataclasses.replace(ctx.keyed, response=view.model_dump_json()) if ctx.keyed else None
     writer.commit_turn(ctx.conn, writer.CommittedTurn(
-        before=state, after=committed, events=state.staged_events, row=row, keyed=keyed,
+        before=state, after=committed, events=state.staged_events, row=row, keyed=keyed, position=ctx.position,
         memory=memory.summarize(state, ctx.pack) if state.intent != Intent.META else None))
     return {name: getattr(committed, name) for name in PERSISTENT_FIELDS} | {"after": committed, "view": view}
+
+
+def _commit_move(state: GameState, ctx: TurnContext) -> dict:
+    """A timeline command's move (``rules.timeline``): carried out in one transaction (``writer.apply_move``); the
+    player is shown the command's line and the scene at the head they then stand at, with its standing offer."""
+    move = state.timeline_move
+    branch = state.branch if move.kind == "delete" else move.branch
+    shown: dict = {}
+
+    def respond(moved: PersistentState) -> str:  # inside the move's transaction: stored with its idempotency key
+        scene = offline.scene_text(moved, ctx.pack, resumed=moved.campaign.turn_number > 0)
+        update = {name: getattr(moved, name) for name in PERSISTENT_FIELDS} | {
+            "after": moved, "branch": branch, "variant": 0, "final_text": f"{state.final_text}\n\n{scene}",
+            "suggested_actions": list(moved.offer)}
+        view = views.turn(state.model_copy(update=update), ctx.pack, offline=not ctx.llm.online)
+        shown.update(update | {"view": view})
+        return view.model_dump_json()
+
+    moved = writer.apply_move(ctx.conn, state.campaign.id, move, ctx.limits, ctx.keyed, respond)
+    ctx.llm.briefs.forget(briefs.holder(state.campaign.id, move.branch))  # they may recall turns off the new line
+    if not shown:
+        respond(moved)
+    return shown
 
 
 def _brief(state: GameState) -> dict:

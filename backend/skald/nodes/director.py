@@ -81,8 +81,10 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> Command:
     if banter is not None:  # an exchange from banter.yaml is already written as 'Name: line' lines
         banter_line = banter.line if banter.banter else (
             f'{pack.companions[banter.companion].name} says, "{banter.line}"')
-    briefing, source, warnings = briefs.for_scene(ctx.conn, ctx.llm, state.after, pack, state.turn, ctx.deadline)
-    done = ctx.llm.briefs.unreported(state.campaign.id, briefing)  # background calls since the last turn, and ours
+    briefing, source, warnings = briefs.for_scene(ctx.conn, ctx.llm, state.after, pack, state.turn, ctx.deadline,
+                                                  state.branch)
+    # background calls since the last turn of this branch, and ours
+    done = ctx.llm.briefs.unreported(briefs.holder(state.campaign.id, state.branch), briefing)
     update: dict = {"llm_calls": [c for b in done for c in b.calls],
                     "warnings": [*(w for b in done for w in b.warnings), *warnings],
                     "context_stats": [s for b in done for s in b.stats]}
@@ -92,6 +94,6 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> Command:
         brief=brief_rules.for_turn(briefing.brief, state, pack), brief_source=source, brief_origin=briefing.origin,
         names=names, scene_changed=brief_rules.scene_key(state, pack) != briefing.brief.scene_key)
     now = ThisTurn(result=state.mechanic_result, target=target)
-    picks, _ = suggestions.suggest(state.after, pack, state.present_npcs, now)
+    picks, _ = suggestions.suggest(state.after, pack, state.present_npcs, now, state.variant)
     return Command(update=update | {"director_instructions": instructions, "suggested_actions": picks},
                    goto=after_director(state, pack))

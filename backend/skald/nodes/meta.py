@@ -31,7 +31,8 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     routed = state.router_output
     command = meta_commands.BY_KEY.get(routed.meta_command)
     campaigns = reads.list_campaigns(ctx.conn) if routed.meta_command == "load" else None
-    journal = stored.evaluations(ctx.conn, state.campaign.id) if command and command.reads_journal else None
+    journal = stored.evaluations(ctx.conn, state.campaign.id, state.branch) if command and command.reads_journal \
+        else None
     said, quit_requested = meta_commands.respond(
         routed.meta_command, meta_commands.MetaContext(state, pack, routed.meta_args, campaigns, ctx.resume, journal))
     offer = list(state.offer)

@@ -33,7 +33,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     writer = runtime.stream_writer
 
     def offline_prose() -> str:
-        rng = dice.rng_for(state.campaign.seed, "narrate", state.turn)
+        rng = dice.rng_for(state.campaign.seed, "narrate", state.turn_key)
         return offline.narrate(state, pack, rng)
 
     found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from skald import events as ev
 from skald.context import TurnContext
-from skald.rules import checks, intent
+from skald.rules import checks, intent, timeline
 from skald.state import GameState
 from skald.vocab import Intent
 
@@ -23,9 +23,13 @@ def router(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     return update
 
 
-ROUTES = {Intent.META.value: "meta", Intent.TALK.value: "encounter", Intent.ACTION.value: "mechanic"}
+ROUTES = {Intent.META.value: "meta", Intent.TALK.value: "encounter", Intent.ACTION.value: "mechanic",
+          "timeline": "timeline"}
 
 
 def route_after_router(state: GameState) -> str:
-    """The conditional edge, by intent (``ROUTES``): META -> meta, TALK -> encounter, ACTION -> mechanic."""
+    """The conditional edge, by intent (``ROUTES``): META -> meta (a timeline command -> timeline), TALK ->
+    encounter, ACTION -> mechanic."""
+    if state.intent == Intent.META and state.router_output.meta_command in timeline.COMMANDS:
+        return "timeline"
     return state.intent.value

@@ -98,7 +98,8 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
                                 spec.lines.get(cid, []) if spec else []),
         update=SceneUpdate(scene_context=context, transcript=transcript, last_event=event,
                            moderator_note=running.notes.get(cid), beat=beat),
-        seed=state.campaign.seed, turn=state.turn, player=state.player.name, pronouns=state.player.profile.pronouns,
+        seed=state.campaign.seed, turn=state.turn, variant=state.variant, player=state.player.name,
+        pronouns=state.player.profile.pronouns,
         others={k: v for k, v in names.items() if k != cid}, voice=voices.get(cid, []), heard=heard)
         for cid in running.characters]
     update = {"scene_tasks": tasks, "scene_lines": [*lines, *head]}
@@ -123,7 +124,7 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
     named = moderator.addressed(state, pack, moderator.cast(state)) if state.scene_beats == 0 else []
     lines, ordering = moderator.order(parsed, running, names, state.player.name, seed=state.campaign.seed,
                                       turn=state.turn, beat=beat, addressed_ids=named,
-                                      cap=settings.scene_lines_per_beat)
+                                      cap=settings.scene_lines_per_beat, variant=state.variant)
     warnings += ordering
     avoid = setup.limit_pattern(state.player.profile.limits)
     if avoid is not None:  # the player's content limits: a line that breaks them is not said

@@ -49,7 +49,7 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         warnings += [f"validator: {w}" for w in conflicts]
         if conflicts and _streamed(state):
             text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
-                                                                                      state.turn)),
+                                                                                      state.turn_key)),
                                             len(spoken_lines(state.scene_lines)))
             replaced = (f"validator: {views.PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
                         "the rules decided it")

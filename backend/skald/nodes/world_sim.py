@@ -16,5 +16,5 @@ def world_sim(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     index."""
     minutes = state.after.world.time_minutes - state.world.time_minutes
     travelled = state.after.location != state.location
-    events = world.tick_events(state, runtime.context.pack, minutes, travelled)
+    events = world.tick_events(state, runtime.context.pack, minutes, travelled, state.variant)
     return ev.stage(state.after, events, runtime.context.limits)

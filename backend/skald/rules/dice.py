@@ -18,9 +18,17 @@ def rng_for(seed: int, *keys: object) -> random.Random:
     return random.Random(int.from_bytes(hashlib.blake2b(material, digest_size=8).digest(), "big"))
 
 
-def turn_rng(seed: int, turn_number: int) -> random.Random:
-    """The RNG for turn ``turn_number`` (the turn being played, 1-based) of a campaign."""
-    return rng_for(seed, "turn", turn_number)
+def turn_key(turn_number: int, variant: int = 0) -> int | tuple[int, int]:
+    """What keys a turn's randomness besides the campaign seed: the turn number, and for a variant above 0 (a retry,
+    or a turn played again from the same point after an undo) the pair (turn, variant). So a campaign played straight
+    through rolls as it always did, and each retry of a turn rolls differently but reproducibly (seed x turn x
+    variant)."""
+    return turn_number if variant == 0 else (turn_number, variant)
+
+
+def turn_rng(seed: int, turn_number: int, variant: int = 0) -> random.Random:
+    """The RNG for turn ``turn_number`` (the turn being played, 1-based) of a campaign, in its ``variant``."""
+    return rng_for(seed, "turn", turn_key(turn_number, variant))
 
 
 def d20(rng: random.Random) -> int:

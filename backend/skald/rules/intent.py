@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
+from skald.rules import timeline
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, route
@@ -21,7 +22,7 @@ from skald.state import PersistentState, PresentNpc, RouterOutput
 from skald.text import name_key
 from skald.vocab import ActionClass, Intent, Tone
 
-META_COMMANDS = tuple(BY_KEY)  # every word a meta command answers to
+META_COMMANDS = tuple(BY_KEY) + timeline.COMMANDS  # every word an out-of-game or timeline command answers to
 
 
 def _words(*words: str) -> re.Pattern[str]:

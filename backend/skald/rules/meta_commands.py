@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from skald import views
 from skald.packs.models import EraPack
 from skald.persistent import EpisodeEvaluation, PersistentState
-from skald.rules import episode_commands
+from skald.rules import episode_commands, timeline
 from skald.rules.episode_commands import Act
 from skald.views import StatusView
 
@@ -68,7 +68,9 @@ class Help(MetaCommand):
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  /{cmd.keys[0]:<10} {cmd.summary()}" for cmd in COMMANDS]
-        return "Commands:\n" + "\n".join(rows) + "\nOtherwise type what you do, or a number 1-4 to play a suggestion."
+        times = [f"  /{f'{name} {takes}'.strip():<16} {summary}" for name, (takes, summary) in timeline.HELP.items()]
+        return ("Commands:\n" + "\n".join(rows) + "\nTimeline:\n" + "\n".join(times)
+                + "\nOtherwise type what you do, or a number 1-4 to play a suggestion.")
 
 
 class Status(MetaCommand):

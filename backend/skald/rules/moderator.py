@@ -268,11 +268,12 @@ def resolve(target: str | None, names: dict[str, str], player: str) -> str | Non
 
 
 def order(replies: list[tuple[str, Reply]], scene: ActiveScene, names: dict[str, str], player: str, *, seed: int,
-          turn: int, beat: int, addressed_ids: list[str], cap: int) -> tuple[list[SceneLine], list[str]]:
+          turn: int, beat: int, addressed_ids: list[str], cap: int,
+          variant: int = 0) -> tuple[list[SceneLine], list[str]]:
     """The beat's transcript lines in speaking order (see the module docstring), and warnings. ``replies`` may come
     in any order: the result depends only on who said what."""
     warnings: list[str] = []
-    rng = dice.rng_for(seed, f"scene-order:{scene.id}:{beat}", turn)
+    rng = dice.rng_for(seed, f"scene-order:{scene.id}:{beat}", dice.turn_key(turn, variant))
     draw = {cid: rng.random() for cid in sorted(names)}
     first = scene.characters[0] if scene.beat == 0 and beat == 1 else None
 

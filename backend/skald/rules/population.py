@@ -98,7 +98,7 @@ def hazard_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
     if location == state.location or state.combat is not None or state.after.combat is not None or \
             state.after.player.defeated or recovering:
         return []  # no ambush on someone fleeing or already fighting, knocked out, or carried to safety
-    rng = dice.rng_for(state.campaign.seed, "hazard", state.turn)
+    rng = dice.rng_for(state.campaign.seed, "hazard", state.turn_key)
     for hazard in pack.locations[location].hazards:
         if rng.random() < hazard.chance:
             return [ev.CombatStart(enemy_id=hazard.id, enemy_name=hazard.name, enemy_hp=hazard.hp,

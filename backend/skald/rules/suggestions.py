@@ -73,14 +73,14 @@ def _lint_patterns(pack: EraPack) -> tuple[Named, Named]:
 
 
 def suggest(view: PersistentState, pack: EraPack, present: list[PresentNpc],
-            now: ThisTurn | None = None) -> tuple[list[Suggestion], list[str]]:
+            now: ThisTurn | None = None, variant: int = 0) -> tuple[list[Suggestion], list[str]]:
     """Exactly four suggestions (PARAGON, INVESTIGATE, RENEGADE, NEUTRAL in that order) and lint notes for the scene
     the next turn starts in: ``view`` is the state after this turn (``GameState.after``, whose turn number is the turn
     just played), ``present`` who is on stage and ``now`` what this turn's action did (for follow-ups; None at the
     start of a campaign or for a /command). Candidates come from ``rules.candidates``; choices among them from an
-    RNG keyed by (campaign seed, ``view.campaign.turn_number``)."""
+    RNG keyed by (campaign seed, ``view.campaign.turn_number``, the turn's ``variant``)."""
     scene = scene_of(view, pack, present)
-    rng = dice.rng_for(view.campaign.seed, "suggest", view.campaign.turn_number)
+    rng = dice.rng_for(view.campaign.seed, "suggest", dice.turn_key(view.campaign.turn_number, variant))
     chosen: list[Suggestion] = []
     notes: list[str] = []
     for tone, options in candidates.candidates(view, pack, scene, rng, now).items():

@@ -54,8 +54,10 @@ def _world_events(state: PersistentState, pack: EraPack, tick: int, rng, power: 
     return out
 
 
-def tick_events(state: PersistentState, pack: EraPack, minutes: int, travelled: bool) -> list[ev.BaseEvent]:
-    """Events for every tick crossed by advancing ``minutes`` from the current world time.
+def tick_events(state: PersistentState, pack: EraPack, minutes: int, travelled: bool,
+                variant: int = 0) -> list[ev.BaseEvent]:
+    """Events for every tick crossed by advancing ``minutes`` from the current world time (``variant``: the turn's
+    dice variant, for the rumor a journey may spread; the ticks themselves are the world's, keyed by tick).
 
     :returns: WORLD_TICK, FACTION_MOVE, NEWS, RUMOR_SPREAD and NPC_MOVE events; empty when no tick is
         crossed and the player did not travel.
@@ -97,7 +99,7 @@ def tick_events(state: PersistentState, pack: EraPack, minutes: int, travelled: 
                     events.append(ev.NpcMove(npc=npc.id, to=nxt))
         events += _world_events(state, pack, tick, rng, power, public, npc_at)
     if not crossed and travelled:
-        rng = dice.rng_for(state.campaign.seed, "travel", state.campaign.turn_number)
+        rng = dice.rng_for(state.campaign.seed, "travel", dice.turn_key(state.campaign.turn_number, variant))
         hidden = [r for r in pack.rumors if r not in public and pack.rumors[r].location]
         if hidden and rng.random() < 0.3:
             events.append(ev.RumorSpread(rumor=rng.choice(hidden)))

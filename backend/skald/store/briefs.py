@@ -8,12 +8,15 @@ import sqlite3
 from skald.scene_brief import SceneBrief
 
 
-def latest(conn: sqlite3.Connection, campaign_id: str, scene_key: str) -> tuple[SceneBrief, str] | None:
-    """The brief the campaign's latest turn in scene ``scene_key`` used, and its origin (``llm`` or ``offline``);
-    None when no stored turn played in that scene (or its brief no longer reads, e.g. a save from another version:
-    the scene is then briefed again)."""
-    row = conn.execute("SELECT brief FROM turns WHERE campaign_id = ? AND scene_key = ? AND brief IS NOT NULL "
-                       "ORDER BY turn_number DESC LIMIT 1", (campaign_id, scene_key)).fetchone()
+def latest(conn: sqlite3.Connection, campaign_id: str, scene_key: str, branch: str,
+           up_to: int) -> tuple[SceneBrief, str] | None:
+    """The brief the latest turn in scene ``scene_key`` on the branch's line, at or before turn ``up_to``, used, and
+    its origin (``llm`` or ``offline``); None when no such turn played in that scene (or its brief no longer reads,
+    e.g. a save from another version: the scene is then briefed again)."""
+    row = conn.execute("SELECT t.brief FROM turns t JOIN branch_turns p ON p.turn_id = t.turn_id AND p.campaign_id = "
+                       "t.campaign_id AND p.branch = ? WHERE t.campaign_id = ? AND t.scene_key = ? AND t.brief IS NOT "
+                       "NULL AND p.turn_number <= ? ORDER BY t.turn_number DESC LIMIT 1",
+                       (branch, campaign_id, scene_key, up_to)).fetchone()
     if row is None:
         return None
     try:

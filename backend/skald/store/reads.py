@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from skald.errors import CampaignNotFoundError
@@ -26,13 +28,18 @@ from skald.state import (
     TurnSummary,
     World,
 )
+from skald.store import timeline
 from skald.text import sentences
 from skald.views import CampaignSummary, SuggestionView, TurnRecordView
 from skald.vocab import ArcStage
 
+# The turns on a branch's line: bind (campaign id, branch) and add conditions on p.turn_number.
+ON_LINE = ("FROM branch_turns p JOIN turns t ON t.turn_id = p.turn_id WHERE p.campaign_id = ? AND p.branch = ?")
+
 
 def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
-    """The campaign's committed state. :raises CampaignNotFoundError: no such campaign."""
+    """The campaign's committed state at the head of its current branch (read from the projection tables, which
+    follow that head). :raises CampaignNotFoundError: no such campaign."""
     row = conn.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise CampaignNotFoundError(campaign_id)
@@ -45,7 +52,7 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
 
     inventory = {r["item_id"]: r["qty"] for r in rows("SELECT item_id, qty FROM inventory WHERE campaign_id = ? "
                                                       "ORDER BY item_id")}
-    recent = _recent(conn, campaign_id, row["turn_number"])
+    recent = _recent(conn, campaign_id, row["branch"], row["turn_number"])
     return GameState(
         campaign=Campaign(id=row["id"], pack_id=row["pack_id"], seed=row["seed"], turn_number=row["turn_number"],
                           story_turns=row["story_turns"]),
@@ -73,28 +80,51 @@ def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
         director=DirectorState.model_validate_json(ws["director"]) if ws["director"] else DirectorState(),
         scenes=Scenes.model_validate_json(ws["scenes"]) if ws["scenes"] else Scenes(),
         recent=recent,
-        offer=_offer(conn, campaign_id, ws["offer"]),
+        offer=_offer(conn, campaign_id, row["branch"], row["turn_number"], ws["offer"]),
     )
 
 
-def _recent(conn: sqlite3.Connection, campaign_id: str, up_to: int) -> list[TurnSummary]:
-    """The last ``RECENT_TURNS`` story turns at or before turn ``up_to``, oldest first (``PersistentState.recent``)."""
+def _recent(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int) -> list[TurnSummary]:
+    """The last ``RECENT_TURNS`` story turns at or before turn ``up_to`` on the branch's line, oldest first
+    (``PersistentState.recent``)."""
     return [
         TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
                     location=r["location"], sentences=sentences(r["text"]))
         for r in reversed(conn.execute(
-            "SELECT turn_number, input, action_class, outcome, location, text FROM turns WHERE campaign_id = ? "
-            "AND turn_number <= ? AND intent != 'META' ORDER BY turn_number DESC LIMIT ?",
-            (campaign_id, up_to, RECENT_TURNS)).fetchall())]
+            f"SELECT t.turn_number, t.input, t.action_class, t.outcome, t.location, t.text {ON_LINE} AND "
+            "p.turn_number <= ? AND t.intent != 'META' ORDER BY p.turn_number DESC LIMIT ?",
+            (campaign_id, branch, up_to, RECENT_TURNS)).fetchall())]
 
 
-def _offer(conn: sqlite3.Connection, campaign_id: str, stored: str | None) -> list[Suggestion]:
+def _offer(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int, stored: str | None) -> list[Suggestion]:
     """The standing suggestions; a save from before m005 has none stored: its last story turn's stand."""
     if stored is None:
-        row = conn.execute("SELECT suggestions FROM turns WHERE campaign_id = ? AND intent != 'META' ORDER BY "
-                           "turn_number DESC LIMIT 1", (campaign_id,)).fetchone()
+        row = conn.execute(f"SELECT t.suggestions {ON_LINE} AND p.turn_number <= ? AND t.intent != 'META' ORDER BY "
+                           "p.turn_number DESC LIMIT 1", (campaign_id, branch, up_to)).fetchone()
         stored = row[0] if row is not None else "[]"
     return [Suggestion.model_validate(s) for s in json.loads(stored or "[]")]
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """A read transaction: every read inside sees the store as of its first read (WAL), so a head and the state at
+    it are read together. Nested use (already in a transaction) reads inside the outer one."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
+def pack_id(conn: sqlite3.Connection, campaign_id: str) -> str:
+    """The id of the pack the campaign plays. :raises CampaignNotFoundError."""
+    row = conn.execute("SELECT pack_id FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise CampaignNotFoundError(campaign_id)
+    return row[0]
 
 
 def list_campaigns(conn: sqlite3.Connection) -> list[tuple[str, int]]:
@@ -111,17 +141,22 @@ def campaign_rows(conn: sqlite3.Connection) -> list[CampaignSummary]:
                                   "ORDER BY updated_at DESC, id")]
 
 
-def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, limit: int) -> list[TurnRecordView]:
-    """Up to ``limit`` rendered turns numbered above ``after_turn``, oldest first (by the primary key)."""
+def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, limit: int,
+                 branch: str | None = None) -> list[TurnRecordView]:
+    """Up to ``limit`` rendered turns numbered above ``after_turn`` on the line of ``branch`` (default: the current
+    one) up to its head, oldest first (by the line's primary key)."""
+    at = timeline.head(conn, campaign_id, branch)
     return [TurnRecordView(
         turn_number=r["turn_number"], input=r["input"], intent=r["intent"], action_class=r["action_class"],
         outcome=r["outcome"], text=r["text"], warnings=json.loads(r["warnings"]) if r["warnings"] else [],
         suggestions=[SuggestionView(label=s["label"], tone=s["tone"], risk=s["risk"])
                      for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
-        location=r["location"], world_time_minutes=r["world_time_minutes"], created_at=r["created_at"])
-        for r in conn.execute("SELECT turn_number, input, intent, action_class, outcome, text, suggestions, warnings, "
-                              "location, world_time_minutes, created_at FROM turns WHERE campaign_id = ? AND "
-                              "turn_number > ? ORDER BY turn_number LIMIT ?", (campaign_id, after_turn, limit))]
+        location=r["location"], world_time_minutes=r["world_time_minutes"], created_at=r["created_at"],
+        variant=r["variant"])
+        for r in conn.execute("SELECT t.turn_number, t.input, t.intent, t.action_class, t.outcome, t.text, "
+                              f"t.suggestions, t.warnings, t.location, t.world_time_minutes, t.created_at, t.variant "
+                              f"{ON_LINE} AND p.turn_number > ? AND p.turn_number <= ? ORDER BY p.turn_number LIMIT ?",
+                              (campaign_id, at.branch, after_turn, at.turn_number, limit))]
 
 
 def turn_number(conn: sqlite3.Connection, campaign_id: str) -> int:
@@ -131,10 +166,13 @@ def turn_number(conn: sqlite3.Connection, campaign_id: str) -> int:
     return row[0]
 
 
-def rendered_turns(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, Any]]:
-    """Every rendered turn, oldest first, with JSON columns decoded."""
+def rendered_turns(conn: sqlite3.Connection, campaign_id: str, branch: str | None = None) -> list[dict[str, Any]]:
+    """Every rendered turn on the line of ``branch`` (default: the current one) up to its head, oldest first, with
+    JSON columns decoded."""
+    at = timeline.head(conn, campaign_id, branch)
     out = []
-    for r in conn.execute("SELECT * FROM turns WHERE campaign_id = ? ORDER BY turn_number", (campaign_id,)):
+    for r in conn.execute(f"SELECT t.* {ON_LINE} AND p.turn_number <= ? ORDER BY p.turn_number",
+                          (campaign_id, at.branch, at.turn_number)):
         row = dict(r)
         for key in ("suggestions", "warnings", "mechanic", "llm_calls", "lore_citations"):
             row[key] = json.loads(row[key]) if row[key] else None
@@ -142,53 +180,63 @@ def rendered_turns(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str,
     return out
 
 
-def event_log(conn: sqlite3.Connection, campaign_id: str) -> list[tuple[int, BaseEvent]]:
-    """Every stored event of the campaign as (turn number, typed event), in order; rows written before events
-    were typed read the same (their JSON has the same field names).
+def _event_rows(conn: sqlite3.Connection, campaign_id: str, branch: str | None, after: int = 0,
+                up_to: int | None = None) -> list[sqlite3.Row]:
+    """The event rows of the turns numbered ``after`` + 1 .. ``up_to`` (default: the head) on the branch's line."""
+    at = timeline.head(conn, campaign_id, branch)
+    return conn.execute(
+        "SELECT e.turn_number, e.seq, e.type, e.data FROM branch_turns p JOIN turn_events e ON e.turn_id = p.turn_id "
+        "WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number > ? AND p.turn_number <= ? ORDER BY "
+        "p.turn_number, e.seq", (campaign_id, at.branch, after, at.turn_number if up_to is None else up_to)).fetchall()
+
+
+def event_log(conn: sqlite3.Connection, campaign_id: str, branch: str | None = None) -> list[tuple[int, BaseEvent]]:
+    """Every stored event on the line of ``branch`` (default: the current one) up to its head, as (turn number,
+    typed event), in order; rows written before events were typed read the same (their JSON has the same field
+    names).
 
     :raises pydantic.ValidationError: a row no event class accepts (a corrupt log, or a type this engine does not
         know), naming the type and the field.
     """
-    return [(r["turn_number"], from_row(r["type"], r["data"])) for r in conn.execute(
-        "SELECT turn_number, type, data FROM turn_events WHERE campaign_id = ? ORDER BY turn_number, seq",
-        (campaign_id,))]
+    return [(r["turn_number"], from_row(r["type"], r["data"])) for r in _event_rows(conn, campaign_id, branch)]
 
 
-def turn_events(conn: sqlite3.Connection, campaign_id: str) -> list[dict[str, Any]]:
-    """The stored event rows as they are on disk (``type`` and the decoded ``data`` JSON)."""
+def turn_events(conn: sqlite3.Connection, campaign_id: str, branch: str | None = None) -> list[dict[str, Any]]:
+    """The stored event rows on the branch's line as they are on disk (``type`` and the decoded ``data`` JSON)."""
     return [{"turn_number": r["turn_number"], "seq": r["seq"], "type": r["type"], "data": json.loads(r["data"])}
-            for r in conn.execute("SELECT * FROM turn_events WHERE campaign_id = ? ORDER BY turn_number, seq",
-                                  (campaign_id,))]
+            for r in _event_rows(conn, campaign_id, branch)]
 
 
-def state_at(conn: sqlite3.Connection, campaign_id: str, turn: int, limits: Limits) -> PersistentState:
-    """The campaign's persistent state as turn ``turn`` committed it (0: as it started): the newest snapshot at or
-    before it (``turn_snapshots``, every ``writer.SNAPSHOT_EVERY`` turns; the initial state when there is none), the
-    events of the turns after the snapshot folded in (``events.replay_log``), and what Commit keeps beside the
-    events (the story-turn count, the recent turns, the standing offer) read from the turn rows. Costs at most
-    ``SNAPSHOT_EVERY`` turns of events, however long the campaign.
+def state_at(conn: sqlite3.Connection, campaign_id: str, turn: int, limits: Limits,
+             branch: str | None = None) -> PersistentState:
+    """The campaign's persistent state as turn ``turn`` of the line of ``branch`` (default: the current one)
+    committed it (0: as it started): the newest snapshot on that line at or before it (``turn_snapshots``, every
+    ``writer.SNAPSHOT_EVERY`` turns; the initial state when there is none), the events of the line's turns after the
+    snapshot folded in (``events.replay_log``), and what Commit keeps beside the events (the story-turn count, the
+    recent turns, the standing offer) read from the turn rows. Costs at most ``SNAPSHOT_EVERY`` turns of events,
+    however long the campaign; ``turn`` may be above the head, up to the line's tip (what /redo reaches).
 
-    :raises CampaignNotFoundError: no such campaign. :raises ValueError: ``turn`` is not between 0 and the last turn.
+    :raises CampaignNotFoundError: no such campaign. :raises BranchError: no such branch.
+    :raises ValueError: ``turn`` is not between 0 and the line's tip.
     """
-    head = turn_number(conn, campaign_id)
-    if not 0 <= turn <= head:
-        raise ValueError(f"campaign {campaign_id} has turns 0 to {head}, not {turn}")
-    snap = conn.execute("SELECT turn_number, state FROM turn_snapshots WHERE campaign_id = ? AND turn_number <= ? "
-                        "ORDER BY turn_number DESC LIMIT 1", (campaign_id, turn)).fetchone()
+    name = timeline.head(conn, campaign_id, branch).branch
+    top = timeline.tip(conn, campaign_id, name)
+    if not 0 <= turn <= top:
+        raise ValueError(f"campaign {campaign_id} has turns 0 to {top} on branch {name}, not {turn}")
+    snap = conn.execute("SELECT p.turn_number, s.state FROM branch_turns p JOIN turn_snapshots s ON s.turn_id = "
+                        "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? ORDER BY "
+                        "p.turn_number DESC LIMIT 1", (campaign_id, name, turn)).fetchone()
     start = PersistentState.model_validate_json(snap["state"]) if snap else initial_state(conn, campaign_id)
-    log = [(r["turn_number"], from_row(r["type"], r["data"])) for r in conn.execute(
-        "SELECT turn_number, type, data FROM turn_events WHERE campaign_id = ? AND turn_number > ? AND "
-        "turn_number <= ? ORDER BY turn_number, seq", (campaign_id, snap["turn_number"] if snap else 0, turn))]
-
-    state = replay_log(start, log, limits)
     since = snap["turn_number"] if snap else 0
+    log = [(r["turn_number"], from_row(r["type"], r["data"])) for r in _event_rows(conn, campaign_id, name, since,
+                                                                                   turn)]
+    state = replay_log(start, log, limits)
     story = start.campaign.story_turns + conn.execute(  # counted from the snapshot on: O(K), not O(turns)
-        "SELECT COUNT(*) FROM turns WHERE campaign_id = ? AND turn_number > ? AND turn_number <= ? AND "
-        "intent != 'META'", (campaign_id, since, turn)).fetchone()[0]
-    recent = _recent(conn, campaign_id, turn)
-    row = conn.execute("SELECT suggestions FROM turns WHERE campaign_id = ? AND turn_number = ?",
-                       (campaign_id, turn)).fetchone()
-    offer = _offer(conn, campaign_id, row["suggestions"]) if row else start.offer
+        f"SELECT COUNT(*) {ON_LINE} AND p.turn_number > ? AND p.turn_number <= ? AND t.intent != 'META'",
+        (campaign_id, name, since, turn)).fetchone()[0]
+    recent = _recent(conn, campaign_id, name, turn)
+    row = conn.execute(f"SELECT t.suggestions {ON_LINE} AND p.turn_number = ?", (campaign_id, name, turn)).fetchone()
+    offer = _offer(conn, campaign_id, name, turn, row["suggestions"]) if row else start.offer
     campaign = state.campaign.model_copy(update={"turn_number": turn, "story_turns": story})
     return state.model_copy(update={"campaign": campaign, "recent": recent, "offer": offer})
 

@@ -179,8 +179,61 @@ def m011_snapshots(db: sqlite_utils.Database) -> None:
                                 pk=("campaign_id", "turn_number"), foreign_keys=[("campaign_id", "campaigns", "id")])
 
 
+def m012_timelines(db: sqlite_utils.Database) -> None:
+    """Timelines: every campaign becomes a tree of turns with named branches (``store.timeline``).
+
+    - ``turns`` gets ``turn_id`` (its key, unique in the file), ``parent_turn_id`` (0: the campaign's start),
+      ``branch`` (the branch it was played on) and ``variant`` (0 for the first turn played from its parent, then 1,
+      2... for retries and for other turns played from it after an undo). Two turns of one campaign may now share a
+      number (the number is the turn's depth in the tree).
+    - ``turn_events``, ``turn_memories``, ``turn_dialogue``, ``turn_snapshots`` and ``episode_evaluations`` are keyed
+      by ``turn_id`` (the number stays, for reading).
+    - ``branches`` holds each branch's head; ``branch_turns`` each branch's line (the turn at every number from 1 to
+      its tip; the numbers above the head are what /redo replays); ``campaigns.branch`` is the branch the projections
+      show (the current one).
+
+    A linear save becomes the branch ``main``, its turns in order, its head the last turn: nothing is lost.
+    """
+    db["turns"].add_column("turn_id", int)
+    db["turns"].add_column("parent_turn_id", int)
+    db["turns"].add_column("branch", str)
+    db["turns"].add_column("variant", int, not_null_default=0)
+    db.execute("UPDATE turns SET turn_id = rowid, branch = 'main'")
+    db.execute("UPDATE turns SET parent_turn_id = COALESCE((SELECT p.turn_id FROM turns p WHERE p.campaign_id = "
+               "turns.campaign_id AND p.turn_number = turns.turn_number - 1), 0)")
+    db["turns"].transform(pk="turn_id")
+    db["turns"].create_index(["campaign_id", "parent_turn_id"])
+    for table in ("turn_events", "turn_memories", "turn_dialogue", "turn_snapshots", "episode_evaluations"):
+        db[table].add_column("turn_id", int)
+        db.execute(f"UPDATE {table} SET turn_id = COALESCE((SELECT t.turn_id FROM turns t WHERE t.campaign_id = "
+                   f"{table}.campaign_id AND t.turn_number = {table}.turn_number), 0)")
+    db.execute("DROP INDEX IF EXISTS idx_turn_events_campaign_id_turn_number_seq")
+    db["turn_events"].create_index(["turn_id", "seq"], unique=True)
+    db["turn_memories"].transform(pk=("campaign_id", "turn_id"))
+    db["turn_dialogue"].transform(pk=("turn_id", "seq"))
+    db["turn_snapshots"].transform(pk="turn_id")
+    db.execute("DROP INDEX IF EXISTS idx_episode_evaluations_share_id")
+    db["episode_evaluations"].transform(pk=("turn_id", "number"))
+    db["episode_evaluations"].create_index(["share_id"])
+    db["episode_evaluations"].create_index(["campaign_id", "number"])
+    db["campaigns"].add_column("branch", str, not_null_default="main")
+    db["branches"].create(
+        {"campaign_id": str, "name": str, "head_turn_id": int, "head_turn": int, "forked_from": str,
+         "forked_at": int, "created_at": str, "updated_at": str},
+        pk=("campaign_id", "name"), foreign_keys=[("campaign_id", "campaigns", "id")])
+    db["branch_turns"].create({"campaign_id": str, "branch": str, "turn_number": int, "turn_id": int},
+                              pk=("campaign_id", "branch", "turn_number"),
+                              foreign_keys=[("campaign_id", "campaigns", "id")])
+    db["branch_turns"].create_index(["turn_id"])
+    db.execute("INSERT INTO branches (campaign_id, name, head_turn_id, head_turn, created_at, updated_at) SELECT c.id, "
+               "'main', COALESCE((SELECT t.turn_id FROM turns t WHERE t.campaign_id = c.id AND t.turn_number = "
+               "c.turn_number), 0), c.turn_number, c.created_at, c.updated_at FROM campaigns c")
+    db.execute("INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) SELECT campaign_id, 'main', "
+               "turn_number, turn_id FROM turns ORDER BY campaign_id, turn_number")
+
+
 MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
-              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots)
+              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots, m012_timelines)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

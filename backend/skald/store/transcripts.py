@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from skald.errors import CampaignNotFoundError
 from skald.packs.models import EraPack
+from skald.store import timeline
 from skald.transcripts import SceneEnd, SceneTranscript, TranscriptLine
 
 
@@ -18,21 +18,23 @@ def _name(pack: EraPack | None, cid: str, spoken: dict[str, str] | None = None) 
 
 
 def scenes(conn: sqlite3.Connection, campaign_id: str, pack: EraPack | None = None,
-           scene: str | None = None) -> list[SceneTranscript]:
-    """Every scene of the campaign (or those with id ``scene``), oldest first, with their lines.
+           scene: str | None = None, branch: str | None = None) -> list[SceneTranscript]:
+    """Every scene on the line of ``branch`` (default: the current one) up to its head (or those with id
+    ``scene``), oldest first, with their lines.
 
-    :raises CampaignNotFoundError: no such campaign.
+    :raises CampaignNotFoundError: no such campaign. :raises BranchError: no such branch.
     """
-    row = conn.execute("SELECT id FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
-    if row is None:
-        raise CampaignNotFoundError(campaign_id)
+    at = timeline.head(conn, campaign_id, branch)
+    line = (campaign_id, at.branch, at.turn_number)
     lines = conn.execute(
-        "SELECT turn_number, scene_id, beat, speaker, name, target, action, tone, content, nonverbal FROM "
-        "turn_dialogue WHERE campaign_id = ? ORDER BY turn_number, seq", (campaign_id,)).fetchall()
+        "SELECT p.turn_number, d.scene_id, d.beat, d.speaker, d.name, d.target, d.action, d.tone, d.content, "
+        "d.nonverbal FROM branch_turns p JOIN turn_dialogue d ON d.turn_id = p.turn_id WHERE p.campaign_id = ? AND "
+        "p.branch = ? AND p.turn_number <= ? ORDER BY p.turn_number, d.seq", line).fetchall()
     spoken = {x["speaker"]: x["name"] for x in lines}
     marks = conn.execute(
-        "SELECT turn_number, type, data FROM turn_events WHERE campaign_id = ? AND type IN ('SCENE_OPENED', "
-        "'SCENE_CLOSED') ORDER BY turn_number, seq", (campaign_id,)).fetchall()
+        "SELECT p.turn_number, e.type, e.data FROM branch_turns p JOIN turn_events e ON e.turn_id = p.turn_id WHERE "
+        "p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? AND e.type IN ('SCENE_OPENED', 'SCENE_CLOSED') "
+        "ORDER BY p.turn_number, e.seq", line).fetchall()
     found: list[SceneTranscript] = []
     running: dict[str, SceneTranscript] = {}
     for mark in marks:

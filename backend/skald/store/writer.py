@@ -14,20 +14,22 @@ the key with the turn's response. Any exception rolls all of it back.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from skald.errors import TurnConflictError
-from skald.events import BaseEvent, EpisodeCompleted, SceneBeat
+from skald.errors import BranchError, TurnConflictError
+from skald.events import BaseEvent, EpisodeCompleted, Limits, SceneBeat
 from skald.persistent import PersistentState
-from skald.store import idempotency
+from skald.rules.timeline import Move
+from skald.store import idempotency, reads, timeline
 from skald.store.db import writing
 from skald.store.idempotency import KeyedTurn
-from skald.store.reads import turn_number
+from skald.store.timeline import MAIN, Position
 
 SNAPSHOT_EVERY = 50  # K: a snapshot of the state every K turns, so loading any turn folds at most K turns of events
 
@@ -67,6 +69,7 @@ class CommittedTurn:
     row: TurnRow
     memory: str | None = None  # the one-line summary kept for episodic recall (story turns only)
     keyed: KeyedTurn | None = None  # the idempotency key the turn is played under, with its response
+    position: Position | None = None  # where in the turn tree (None: after the current branch's head)
 
 
 def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash: str,
@@ -84,69 +87,197 @@ def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash:
             (state.campaign.id, state.campaign.pack_id, pack_hash, state.campaign.seed,
              state.persistent().model_dump_json(), stamp, stamp),
         )
+        conn.execute("INSERT INTO branches (campaign_id, name, head_turn_id, head_turn, created_at, updated_at) VALUES "
+                     "(?, ?, 0, 0, ?, ?)", (state.campaign.id, MAIN, stamp, stamp))
         _write_projections(conn, state.campaign.id, None, state)
         if token_hash is not None:
             conn.execute("INSERT INTO api_tokens (campaign_id, token_hash, created_at) VALUES (?, ?, ?)",
                          (state.campaign.id, token_hash, stamp))
         if memory:
-            conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, location, summary) VALUES (?, 0, ?, ?)",
-                         (state.campaign.id, state.location, memory))
+            conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, turn_id, location, summary) VALUES "
+                         "(?, 0, 0, ?, ?)", (state.campaign.id, state.location, memory))
 
 
 def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
-    """Persist one played turn.
+    """Persist one played turn as a child of its position's parent and move its branch's head to it.
 
-    :raises TurnConflictError: another turn committed on this campaign first; nothing was written.
+    The compare-and-swap is on the branch's head: it must still be ``position.expect`` (without a position: the
+    current branch's head must still be at ``before``'s turn number). The turn's line (``branch_turns``) gets the
+    new turn at its number and loses what was above it (nothing left to redo). The projection tables are written
+    only when the branch is the current one: the rows that changed since ``before``, or all of them for a retry
+    (the projections showed the head the retry replaces, not its parent).
+
+    :raises TurnConflictError: another turn (or a timeline command) moved the branch's head first; nothing was
+        written.
     :raises KeyTaken: another turn already holds the turn's idempotency key; nothing was written.
     :raises sqlite3.Error: on a storage failure; nothing was written.
     """
     before, after = turn.before, turn.after
     cid = before.campaign.id
-    expected = before.campaign.turn_number
     number = after.campaign.turn_number
     row = turn.row
     stamp = now()
     with writing(conn):
-        swapped = conn.execute(
-            "UPDATE campaigns SET turn_number = ?, story_turns = ?, updated_at = ? WHERE id = ? AND turn_number = ?",
-            (number, after.campaign.story_turns, stamp, cid, expected),
-        ).rowcount
-        if swapped != 1:
-            raise TurnConflictError(cid, expected, turn_number(conn, cid))
+        current = timeline.current_branch(conn, cid)
+        pos = turn.position or _at_head(conn, cid, current, before.campaign.turn_number)
+        turn_id = conn.execute(
+            "INSERT INTO turns (campaign_id, turn_number, parent_turn_id, branch, variant, input, intent, "
+            "action_class, outcome, text, suggestions, warnings, mechanic, llm_calls, location, world_time_minutes, "
+            "created_at, lore_citations, offline, scene_key, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?)",
+            (cid, number, pos.parent, pos.branch, pos.variant, row.input, row.intent, row.action_class, row.outcome,
+             row.text, row.suggestions, row.warnings, row.mechanic, row.llm_calls, after.location,
+             after.world.time_minutes, stamp, row.lore_citations, int(row.offline), row.scene_key, row.brief),
+        ).lastrowid
+        _move(conn, cid, pos.branch, pos.expect, turn_id, number, stamp)
+        conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ? AND turn_number >= ?",
+                     (cid, pos.branch, number))
+        conn.execute("INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) VALUES (?, ?, ?, ?)",
+                     (cid, pos.branch, number, turn_id))
+        if pos.branch == current:
+            conn.execute("UPDATE campaigns SET turn_number = ?, story_turns = ?, updated_at = ? WHERE id = ?",
+                         (number, after.campaign.story_turns, stamp, cid))
+            if pos.retried:
+                _rewrite_projections(conn, cid, after)
+            else:
+                _write_projections(conn, cid, before, after)
+        else:
+            conn.execute("UPDATE campaigns SET updated_at = ? WHERE id = ?", (stamp, cid))
         _many(
-            conn, "INSERT INTO turn_events (campaign_id, turn_number, seq, type, data) VALUES (?, ?, ?, ?, ?)",
-            [(cid, number, seq, e.type, json.dumps(e.data, sort_keys=True)) for seq, e in enumerate(turn.events)],
+            conn, "INSERT INTO turn_events (campaign_id, turn_number, turn_id, seq, type, data) VALUES "
+            "(?, ?, ?, ?, ?, ?)",
+            [(cid, number, turn_id, seq, e.type, json.dumps(e.data, sort_keys=True))
+             for seq, e in enumerate(turn.events)],
         )
-        _write_projections(conn, cid, before, after)
         if turn.memory is not None:
-            conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, location, summary) VALUES (?, ?, ?, ?)",
-                         (cid, number, after.location, turn.memory))
-        conn.execute(
-            "INSERT INTO turns (campaign_id, turn_number, input, intent, action_class, outcome, text, suggestions, "
-            "warnings, mechanic, llm_calls, location, world_time_minutes, created_at, lore_citations, offline, "
-            "scene_key, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (cid, number, row.input, row.intent, row.action_class, row.outcome, row.text, row.suggestions,
-             row.warnings, row.mechanic, row.llm_calls, after.location, after.world.time_minutes, stamp,
-             row.lore_citations, int(row.offline), row.scene_key, row.brief),
-        )
+            conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, turn_id, location, summary) VALUES "
+                         "(?, ?, ?, ?, ?)", (cid, number, turn_id, after.location, turn.memory))
         _many(
-            conn, "INSERT INTO episode_evaluations (campaign_id, number, episode_id, share_id, turn_number, trigger, "
-            "outcome, playstyle, evaluation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cid, e.evaluation.number, e.episode, e.evaluation.share_id, number, e.trigger, e.evaluation.outcome,
-              e.evaluation.playstyle, e.evaluation.model_dump_json(), stamp)
+            conn, "INSERT INTO episode_evaluations (campaign_id, number, turn_id, episode_id, share_id, turn_number, "
+            "trigger, outcome, playstyle, evaluation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cid, e.evaluation.number, turn_id, e.episode, e.evaluation.share_id, number, e.trigger,
+              e.evaluation.outcome, e.evaluation.playstyle, e.evaluation.model_dump_json(), stamp)
              for e in turn.events if isinstance(e, EpisodeCompleted)])
         _many(
-            conn, "INSERT INTO turn_dialogue (campaign_id, turn_number, seq, scene_id, beat, speaker, name, target, "
-            "action, tone, content, nonverbal, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cid, number, seq, scene, x.beat, x.speaker, x.name, x.target, x.action, x.tone, x.content, x.nonverbal,
-              x.after) for seq, (scene, x) in enumerate(
+            conn, "INSERT INTO turn_dialogue (campaign_id, turn_number, turn_id, seq, scene_id, beat, speaker, name, "
+            "target, action, tone, content, nonverbal, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cid, number, turn_id, seq, scene, x.beat, x.speaker, x.name, x.target, x.action, x.tone, x.content,
+              x.nonverbal, x.after) for seq, (scene, x) in enumerate(
                 (e.scene, x) for e in turn.events if isinstance(e, SceneBeat) for x in e.lines)])
         if number % SNAPSHOT_EVERY == 0:
-            conn.execute("INSERT OR REPLACE INTO turn_snapshots (campaign_id, turn_number, state) VALUES (?, ?, ?)",
-                         (cid, number, after.persistent().model_dump_json()))
+            conn.execute("INSERT INTO turn_snapshots (campaign_id, turn_number, turn_id, state) VALUES (?, ?, ?, ?)",
+                         (cid, number, turn_id, after.persistent().model_dump_json()))
         if turn.keyed is not None:
-            idempotency.record(conn, cid, turn.keyed, expected, number, stamp)
+            idempotency.record(conn, cid, turn.keyed, before.campaign.turn_number, number, stamp)
             idempotency.prune(conn, cid)
+
+
+def _at_head(conn: sqlite3.Connection, cid: str, branch: str, expected_number: int) -> Position:
+    """The position of a turn played without one (direct callers of ``run_turn``): from the head of the current
+    branch, which must be at the turn number the turn was played from."""
+    at = timeline.head(conn, cid, branch)
+    if at.turn_number != expected_number:
+        raise TurnConflictError(cid, expected_number, at.turn_number)
+    return Position(branch, at.turn_id, at.turn_id, timeline.next_variant(conn, cid, at.turn_id))
+
+
+def _move(conn: sqlite3.Connection, cid: str, branch: str, expect: int, turn_id: int, number: int, stamp: str) -> None:
+    """The compare-and-swap: move the branch's head from ``expect`` to ``turn_id`` (at ``number``), or raise
+    :class:`TurnConflictError` (the caller's transaction rolls back)."""
+    swapped = conn.execute("UPDATE branches SET head_turn_id = ?, head_turn = ?, updated_at = ? WHERE campaign_id = ? "
+                           "AND name = ? AND head_turn_id = ?", (turn_id, number, stamp, cid, branch, expect)).rowcount
+    if swapped != 1:
+        at = timeline.head(conn, cid, branch)
+        was = conn.execute("SELECT turn_number FROM turns WHERE turn_id = ?", (expect,)).fetchone()
+        raise TurnConflictError(cid, was[0] if was else 0, at.turn_number)
+
+
+def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: Limits, keyed: KeyedTurn | None = None,
+               respond: Callable[[PersistentState], str] | None = None) -> PersistentState:
+    """Carry out a timeline command's move (``rules.timeline``) in one transaction and return the state at the head
+    of the branch the player is then on (the moved or new branch; for a delete, the current one). When that branch
+    is the current one, the projection tables are rewritten to its head in the same transaction. Under an
+    idempotency key, the key is stored in the same transaction with ``respond(state)`` as its response, so a retry
+    of the request gets that answer and never moves the head twice.
+
+    :raises TurnConflictError: the head the command was planned on moved meanwhile; nothing was changed.
+    :raises BranchError: the branch is gone, its name is taken, or it became the current one (delete).
+    """
+    cid = campaign_id
+    stamp = now()
+    with writing(conn):
+        current = timeline.current_branch(conn, cid)
+        if move.kind == "delete":
+            if move.branch == current:
+                raise BranchError(cid, move.branch, "current_branch", f"{move.branch} is the current branch: switch "
+                                  "to another before deleting it")
+            timeline.head(conn, cid, move.branch)  # raises for a branch already gone
+            _delete_branch(conn, cid, move.branch)
+            state = reads.state_at(conn, cid, timeline.head(conn, cid, current).turn_number, limits, current)
+            _keep_key(conn, cid, keyed, respond, state, stamp)
+            return state
+        if move.kind == "fork":
+            turn_id = timeline.line_at(conn, cid, move.source, move.to_number)
+            if turn_id is None:
+                raise TurnConflictError(cid, move.to_number, timeline.tip(conn, cid, move.source))
+            try:
+                conn.execute("INSERT INTO branches (campaign_id, name, head_turn_id, head_turn, forked_from, "
+                             "forked_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             (cid, move.branch, turn_id, move.to_number, move.source, move.to_number, stamp, stamp))
+            except sqlite3.IntegrityError:
+                raise BranchError(cid, move.branch, "name_taken", f"there is already a branch {move.branch}") from None
+            conn.execute("INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) SELECT campaign_id, ?, "
+                         "turn_number, turn_id FROM branch_turns WHERE campaign_id = ? AND branch = ? AND "
+                         "turn_number <= ?", (move.branch, cid, move.source, move.to_number))
+        elif move.kind in ("undo", "redo", "pick"):
+            if move.kind == "pick":
+                conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ? AND turn_number >= ?",
+                             (cid, move.branch, move.to_number))
+                ids = [move.pick, *timeline.newest_descendants(conn, cid, move.pick)]
+                conn.executemany("INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) VALUES "
+                                 "(?, ?, ?, ?)", [(cid, move.branch, move.to_number + i, t) for i, t in enumerate(ids)])
+            target = timeline.line_at(conn, cid, move.branch, move.to_number)
+            if target is None:
+                raise TurnConflictError(cid, move.to_number, timeline.tip(conn, cid, move.branch))
+            _move(conn, cid, move.branch, move.expect, target, move.to_number, stamp)
+        at = timeline.head(conn, cid, move.branch)
+        state = reads.state_at(conn, cid, at.turn_number, limits, move.branch)
+        if move.kind in ("switch", "fork") or move.branch == current:
+            conn.execute("UPDATE campaigns SET branch = ?, turn_number = ?, story_turns = ?, updated_at = ? WHERE "
+                         "id = ?", (move.branch, at.turn_number, state.campaign.story_turns, stamp, cid))
+            _rewrite_projections(conn, cid, state)
+        _keep_key(conn, cid, keyed, respond, state, stamp)
+        return state
+
+
+def _keep_key(conn: sqlite3.Connection, cid: str, keyed: KeyedTurn | None,
+              respond: Callable[[PersistentState], str] | None, state: PersistentState, stamp: str) -> None:
+    """Store a timeline command's idempotency key with its response (inside the command's transaction)."""
+    if keyed is not None and respond is not None:
+        turn = state.campaign.turn_number
+        idempotency.record(conn, cid, dataclasses.replace(keyed, response=respond(state)), turn, turn, stamp)
+
+
+def _delete_branch(conn: sqlite3.Connection, cid: str, name: str) -> None:
+    """Remove the branch, its line, and every turn that is then on no branch's line and was played on a branch
+    that no longer exists (with the turns below them that are on no line), with their rows in every turn table."""
+    conn.execute("DELETE FROM branches WHERE campaign_id = ? AND name = ?", (cid, name))
+    conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ?", (cid, name))
+    doomed = [r[0] for r in conn.execute(
+        "WITH RECURSIVE gone(id) AS (SELECT t.turn_id FROM turns t WHERE t.campaign_id = ? AND NOT EXISTS (SELECT 1 "
+        "FROM branch_turns p WHERE p.turn_id = t.turn_id) AND NOT EXISTS (SELECT 1 FROM branches b WHERE "
+        "b.campaign_id = t.campaign_id AND b.name = t.branch) UNION SELECT c.turn_id FROM turns c JOIN gone ON "
+        "c.parent_turn_id = gone.id WHERE c.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM branch_turns p WHERE "
+        "p.turn_id = c.turn_id)) SELECT id FROM gone", (cid, cid))]
+    for table in ("turn_events", "turn_memories", "turn_dialogue", "turn_snapshots", "episode_evaluations", "turns"):
+        _many(conn, f"DELETE FROM {table} WHERE turn_id = ?", [(t,) for t in doomed])
+
+
+def _rewrite_projections(conn: sqlite3.Connection, cid: str, state: PersistentState) -> None:
+    """Make the projection tables show ``state`` (a head the current branch moved to): every row written anew."""
+    for table in ("characters", "inventory", "party", "reputation", "known_npcs", "quests", "world_state"):
+        conn.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (cid,))
+    _write_projections(conn, cid, None, state)
 
 
 def delete_campaign(conn: sqlite3.Connection, campaign_id: str) -> bool:

@@ -54,7 +54,7 @@ def _tone_for_player(task: CharacterTask) -> str:
 def line(task: CharacterTask) -> str:
     """The character's reply for this beat, as a tag line."""
     sheet, update = task.sheet, task.update
-    rng = dice.rng_for(task.seed, f"character:{sheet.id}:{update.beat}", task.turn)
+    rng = dice.rng_for(task.seed, f"character:{sheet.id}:{update.beat}", dice.turn_key(task.turn, task.variant))
     recent = update.transcript[-6:]
     said = {x.content for x in update.transcript}
     if update.last_event and not any(x.speaker == sheet.id for x in recent if x.beat == update.beat) and \

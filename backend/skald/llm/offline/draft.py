@@ -18,7 +18,7 @@ import zlib
 from functools import cached_property, lru_cache
 
 from skald.packs.models import EraPack
-from skald.rules import prose
+from skald.rules import dice, prose
 from skald.rules.prose import MAX_SENTENCES
 from skald.rules.setup import limit_pattern
 from skald.state import GameState
@@ -70,12 +70,18 @@ def _opening(sentence: str) -> str:
     return " ".join(sentence.lower().split()[:2])
 
 
+def variant_seed(seed: int, variant: int) -> int:
+    """The seed the offline prose rotates its phrasing by: the campaign's, and for a turn's variant above 0 (a retry)
+    one derived from both, so a retried turn reads differently but reproducibly."""
+    return seed if variant == 0 else dice.rng_for(seed, "prose-variant", variant).getrandbits(31)
+
+
 class Draft:
     """The sentences chosen so far, where each goes, and what may not be said again."""
 
     def __init__(self, state: GameState, pack: EraPack):
         self.state, self.pack = state, pack
-        self.turn, self.seed = state.turn, state.campaign.seed
+        self.turn, self.seed = state.turn, variant_seed(state.campaign.seed, state.variant)
         self.recent = {s for t in state.recent for s in t.sentences}
         self.recent_text = " ".join(s for t in state.recent for s in t.sentences)
         self.pieces: list[tuple[int, int, list[str]]] = []

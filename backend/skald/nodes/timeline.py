@@ -1,0 +1,64 @@
+"""Timeline node: /undo, /redo, /variants, /pick, /fork, /branches, /switch, /delete-branch (``rules.timeline``).
+
+Not a turn: no game time passes and no LLM is called. The node reads the campaign's tree through the read-only
+connection and plans; a command that moves a head goes on to Commit with its :class:`~skald.rules.timeline.Move`
+(Commit carries it out in one transaction and shows the scene at the new head); one that only lists, or cannot be
+done, is answered here and nothing is committed.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+
+from skald import views
+from skald.context import TurnContext
+from skald.rules import timeline as rules
+from skald.state import GameState
+from skald.store import reads, timeline
+from skald.text import sentences
+
+TIMELINE_ROUTES = {"done": END, "commit": "commit"}
+
+
+def timeline_node(state: GameState, runtime: Runtime[TurnContext]) -> dict:
+    """Reads: router_output (the command and its arguments), branch, and the campaign's tree. Writes: final_text,
+    suggested_actions (the standing offer), and either ``timeline_move`` (Commit carries it out) or the ``view``."""
+    ctx = runtime.context
+    routed = state.router_output
+    planned = rules.plan(routed.meta_command, routed.meta_args, facts(ctx, state))
+    update: dict = {"final_text": planned.text, "suggested_actions": list(state.offer),
+                    "timeline_view": views.TimelineView(command=routed.meta_command, done=planned.reason is None,
+                                                        reason=planned.reason)}
+    if planned.move is not None:
+        return update | {"timeline_move": planned.move}
+    shown = state.model_copy(update=update)
+    return update | {"view": views.turn(shown, ctx.pack, offline=not ctx.llm.online)}
+
+
+def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
+    """What the rules need to plan a command, read through the turn's read-only connection."""
+    conn, cid, pack = ctx.conn, state.campaign.id, ctx.pack
+    at = timeline.head(conn, cid, state.branch)
+
+    def place(location: str) -> str:
+        return pack.locations[location].name if location in pack.locations else location
+
+    def first_line(text: str) -> str:  # the outcome, which most often opens with "You", else the first sentence
+        said = sentences(text)
+        return next((s for s in said if s.startswith("You ")), said[0] if said else "")
+
+    variants = [rules.Variant(t.variant, t.turn_id, t.input, t.outcome, first_line(t.text))
+                for t in timeline.variants(conn, cid, at)]
+    listed = []
+    for b in timeline.branches(conn, cid):
+        shown = timeline.turn(conn, cid, b.head.turn_id)  # None at the campaign's start
+        where = shown.location if shown else reads.initial_state(conn, cid).location
+        listed.append(rules.BranchFacts(b.name, b.head.turn_number, b.tip, b.current, place(where),
+                                        first_line(shown.text) if shown else "Where the campaign began."))
+    return rules.Facts(at.branch, at.turn_id, at.turn_number, timeline.tip(conn, cid, at.branch), variants, listed)
+
+
+def route_after_timeline(state: GameState) -> str:
+    """``commit`` for a command with a move, else ``done`` (END: nothing is committed)."""
+    return "commit" if state.timeline_move is not None else "done"

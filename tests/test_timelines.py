@@ -1,0 +1,331 @@
+"""Timelines (issue 17): every campaign is a tree of turns with movable branch heads. Undo, redo, retry, pick, fork,
+switch and delete move heads (nothing is lost), the projections follow the current head, memories never cross
+branches, races on one branch give one commit, races on two branches both commit, a crash while moving a head
+leaves the previous head, and the state at every head equals a fresh linear replay of that branch's inputs with the
+same dice variants (hypothesis)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from skald.engine import Engine, start_campaign
+from skald.errors import BranchError, TurnConflictError
+from skald.events import limits_of
+from skald.graph import run_turn
+from skald.packs.loader import get_pack
+from skald.store import memories, reads, timeline, writer
+from skald.store.db import connect
+from skald.store.timeline import Position
+from skald.text import sentences
+from support import ROOT
+
+LINES = ("look around", "talk to the bartender", "search the room", "ask about work", "1", "3")
+
+
+@pytest.fixture
+def engine(tmp_path, offline_llm):
+    eng = Engine(tmp_path / "t.db", llm=offline_llm, retriever=None)
+    yield eng
+    eng.close()
+
+
+def _new(engine: Engine, cid: str = "tl", seed: int = 4) -> str:
+    engine.create_campaign("cinder_reach", seed=seed, campaign_id=cid)
+    return cid
+
+
+def _persistent(state) -> dict:
+    return state.persistent().model_dump(mode="json")
+
+
+def _dump(engine: Engine) -> dict[str, list]:
+    with engine.pool.connection() as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                             "'sqlite_%' AND name != '_sqlite_migrations' ORDER BY name")]
+        return {t: [tuple(r) for r in conn.execute(f'SELECT * FROM "{t}" ORDER BY 1, 2')] for t in tables}
+
+
+def test_undo_redo_and_a_new_turn_after_undo_keep_every_turn(engine, pack):
+    cid = _new(engine)
+    states = {0: _persistent(engine.load(cid))}
+    for n, line in enumerate(LINES[:4], 1):
+        states[n] = _persistent(engine.play_turn(cid, line).state)
+    undone = engine.timeline(cid, "/undo 2")
+    assert undone.view.turn_number == 2 and undone.view.timeline.done and "back to turn 2" in undone.view.text
+    assert _persistent(engine.load(cid)) == states[2]  # the projections follow the head
+    assert engine.turns(cid).total == 2 and [t.turn_number for t in engine.turns(cid).turns] == [1, 2]
+    assert _persistent(engine.timeline(cid, "/redo").state) == states[3]
+    engine.timeline(cid, "/redo 5")  # as far as the line goes
+    assert engine.load(cid).campaign.turn_number == 4
+    with pytest.raises(BranchError) as nothing:
+        engine.timeline(cid, "/redo")
+    assert nothing.value.reason == "nothing_to_redo"
+    engine.timeline(cid, "/undo 3")
+    new = engine.play_turn(cid, "search the room")  # a new child of turn 1: the old turns 2-4 stay in the tree
+    assert (new.view.turn_number, new.view.variant) == (2, 1)
+    with pytest.raises(BranchError):
+        engine.timeline(cid, "/redo")  # the old future is no longer on the line
+    with engine.pool.connection() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM turns WHERE campaign_id = ?", (cid,)).fetchone()[0] == 5
+    listed = engine.timeline(cid, "/variants").view.text
+    assert "0. talk to the bartender" in listed and "> 1. search the room" in listed
+    engine.timeline(cid, "/pick 0")
+    assert _persistent(engine.load(cid)) == states[2]
+    assert _persistent(engine.timeline(cid, "/redo 2").state) == states[4]  # the picked variant's future
+    engine.timeline(cid, "/undo 9")
+    assert _persistent(engine.load(cid)) == states[0]
+    with pytest.raises(BranchError) as start:
+        engine.timeline(cid, "/undo")
+    assert start.value.reason == "nothing_to_undo"
+
+
+def test_retry_rolls_again_reproducibly_and_keeps_the_old_variant(engine, tmp_path, offline_llm):
+    cid = _new(engine)
+    engine.play_turn(cid, "look around")
+    first = engine.play_turn(cid, "search the room")
+    again = engine.play_turn(cid, "/retry")
+    assert (again.view.turn_number, again.view.variant, again.view.input) == (2, 1, "search the room")
+    assert again.view.text != first.view.text  # new dice, new prose
+    third = engine.timeline(cid, "/retry")
+    assert third.view.variant == 2
+    # the same campaign played in another file gives the same variants: seed x turn x variant
+    other = Engine(tmp_path / "o.db", llm=offline_llm, retriever=None)
+    try:
+        _new(other)
+        other.play_turn(cid, "look around")
+        other.play_turn(cid, "search the room")
+        assert other.play_turn(cid, "/retry").view.text == again.view.text
+    finally:
+        other.close()
+    engine.timeline(cid, "/pick 0")
+    assert engine.load(cid).recent[-1].sentences == sentences(first.view.text)
+
+
+def test_fork_switch_and_delete_branches(engine):
+    cid = _new(engine)
+    for line in LINES[:3]:
+        engine.play_turn(cid, line)
+    at_two = _persistent(engine.timeline(cid, "/undo").state)
+    engine.timeline(cid, "/redo")
+    forked = engine.timeline(cid, "/fork bold --at 2")
+    assert (forked.view.branch, forked.view.turn_number) == ("bold", 2)
+    assert _persistent(engine.load(cid)) == at_two
+    engine.play_turn(cid, "ask about work")
+    listed = {b.name: b for b in engine.branches(cid)}
+    assert (listed["main"].head_turn, listed["bold"].head_turn, listed["bold"].current) == (3, 3, True)
+    assert listed["bold"].forked_from == "main" and listed["bold"].forked_at == 2
+    assert [t.input for t in engine.turns(cid, branch="main").turns] == list(LINES[:3])
+    assert [t.input for t in engine.turns(cid).turns] == [*LINES[:2], "ask about work"]
+    with pytest.raises(BranchError) as taken:
+        engine.timeline(cid, "/fork main")
+    assert taken.value.reason == "name_taken"
+    with pytest.raises(BranchError) as bad:
+        engine.timeline(cid, "/fork ../x")
+    assert bad.value.reason == "bad_name"
+    with pytest.raises(BranchError) as current:
+        engine.timeline(cid, "/delete-branch bold")
+    assert current.value.reason == "current_branch"
+    engine.timeline(cid, "/switch main")
+    assert engine.load(cid).campaign.turn_number == 3 and engine.load(cid).recent[-1].input == LINES[2]
+    with engine.pool.connection() as conn:
+        shared = {r[0] for r in conn.execute("SELECT turn_id FROM branch_turns WHERE branch = 'main'")}
+    engine.timeline(cid, "/delete-branch bold")
+    assert [b.name for b in engine.branches(cid)] == ["main"]
+    with engine.pool.connection() as conn:  # only bold's own turn went; the turns main reaches stay, with events
+        left = {r[0] for r in conn.execute("SELECT turn_id FROM turns WHERE campaign_id = ?", (cid,))}
+        assert left == shared
+        assert conn.execute("SELECT COUNT(*) FROM turn_events WHERE turn_id NOT IN (SELECT turn_id FROM turns)"
+                            ).fetchone()[0] == 0
+    with pytest.raises(BranchError) as gone:
+        engine.timeline(cid, "/switch bold")
+    assert gone.value.reason == "no_branch"
+
+
+def test_memories_never_cross_branches(engine):
+    cid = _new(engine)
+    engine.play_turn(cid, "look around")
+    engine.play_turn(cid, "talk to the bartender")
+    engine.timeline(cid, "/fork quiet --at 1")
+    engine.play_turn(cid, "search the room")
+    with engine.pool.connection() as conn:
+        def line(branch):
+            return {r[0] for r in conn.execute(
+                "SELECT m.summary FROM branch_turns p JOIN turn_memories m ON m.turn_id = p.turn_id WHERE "
+                "p.branch = ?", (branch,))}
+        quiet = {s for _, s in memories.recent(conn, cid, "quiet", 99, 50)}
+        main = {s for _, s in memories.recent(conn, cid, "main", 99, 50)}
+        assert quiet == line("quiet") and main == line("main") and quiet != main
+        assert not (quiet - main) & line("main") and not (main - quiet) & line("quiet")
+    engine.timeline(cid, "/undo")  # an undone turn is not recalled either (recall asks for turns before the next)
+    with engine.pool.connection() as conn:
+        assert [n for n, _ in memories.recent(conn, cid, "quiet", 2, 50)] == [1]
+
+
+def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(tmp_path, offline_llm):
+    db = tmp_path / "race.db"
+    a = Engine(db, llm=offline_llm, retriever=None)
+    b = Engine(db, llm=offline_llm, retriever=None)  # a second process, as far as the busy sets know
+    try:
+        cid = _new(a)
+        a.play_turn(cid, "look around")
+        a.timeline(cid, "/fork side")
+        a.timeline(cid, "/switch main")
+        first, second = a.claim(cid, "search the room").slot, b.claim(cid, "talk to the bartender").slot
+        assert a.play(first).view.turn_number == 2
+        with pytest.raises(TurnConflictError):
+            b.play(second)
+        on_main, on_side = a.claim(cid, "ask about work").slot, b.claim(cid, "search the room", branch="side").slot
+        same_engine = a.claim(cid, "look around", branch="side")  # another branch is not busy in this process
+        same_engine.slot.release()
+        assert a.play(on_main).view.turn_number == 3
+        assert b.play(on_side).view.branch == "side"
+        heads = {x.name: x.head_turn for x in a.branches(cid)}
+        assert heads == {"main": 3, "side": 2}
+        assert a.load(cid).campaign.turn_number == 3  # side's turn did not touch main's projections
+        # an undo racing a turn on the same branch: the one planned on the old head loses
+        slot = b.claim(cid, "look around").slot
+        a.timeline(cid, "/undo")
+        with pytest.raises(TurnConflictError):
+            b.play(slot)
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.parametrize("command", ["/undo", "/retry", "/fork x", "/pick 0"])
+def test_a_crash_inside_commit_while_moving_a_head_leaves_the_previous_head(engine, monkeypatch, command):
+    cid = _new(engine)
+    engine.play_turn(cid, "look around")
+    engine.play_turn(cid, "search the room")
+    if command == "/pick 0":
+        engine.play_turn(cid, "/retry")
+    before = _dump(engine)
+
+    def crash(*args, **kwargs):
+        raise OSError("injected: disk gone while rewriting the projections")
+
+    monkeypatch.setattr(writer, "_rewrite_projections", crash)
+    with pytest.raises(OSError, match="injected"):
+        engine.play_turn(cid, command)
+    assert _dump(engine) == before  # the head, the line, the projections: as they were; no orphan turn
+
+
+@st.composite
+def _ops(draw):
+    return draw(st.lists(st.one_of(
+        st.tuples(st.just("play"), st.sampled_from(LINES)),
+        st.tuples(st.just("undo"), st.integers(1, 3)),
+        st.tuples(st.just("redo"), st.integers(1, 2)),
+        st.tuples(st.just("retry"), st.just(0)),
+        st.tuples(st.just("pick"), st.integers(0, 2)),
+        st.tuples(st.just("fork"), st.integers(0, 4)),
+        st.tuples(st.just("switch"), st.integers(0, 3)),
+    ), min_size=3, max_size=9))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=_ops())
+def test_every_head_is_a_fresh_linear_replay_of_its_branch(tmp_path_factory, pack, offline_llm, ops):
+    folder = tmp_path_factory.mktemp("prop")
+    engine = Engine(folder / "tree.db", llm=offline_llm, retriever=None)
+    try:
+        cid = _new(engine, "p", seed=9)
+        forks = 0
+        played_events = {}
+        for op, arg in ops:
+            try:
+                if op == "play":
+                    engine.play_turn(cid, arg)
+                elif op in ("undo", "redo"):
+                    engine.timeline(cid, f"/{op} {arg}")
+                elif op == "retry":
+                    engine.play_turn(cid, "/retry")
+                elif op == "pick":
+                    engine.timeline(cid, f"/pick {arg}")
+                elif op == "fork":
+                    forks += 1
+                    engine.timeline(cid, f"/fork b{forks} --at {arg}")
+                else:
+                    names = [b.name for b in engine.branches(cid)]
+                    engine.timeline(cid, f"/switch {names[arg % len(names)]}")
+            except BranchError:
+                pass  # nothing to undo, no such variant...: refused, nothing changed
+            with engine.pool.connection() as conn:
+                for tid, n in conn.execute("SELECT turn_id, (SELECT COUNT(*) FROM turn_events e WHERE e.turn_id = "
+                                           "t.turn_id) FROM turns t"):
+                    assert played_events.setdefault(tid, n) == n  # no event of any turn is ever lost
+        with engine.pool.connection() as conn:
+            limits = limits_of(pack)
+            for branch in timeline.branches(conn, cid):
+                line = conn.execute("SELECT t.input, t.variant FROM branch_turns p JOIN turns t ON t.turn_id = "
+                                    "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? ORDER "
+                                    "BY p.turn_number", (cid, branch.name, branch.head.turn_number)).fetchall()
+                expected = _linear(folder / f"{branch.name}.db", pack, offline_llm, [(r[0], r[1]) for r in line])
+                got = reads.state_at(conn, cid, branch.head.turn_number, limits, branch.name)
+                assert got.model_dump(mode="json") == expected, (branch.name, ops)
+                head = branch.head.turn_number
+                recalled = memories.recent(conn, cid, branch.name, head + 1, 1000)
+                on_line = conn.execute("SELECT p.turn_number, m.summary FROM branch_turns p JOIN turn_memories m ON "
+                                       "m.turn_id = p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND "
+                                       "p.turn_number <= ?", (cid, branch.name, head)).fetchall()
+                assert sorted(recalled) == sorted(tuple(r) for r in on_line)  # exactly the line's, nothing else
+                if branch.current:
+                    assert _persistent(reads.load_state(conn, cid)) == expected
+    finally:
+        engine.close()
+
+
+def _linear(path, pack, llm, inputs: list[tuple[str, int]]) -> dict:
+    """The campaign played straight through, in a file of its own, with the given dice variants."""
+    conn = connect(path)
+    try:
+        state = start_campaign(conn, pack, seed=9, campaign_id="p")
+        for text, variant in inputs:
+            at = timeline.head(conn, "p")
+            state = run_turn(conn, state.model_copy(update={"player_input": text}), pack=pack, llm=llm,
+                             retriever=None, position=Position("main", at.turn_id, at.turn_id, variant))
+        return _persistent(reads.load_state(conn, "p"))
+    finally:
+        conn.close()
+
+
+def test_a_save_file_from_before_timelines_becomes_branch_main_without_loss(tmp_path, pack, offline_llm):
+    path = tmp_path / "old.db"
+    with gzip.open(ROOT / "tests" / "fixtures" / "saves" / "main-c517d4e.db.gz") as packed, open(path, "wb") as out:
+        shutil.copyfileobj(packed, out)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 11
+    raw.close()
+    from skald.cli.doctor import _save_file
+
+    assert "needs upgrading: m012_timelines" in _save_file(path).what
+    expected = json.loads((ROOT / "tests" / "fixtures" / "saves" / "main-c517d4e.states.json").read_text())
+    conn = connect(path)
+    for cid, was in expected.items():
+        limits = limits_of(get_pack(reads.pack_id(conn, cid)))
+        assert _persistent(reads.load_state(conn, cid)) == was["head"], cid
+        for turn, state in was["at"].items():
+            assert reads.state_at(conn, cid, int(turn), limits).model_dump(mode="json") == state, (cid, turn)
+        assert len(reads.rendered_turns(conn, cid)) == was["turns"] and len(reads.turn_events(conn, cid)) == \
+            was["events"]
+        branches = timeline.branches(conn, cid)
+        assert [(b.name, b.head.turn_number, b.current) for b in branches] == [("main", was["turn_number"], True)]
+    conn.close()
+    engine = Engine(path, llm=offline_llm, retriever=None)
+    try:  # and it plays on: undo, a new turn, a fork
+        at = expected["long-cinder-7"]["at"]
+        engine.timeline("long-cinder-7", "/undo")  # from the snapshot at turn 50
+        assert _persistent(engine.load("long-cinder-7")) == at["59"]
+        engine.timeline("long-cinder-7", "/undo 29")  # back past it
+        assert _persistent(engine.load("long-cinder-7")) == at["30"]
+        engine.play_turn("long-cinder-7", "look around")
+        engine.timeline("long-cinder-7", "/fork later")
+        assert {b.name for b in engine.branches("long-cinder-7")} == {"main", "later"}
+    finally:
+        engine.close()
