@@ -21,8 +21,9 @@ from skald.events import limits_of
 from skald.graph import NODES, build_graph, run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
+from skald.rules.timeline import Move
 from skald.settings import Settings
-from skald.store import reads, writer
+from skald.store import reads, timeline, writer
 from skald.store.db import connect
 
 SCRIPT = Path(__file__).resolve().parents[1] / "data" / "scripts" / "cinder_reach_30.txt"
@@ -59,6 +60,7 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
                     timings[w].append(elapsed)
         head = reads.turn_number(conn, "bench")  # committed turns (/commands are inputs, not turns)
         loads = {n: _load_ms(conn, n, pack) for n in (100, head)}  # the state at any turn (issue 17)
+        moves = _timeline_ms(conn, pack)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         size = db.stat().st_size
         conn.close()
@@ -77,7 +79,31 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
     (first_turn, early), (last_turn, late) = loads.items()
     lines.append(f"  load the state at any turn: turn {first_turn} {early:5.2f} ms, turn {last_turn} {late:5.2f} ms "
                  f"p50 ({late / early:.2f} x; target: flat, a snapshot every {writer.SNAPSHOT_EVERY} turns)")
+    lines.append(f"  timeline commands at turn {head}, each one transaction: " + ", ".join(
+        f"{name} {ms:.2f} ms" for name, ms in moves.items()) + "   (reported only; a fork copies the line's turn ids)")
     return lines
+
+
+def _timeline_ms(conn, pack) -> dict[str, float]:
+    """Milliseconds of each head move at the campaign's last turn (``writer.apply_move``, as Commit runs it): undo
+    (the projections rewritten from a snapshot and up to K turns of events), redo, a fork of the whole line, and
+    deleting that fork; the campaign is left as it was."""
+    limits = limits_of(pack)
+    spent: dict[str, float] = {}
+
+    def timed(name: str, move: Move) -> None:
+        started = time.perf_counter()
+        writer.apply_move(conn, "bench", move, limits)
+        spent[name] = (time.perf_counter() - started) * 1000
+
+    at = timeline.head(conn, "bench")
+    timed("undo", Move(kind="undo", branch="main", expect=at.turn_id, to_number=at.turn_number - 1))
+    timed("redo", Move(kind="redo", branch="main", expect=timeline.head(conn, "bench").turn_id,
+                       to_number=at.turn_number))
+    timed("fork", Move(kind="fork", branch="bench-fork", expect=at.turn_id, to_number=at.turn_number, source="main"))
+    timed("switch back", Move(kind="switch", branch="main", expect=at.turn_id))
+    timed("delete the fork", Move(kind="delete", branch="bench-fork", expect=at.turn_id))
+    return spent
 
 
 def _load_ms(conn, turn: int, pack, runs: int = 15) -> float:

@@ -593,3 +593,29 @@ def test_timeline_endpoints_undo_redo_retry_pick_fork_switch_delete_and_list(tmp
         assert api.client.post(f"{base}/undo", json={}, headers=other_auth).status_code == 401
         at_start = api.client.post(f"/campaigns/{other}/retry", json={}, headers=other_auth)
         assert at_start.status_code == 409 and at_start.json()["reason"] == "nothing_to_retry"
+
+
+def test_turns_on_two_branches_of_one_campaign_both_commit_while_one_is_in_flight(tmp_path: Path) -> None:
+    entered, gate = threading.Event(), threading.Event()
+
+    def held_on_main(state, runtime):  # the Director waits only for turns of branch main
+        if state.branch == "main":
+            entered.set()
+            assert gate.wait(20), "test never opened the gate"
+        return director(state, runtime)
+
+    with live(tmp_path / "branches.db", graph=build_graph({"director": held_on_main}).compile()) as api:
+        cid, auth = api.new_campaign()
+        assert api.client.post(f"/campaigns/{cid}/branches", json={"name": "side"}, headers=auth).status_code == 201
+        with ThreadPoolExecutor(1) as pool:
+            held = pool.submit(api.turn, cid, auth, "search the room", branch="main")
+            assert entered.wait(10)
+            assert api.turn(cid, auth, "look around", branch="main").status_code == 409  # same branch: busy
+            side = api.turn(cid, auth, "talk to the bartender")  # the current branch, side, while main is in flight
+            assert side.status_code == 200 and (side.json()["branch"], side.json()["turn_number"]) == ("side", 1)
+            gate.set()
+            main = held.result(20)
+            assert main.status_code == 200 and (main.json()["branch"], main.json()["turn_number"]) == ("main", 1)
+        heads = {b["name"]: b["head_turn"] for b in api.client.get(f"/campaigns/{cid}/branches", headers=auth).json()}
+        assert heads == {"main": 1, "side": 1}
+        assert api.client.get(f"/campaigns/{cid}", headers=auth).json()["turn_number"] == 1  # side's projections

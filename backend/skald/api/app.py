@@ -341,7 +341,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
 
     def stream_claim(campaign_id: Campaign, body: TurnRequest, response: Response,
                      idempotency_key: IdempotencyKey = None) -> Iterator[Claim]:
-        claim = engine.claim(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn)
+        claim = engine.claim(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn,
+                             branch=body.branch)
         if claim.replay is not None:
             response.headers["Idempotent-Replayed"] = "true"
         try:

@@ -68,7 +68,9 @@ def shown_text(view: views.TurnView) -> str:
     if view.intent != Intent.META or view.input.strip().lstrip("/").split()[:1] != ["help"]:
         return view.text
     own = f"  /{DICE_COMMAND.lstrip('/'):<10} show or hide the dice line under each turn (this terminal only)"
-    head, found, tail = view.text.partition("\nOtherwise")
+    head, found, tail = view.text.partition("\nTimeline:")  # after the out-of-game commands
+    if not found:
+        head, found, tail = view.text.partition("\nOtherwise")
     return f"{head}\n{own}{found}{tail}" if found else f"{view.text}\n{own}"
 
 

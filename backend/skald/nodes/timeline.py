@@ -48,8 +48,11 @@ def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
         said = sentences(text)
         return next((s for s in said if s.startswith("You ")), said[0] if said else "")
 
-    variants = [rules.Variant(t.variant, t.turn_id, t.input, t.outcome, first_line(t.text))
-                for t in timeline.variants(conn, cid, at)]
+    played = timeline.variants(conn, cid, at)
+    told = [sentences(t.text) for t in played]
+    shared = set.intersection(*map(set, told)) if told else set()
+    variants = [rules.Variant(t.variant, t.turn_id, t.input, t.outcome, _telling(said, shared))
+                for t, said in zip(played, told, strict=True)]
     listed = []
     for b in timeline.branches(conn, cid):
         shown = timeline.turn(conn, cid, b.head.turn_id)  # None at the campaign's start
@@ -57,6 +60,13 @@ def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
         listed.append(rules.BranchFacts(b.name, b.head.turn_number, b.tip, b.current, place(where),
                                         first_line(shown.text) if shown else "Where the campaign began."))
     return rules.Facts(at.branch, at.turn_id, at.turn_number, timeline.tip(conn, cid, at.branch), variants, listed)
+
+
+def _telling(said: list[str], shared: set[str]) -> str:
+    """The line that tells one variant from the others: its first sentence the others do not have (the outcome,
+    most often, opens with "You"), else its first."""
+    own = [s for s in said if s not in shared]
+    return next((s for s in own if s.startswith("You ")), own[0] if own else said[0] if said else "")
 
 
 def route_after_timeline(state: GameState) -> str:

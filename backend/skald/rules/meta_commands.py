@@ -68,7 +68,9 @@ class Help(MetaCommand):
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  /{cmd.keys[0]:<10} {cmd.summary()}" for cmd in COMMANDS]
-        times = [f"  /{f'{name} {takes}'.strip():<16} {summary}" for name, (takes, summary) in timeline.HELP.items()]
+        usage = {name: f"{name} {takes}".strip() for name, (takes, _) in timeline.HELP.items()}
+        width = max(map(len, usage.values()))
+        times = [f"  /{usage[name]:<{width}}  {summary}" for name, (_, summary) in timeline.HELP.items()]
         return ("Commands:\n" + "\n".join(rows) + "\nTimeline:\n" + "\n".join(times)
                 + "\nOtherwise type what you do, or a number 1-4 to play a suggestion.")
 
