@@ -10,7 +10,7 @@ CAMPAIGN ?=
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: play new serve test bench soak replay lint docs clean install
+.PHONY: play new serve test bench soak replay lint docs clean install browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,9 +29,23 @@ new: $(STAMP)
 	@$(BIN)/skald new --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
 
 serve: $(STAMP)
+	@echo "Skald: open http://$(HOST):$(PORT)/ in a browser to play (the API's docs: http://$(HOST):$(PORT)/docs)"
 	@$(BIN)/skald serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload-packs)
 
-test: $(STAMP)
+# The play page's tests drive Debian's Chromium (no browser is downloaded from elsewhere): installed when missing
+# and the machine lets us; otherwise those tests are skipped, and say so.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	  else echo "make: no chromium, and no way to install it here: the browser tests will be SKIPPED"; exit 0; fi; \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Debian's chromium for the browser tests"; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium >/dev/null 2>&1 || \
+	    { $$SUDO apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium >/dev/null 2>&1; } || \
+	    echo "make: chromium could not be installed: the browser tests will be SKIPPED"; \
+	  else echo "make: no apt-get for chromium: the browser tests will be SKIPPED"; fi; }
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
 
 replay: $(STAMP)

@@ -434,6 +434,14 @@ class Engine:
         state, pack = self._viewed(campaign_id)
         return views.campaign(state, pack)
 
+    def map(self, campaign_id: str) -> views.MapView:
+        """The pack's map with where the player is and has been on the current branch. :raises
+        CampaignNotFoundError."""
+        state, pack = self._viewed(campaign_id)
+        with self.pool.connection() as conn:
+            been = reads.visited(conn, campaign_id)
+        return views.map_of(pack, state.location, been)
+
     def party(self, campaign_id: str) -> list[views.CompanionView]:
         return views.party(*self._viewed(campaign_id))
 

@@ -195,6 +195,33 @@ class BranchView(View):
     forked_at: int | None = Field(None, description="the turn of `forked_from` it started at")
 
 
+class MapPlace(View):
+    """One location of the pack's map, as a player may see it."""
+
+    id: str
+    name: str
+    type: str
+    current: bool = Field(description="the player is here")
+    visited: bool = Field(description="the player has been here on this branch (or started here)")
+
+
+class MapLink(View):
+    """A way between two locations (each pair once, whichever way the pack lists it)."""
+
+    a: str
+    b: str
+    minutes: int = Field(description="game minutes the journey takes")
+    risk: Risk
+
+
+class MapView(View):
+    """The pack's locations and the links between them, with where the player is and has been: what the play page
+    draws (no secrets: hazards, discoveries and who is where are left out)."""
+
+    locations: list[MapPlace]
+    links: list[MapLink]
+
+
 class TimelineView(View):
     """What a timeline command (/undo, /fork...) did: ``done`` false with a ``reason`` when it could do nothing
     (``no_branch``, ``name_taken``, ``bad_name``, ``bad_args``, ``bad_turn``, ``nothing_to_undo``,
@@ -314,6 +341,19 @@ class TurnPage(View):
 
 
 # ------------------------------------------------------------------------------------------------ builders
+
+
+def map_of(pack: EraPack, here: str, visited: set[str]) -> MapView:
+    """The :class:`MapView` of ``pack`` for a player at ``here`` who has been to ``visited``."""
+    links: dict[tuple[str, str], MapLink] = {}
+    for place in pack.locations.values():
+        for link in place.links:
+            if link.to in pack.locations:
+                a, b = sorted((place.id, link.to))
+                links.setdefault((a, b), MapLink(a=a, b=b, minutes=link.minutes, risk=link.risk))
+    return MapView(locations=[MapPlace(id=p.id, name=p.name, type=p.type, current=p.id == here,
+                                       visited=p.id in visited or p.id == here) for p in pack.locations.values()],
+                   links=list(links.values()))
 
 
 def status(state: PersistentState, pack: EraPack) -> StatusView:

@@ -39,6 +39,7 @@ from skald.api.models import (
     TimelineRequest,
     TurnRequest,
 )
+from skald.api.page import install_page
 from skald.api.setup import NewSetup, SetupMessage, SetupReply, SetupSessions
 from skald.engine import Claim, Engine, Played
 from skald.errors import (
@@ -64,6 +65,7 @@ from skald.views import (
     CompanionView,
     EpisodesView,
     InventoryView,
+    MapView,
     NewsView,
     QuestView,
     RumorsView,
@@ -163,6 +165,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     app.state.engine = engine
     app.state.create_limit = create_limit
     install_docs(app)
+    install_page(app)
     edge.install(app)
     _install_engine_errors(app)
 
@@ -460,6 +463,12 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         if fmt == "md":
             return Response(markdown(found), media_type="text/markdown; charset=utf-8")
         return found
+
+    @app.get("/campaigns/{campaign_id}/map", response_model=MapView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
+    def campaign_map(campaign_id: Campaign) -> MapView:
+        """The pack's locations and the links between them (travel minutes, risk), with where you are and where you
+        have been on this branch: what the play page draws."""
+        return engine.map(campaign_id)
 
     @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def news(campaign_id: Campaign) -> NewsView:

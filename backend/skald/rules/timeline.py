@@ -159,7 +159,8 @@ def _variants(args: str, f: Facts) -> Planned:
     if not f.variants:
         return Planned(None, "No turn played here yet: nothing to list.", "nothing_to_list")
     rows = [f"  {'>' if v.turn_id == f.head_id else ' '} {v.variant}. {_short(v.input)}"
-            + (f" ({v.outcome.replace('_', ' ').lower()})" if v.outcome else "") + f": {v.first_line}" for v in f.variants]
+            + (f" ({v.outcome.replace('_', ' ').lower()})" if v.outcome else "") + f": {v.first_line}"
+            for v in f.variants]
     return Planned(None, f"Turn {f.head} was played {len(f.variants)} way(s) (> is the one you are on):\n"
                    + "\n".join(rows) + "\n/pick K goes to variant K; /retry plays the turn again.")
 

@@ -119,6 +119,14 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
+def visited(conn: sqlite3.Connection, campaign_id: str) -> set[str]:
+    """Every location the campaign's current branch has been at, its start included."""
+    at = timeline.head(conn, campaign_id)
+    places = {r[0] for r in conn.execute(f"SELECT DISTINCT t.location {ON_LINE} AND p.turn_number <= ?",
+                                         (campaign_id, at.branch, at.turn_number))}
+    return places | {initial_state(conn, campaign_id).location}
+
+
 def pack_id(conn: sqlite3.Connection, campaign_id: str) -> str:
     """The id of the pack the campaign plays. :raises CampaignNotFoundError."""
     row = conn.execute("SELECT pack_id FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()

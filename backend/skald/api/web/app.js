@@ -1,0 +1,537 @@
+// Skald's play page: a client of the HTTP API on the same server (see docs/play.md). Plain JavaScript, no build.
+// The campaign's id and token live in localStorage under "skald.campaign", never in the URL.
+"use strict";
+
+const STORE = "skald.campaign";
+const $ = (id) => document.getElementById(id);
+const NODE_WORDS = {
+  router: "reading your move", mechanic: "rolling the check", encounter: "seeing who is about",
+  world_sim: "the world moves on", companion: "your companions react", arc_planner: "the story turns",
+  episode: "the episode", director: "setting the scene", scene: "the people talk", character: "someone answers",
+  narrator: "telling it", validator: "checking the telling", refiner: "what next", evaluator: "how it went",
+  commit: "saving", meta: "looking it up", timeline: "moving through time",
+};
+
+const game = { id: null, token: null, turn: 0, busy: false, offer: [], firstShown: null, packs: [], setup: null };
+
+// ------------------------------------------------------------------------------------------------ API
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.detail ? String(body.detail) : `the server answered ${status}`);
+    this.status = status;
+    this.body = body || {};
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { "Accept": "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (game.token) headers["Authorization"] = `Bearer ${game.token}`;
+  let reply;
+  try {
+    reply = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError(0, { detail: "The server did not answer: is `skald serve` still running?" });
+  }
+  if (reply.status === 204) return null;
+  const data = await reply.json().catch(() => ({}));
+  if (!reply.ok) throw new ApiError(reply.status, data);
+  return data;
+}
+
+// Server-Sent Events over a POST body: fetch and read the stream, one event per blank-line-separated block.
+async function streamTurn(input, onEvent) {
+  const headers = { "Content-Type": "application/json", "Accept": "text/event-stream",
+                    "Authorization": `Bearer ${game.token}` };
+  let reply;
+  try {
+    reply = await fetch(`/campaigns/${encodeURIComponent(game.id)}/turns/stream`, {
+      method: "POST", headers, body: JSON.stringify({ input, expected_turn: game.turn }) });
+  } catch (err) {
+    throw new ApiError(0, { detail: "The server did not answer: is `skald serve` still running?" });
+  }
+  if (!reply.ok) throw new ApiError(reply.status, await reply.json().catch(() => ({})));
+  const reader = reply.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, "\n");
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let kind = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) kind = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length) onEvent(kind, JSON.parse(data.join("\n")));
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ notices
+
+let retryAction = null;
+
+function notify(message, retry) {
+  $("notice-text").textContent = message;
+  retryAction = retry || null;
+  $("notice-retry").hidden = !retry;
+  $("notice").hidden = false;
+}
+
+function explain(err) {
+  if (err.status === 409) {
+    return "This campaign moved on elsewhere (another tab or player played a turn, or one is being played). " +
+           "Its latest state is shown now; play your move again if it still makes sense.";
+  }
+  if (err.status === 401 || err.status === 404) return "This campaign is not available any more.";
+  if (err.status === 422) return `That cannot be played: ${err.message}`;
+  if (err.status === 0) return err.message;
+  return `Something went wrong: ${err.message}`;
+}
+
+// ------------------------------------------------------------------------------------------------ start
+
+async function showStart() {
+  $("game").hidden = true;
+  $("leave").hidden = true;
+  $("start").hidden = false;
+  if (!game.packs.length) {
+    try {
+      game.packs = await api("GET", "/packs");
+    } catch (err) {
+      notify(explain(err), showStart);
+      return;
+    }
+    const select = $("pack");
+    select.textContent = "";
+    for (const pack of game.packs) select.append(new Option(`${pack.name} (${pack.era})`, pack.id));
+    showBackgrounds();
+  }
+  $("pack").focus();
+}
+
+function showBackgrounds() {
+  const pack = game.packs.find((p) => p.id === $("pack").value);
+  const select = $("background");
+  select.textContent = "";
+  if (!pack) return;
+  $("pack-about").textContent = pack.tone || "";
+  for (const bg of pack.backgrounds) select.append(new Option(bg.name, bg.id));
+  showBackgroundAbout();
+}
+
+function showBackgroundAbout() {
+  const pack = game.packs.find((p) => p.id === $("pack").value);
+  const bg = pack && pack.backgrounds.find((b) => b.id === $("background").value);
+  $("background-about").textContent = bg ? bg.description : "";
+}
+
+async function startCampaign(event) {
+  event.preventDefault();
+  $("start-button").disabled = true;
+  try {
+    const seed = $("seed").value.trim();
+    const made = await api("POST", "/campaigns", {
+      pack: $("pack").value, background: $("background").value || null, name: $("name").value.trim() || "Wren",
+      seed: seed ? Number(seed) : null });
+    begin(made);
+  } catch (err) {
+    notify(explain(err), () => $("new-form").requestSubmit());
+  } finally {
+    $("start-button").disabled = false;
+  }
+}
+
+function begin(made) {
+  remember(made.campaign_id, made.token);
+  enterGame(made.scene);
+}
+
+function remember(id, token) {
+  game.id = id;
+  game.token = token;
+  localStorage.setItem(STORE, JSON.stringify({ id, token }));
+}
+
+// Guided creation: the pack's questions (or the setup model's conversation), then a campaign.
+async function startSetup() {
+  $("setup").hidden = false;
+  $("setup-log").textContent = "";
+  try {
+    const reply = await api("POST", "/campaigns/setup", { pack: $("pack").value });
+    game.setup = reply.setup_id;
+    showSetup(reply);
+    $("setup-input").focus();
+  } catch (err) {
+    notify(explain(err), startSetup);
+  }
+}
+
+function showSetup(reply) {
+  const said = reply.question ? reply.question.text +
+    (reply.question.options.length ? ` (${reply.question.options.map((o, i) => `${i + 1}. ${o}`).join("; ")})` : "") +
+    (reply.question.default ? ` [${reply.question.default}]` : "") : reply.reply;
+  if (said) addSetupLine("guide", said);
+  if (!reply.question && reply.mode === "questions") addSetupLine("guide", "That is everything: finish and play.");
+}
+
+function addSetupLine(who, text) {
+  const item = document.createElement("li");
+  item.className = who;
+  item.textContent = text;
+  $("setup-log").append(item);
+}
+
+async function sendSetup(event) {
+  event.preventDefault();
+  const text = $("setup-input").value;
+  $("setup-input").value = "";
+  addSetupLine("you", text || "(the default)");
+  try {
+    showSetup(await api("POST", `/setup/${encodeURIComponent(game.setup)}/messages`, { text }));
+  } catch (err) {
+    notify(explain(err));
+  }
+}
+
+async function finishSetup() {
+  try {
+    begin(await api("POST", `/setup/${encodeURIComponent(game.setup)}/finish`, {}));
+  } catch (err) {
+    notify(explain(err), finishSetup);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ the game
+
+function enterGame(scene) {
+  $("start").hidden = true;
+  $("game").hidden = false;
+  $("leave").hidden = false;
+  $("log").textContent = "";
+  game.turn = scene.turn_number;
+  game.firstShown = scene.turn_number + 1;  // the turns before it, the last one included, load on demand
+  $("offline").hidden = !scene.offline;
+  addEntry(scene.turn_number ? "Where you are" : "The story begins", scene.text);
+  showOffer(scene.suggestions);
+  $("earlier").hidden = scene.turn_number === 0;
+  refreshPanels();
+  $("input").focus();
+}
+
+async function resume() {
+  const saved = JSON.parse(localStorage.getItem(STORE) || "null");
+  if (!saved) return showStart();
+  game.id = saved.id;
+  game.token = saved.token;
+  try {
+    enterGame(await api("GET", `/campaigns/${encodeURIComponent(game.id)}/scene`));
+  } catch (err) {
+    if (err.status === 401 || err.status === 404) {
+      localStorage.removeItem(STORE);
+      notify("The campaign saved in this browser is not on this server any more. Start a new one.");
+      return showStart();
+    }
+    notify(explain(err), resume);
+  }
+}
+
+function addEntry(heading, text, extra) {
+  const item = document.createElement("li");
+  item.className = "entry";
+  const head = document.createElement("p");
+  head.className = "said";
+  head.textContent = heading;
+  const body = document.createElement("div");
+  body.className = "narration";
+  body.setAttribute("aria-live", "polite");
+  setText(body, text);
+  item.append(head, body);
+  if (extra) item.append(extra);
+  $("log").append(item);
+  item.scrollIntoView({ block: "end" });
+  return body;
+}
+
+function setText(node, text) {
+  node.textContent = "";
+  for (const para of String(text || "").split(/\n{2,}/)) {
+    const p = document.createElement("p");
+    p.textContent = para;
+    node.append(p);
+  }
+}
+
+function showOffer(suggestions) {
+  game.offer = suggestions || [];
+  const box = $("suggestions");
+  box.textContent = "";
+  game.offer.forEach((s, i) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `suggestion tone-${s.tone}`;
+    button.dataset.key = String(i + 1);
+    button.textContent = `${i + 1}. ${s.label}`;
+    button.title = `${s.tone}, ${s.risk}`;
+    button.addEventListener("click", () => play(String(i + 1), s.label));
+    box.append(button);
+  });
+}
+
+function setBusy(busy) {
+  game.busy = busy;
+  for (const b of document.querySelectorAll("#suggestions button, #play, #undo, #retry")) b.disabled = busy;
+}
+
+async function play(input, shown) {
+  if (game.busy || !input.trim()) return;
+  setBusy(true);
+  $("notice").hidden = true;
+  const body = addEntry(`> ${shown || input}`, "");
+  body.setAttribute("aria-busy", "true");
+  let streamed = "";
+  let final = null;
+  try {
+    await streamTurn(input, (kind, data) => {
+      if (kind === "progress") $("progress").textContent = `${NODE_WORDS[data.node] || data.node}…`;
+      else if (kind === "token") { streamed += data.text; setText(body, streamed); }
+      else if (kind === "replace") { streamed = data.text; setText(body, streamed); }
+      else if (kind === "turn") final = data;
+      else if (kind === "error") throw new ApiError(data.status, data);
+    });
+    if (!final) throw new ApiError(500, { detail: "the turn ended without a result" });
+    finishTurn(body, final);
+    $("input").value = "";
+  } catch (err) {
+    body.closest("li").remove();
+    notify(explain(err), err.status === 409 ? null : () => play(input, shown));
+    if (err.status === 409) await catchUp();
+  } finally {
+    body.setAttribute("aria-busy", "false");
+    $("progress").textContent = "";
+    setBusy(false);
+    $("input").focus();
+  }
+}
+
+function finishTurn(body, turn) {
+  setText(body, turn.text);
+  const item = body.closest("li");
+  if (turn.mechanic && turn.mechanic.roll !== null) {
+    const check = document.createElement("p");
+    check.className = "check";
+    const m = turn.mechanic;
+    check.textContent = `d20 ${m.roll} → ${m.total} vs DC ${m.dc}: ${String(m.outcome).toLowerCase().replace("_", " ")}`;
+    item.append(check);
+  }
+  if (turn.warnings && turn.warnings.length) {
+    const details = document.createElement("details");
+    details.className = "warnings";
+    const summary = document.createElement("summary");
+    summary.textContent = `${turn.warnings.length} note(s) on this turn`;
+    const list = document.createElement("ul");
+    for (const w of turn.warnings) { const li = document.createElement("li"); li.textContent = w; list.append(li); }
+    details.append(summary, list);
+    item.append(details);
+  }
+  if (turn.offline) $("offline").hidden = false;
+  game.turn = turn.turn_number;
+  $("branch").textContent = turn.branch && turn.branch !== "main" ? `branch ${turn.branch}` : "";
+  showOffer(turn.suggestions);
+  refreshPanels(turn.state);
+}
+
+// After a 409: show where the campaign stands now.
+async function catchUp() {
+  try {
+    const scene = await api("GET", `/campaigns/${encodeURIComponent(game.id)}/scene`);
+    game.turn = scene.turn_number;
+    addEntry("Where things stand now", scene.text);
+    showOffer(scene.suggestions);
+    refreshPanels();
+  } catch (err) {
+    notify(explain(err), catchUp);
+  }
+}
+
+async function timeline(path, label) {
+  if (game.busy) return;
+  setBusy(true);
+  try {
+    const turn = await api("POST", `/campaigns/${encodeURIComponent(game.id)}/${path}`,
+                           { expected_turn: game.turn });
+    const body = addEntry(`> ${label}`, "");
+    finishTurn(body, turn);
+  } catch (err) {
+    notify(err.body && err.body.reason ? err.message : explain(err));
+    if (err.status === 409 && !(err.body && err.body.reason)) await catchUp();
+  } finally {
+    setBusy(false);
+  }
+}
+
+async function earlier() {
+  const before = game.firstShown;
+  const after = Math.max(0, before - 11);
+  try {
+    const page = await api("GET", `/campaigns/${encodeURIComponent(game.id)}/turns?after_turn=${after}&limit=10`);
+    const first = $("log").firstChild;
+    for (const t of page.turns.filter((x) => x.turn_number < before)) {
+      const item = document.createElement("li");
+      item.className = "entry old";
+      const head = document.createElement("p");
+      head.className = "said";
+      head.textContent = `Turn ${t.turn_number}: > ${t.input}`;
+      const body = document.createElement("div");
+      body.className = "narration";
+      setText(body, t.text);
+      item.append(head, body);
+      $("log").insertBefore(item, first);
+    }
+    game.firstShown = after + 1;
+    $("earlier").hidden = after === 0;
+  } catch (err) {
+    notify(explain(err), earlier);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ panels
+
+async function refreshPanels(status) {
+  const base = `/campaigns/${encodeURIComponent(game.id)}`;
+  try {
+    const [view, party, quests, rumors, news, inventory, map] = await Promise.all([
+      status ? Promise.resolve(null) : api("GET", base), api("GET", `${base}/party`), api("GET", `${base}/quests`),
+      api("GET", `${base}/rumors`), api("GET", `${base}/news`), api("GET", `${base}/inventory`),
+      api("GET", `${base}/map`)]);
+    showStatus(status || view);
+    fill("party", party, (c) => `${c.name}, ${c.role}${c.in_party ? " (with you)" : ""}: affinity ${c.affinity}`,
+         "No companions yet.");
+    fill("quests", quests, (q) => `${q.title} (${String(q.status).toLowerCase()})` +
+         (q.objective ? `: ${q.objective}` : "") + (q.hint ? ` ${q.hint}` : ""), "No quests taken.");
+    fill("inventory", inventory.items, (i) => `${i.name}${i.qty > 1 ? ` ×${i.qty}` : ""}`, "Nothing carried.");
+    fill("rumors", rumors.known, (r) => r.text, "No rumors heard yet.");
+    fill("news", news.news.slice(-3), (n) => n, "");
+    drawMap(map);
+  } catch (err) {
+    if (err.status !== 409) notify(explain(err), () => refreshPanels());
+  }
+}
+
+function showStatus(s) {
+  const rows = [["Place", s.location_name], ["Time", `${s.time_of_day}, ${s.clock}`],
+                ["Health", `${s.hp} / ${s.max_hp}${s.defeated ? " (down)" : ""}`], ["Stress", String(s.stress)],
+                ["Money", s.money]];
+  if (s.combat) rows.push(["Fighting", `${s.combat.enemy_name} (${s.combat.enemy_hp} HP)`]);
+  const list = $("status");
+  list.textContent = "";
+  for (const [k, v] of rows) {
+    const dt = document.createElement("dt"); dt.textContent = k;
+    const dd = document.createElement("dd"); dd.textContent = v; dd.dataset.field = k.toLowerCase();
+    list.append(dt, dd);
+  }
+}
+
+function fill(id, items, line, empty) {
+  const list = $(id);
+  list.textContent = "";
+  if (!items.length && empty) { const li = document.createElement("li"); li.className = "empty"; li.textContent = empty; list.append(li); }
+  for (const item of items) { const li = document.createElement("li"); li.textContent = line(item); list.append(li); }
+}
+
+// The map: locations in layers by distance (in links) from the first location, drawn as SVG.
+function drawMap(map) {
+  const NS = "http://www.w3.org/2000/svg";
+  const ids = map.locations.map((l) => l.id);
+  const next = new Map(ids.map((id) => [id, []]));
+  for (const link of map.links) { next.get(link.a).push(link.b); next.get(link.b).push(link.a); }
+  const layer = new Map();
+  const start = ids[0];
+  const queue = [start];
+  layer.set(start, 0);
+  while (queue.length) {
+    const here = queue.shift();
+    for (const there of next.get(here)) if (!layer.has(there)) { layer.set(there, layer.get(here) + 1); queue.push(there); }
+  }
+  let far = Math.max(0, ...layer.values());
+  for (const id of ids) if (!layer.has(id)) layer.set(id, ++far);
+  const columns = [];
+  for (const id of ids) (columns[layer.get(id)] ||= []).push(id);
+  const W = 150, H = 56, pos = new Map();
+  columns.forEach((col, x) => col.forEach((id, y) => pos.set(id, [20 + x * W, 24 + y * H + (x % 2) * (H / 2)])));
+  const width = columns.length * W, height = Math.max(...columns.map((c) => c.length)) * H + H / 2 + 20;
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("width", width);  // drawn at its own size: the panel scrolls sideways rather than shrink the names
+  svg.setAttribute("height", height);
+  svg.setAttribute("role", "img");
+  const here = map.locations.find((l) => l.current);
+  svg.setAttribute("aria-label", `Map: you are at ${here ? here.name : "an unknown place"}; ` +
+                   `${map.locations.filter((l) => l.visited).length} of ${map.locations.length} places visited`);
+  for (const link of map.links) {
+    const [x1, y1] = pos.get(link.a), [x2, y2] = pos.get(link.b);
+    const line = document.createElementNS(NS, "line");
+    Object.entries({ x1, y1, x2, y2 }).forEach(([k, v]) => line.setAttribute(k, v));
+    line.setAttribute("class", `link risk-${String(link.risk).toLowerCase()}`);
+    const title = document.createElementNS(NS, "title");
+    title.textContent = `${link.minutes} min`;
+    line.append(title);
+    svg.append(line);
+  }
+  for (const place of map.locations) {
+    const [x, y] = pos.get(place.id);
+    const g = document.createElementNS(NS, "g");
+    g.setAttribute("class", `place${place.current ? " current" : ""}${place.visited ? " visited" : ""}`);
+    g.dataset.id = place.id;
+    const dot = document.createElementNS(NS, "circle");
+    dot.setAttribute("cx", x); dot.setAttribute("cy", y); dot.setAttribute("r", place.current ? 8 : 6);
+    const label = document.createElementNS(NS, "text");
+    label.setAttribute("x", x + 11); label.setAttribute("y", y + 4);
+    label.textContent = place.name;
+    g.append(dot, label);
+    svg.append(g);
+  }
+  $("map").textContent = "";
+  $("map").append(svg);
+}
+
+// ------------------------------------------------------------------------------------------------ wiring
+
+function onKey(event) {
+  if ($("game").hidden || game.busy || event.ctrlKey || event.metaKey || event.altKey) return;
+  const typing = document.activeElement === $("input") && $("input").value !== "";
+  if (!typing && /^[1-4]$/.test(event.key) && game.offer[Number(event.key) - 1]) {
+    event.preventDefault();
+    play(event.key, game.offer[Number(event.key) - 1].label);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("pack").addEventListener("change", showBackgrounds);
+  $("background").addEventListener("change", showBackgroundAbout);
+  $("new-form").addEventListener("submit", startCampaign);
+  $("guided").addEventListener("click", startSetup);
+  $("setup-form").addEventListener("submit", sendSetup);
+  $("setup-finish").addEventListener("click", finishSetup);
+  $("turn-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const typed = $("input").value.trim();
+    const picked = /^[1-4]$/.test(typed) ? game.offer[Number(typed) - 1] : null;  // a number plays a suggestion
+    play(typed, picked ? picked.label : typed);
+  });
+  $("undo").addEventListener("click", () => timeline("undo", "undo"));
+  $("retry").addEventListener("click", () => timeline("retry", "retry"));
+  $("earlier").addEventListener("click", earlier);
+  $("leave").addEventListener("click", () => { localStorage.removeItem(STORE); game.id = game.token = null; showStart(); });
+  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
+  $("notice-retry").addEventListener("click", () => { $("notice").hidden = true; if (retryAction) retryAction(); });
+  document.addEventListener("keydown", onKey);
+  resume();
+});
