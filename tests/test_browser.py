@@ -208,9 +208,11 @@ def test_an_offline_game_at_desktop_and_phone_widths(browser, served_offline) ->
         expect(page.locator("#play")).to_be_enabled(timeout=30_000)
     _played(page, 5)
     expect(page.locator("#offline")).to_have_count(1)
+    expect(page.locator(".episode-card").first).to_contain_text("Episode 1 begins")  # the episode's card
+    expect(page.locator("#quests")).to_contain_text("stage")
     page.locator("#input").focus()
     _shot(page, "play-page.png")
-    assert "> Ask Hesper" in page.locator("#log").inner_text() or "> 2" not in page.locator("#log").inner_text()
+    assert "> 2" not in page.locator("#log").inner_text()  # a number shows the suggestion it played
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
@@ -281,6 +283,31 @@ def test_the_page_has_a_content_security_policy_and_no_serious_accessibility_vio
         found = axe.run(page)
         serious = [v for v in found.response["violations"] if v["impact"] in ("serious", "critical")]
         assert serious == [], (where, [(v["id"], v["help"], [n["target"] for n in v["nodes"]]) for v in serious])
+    assert errors == []
+
+
+def test_a_scene_a_fork_and_an_undo_from_the_page(browser, served_offline) -> None:
+    errors: list[str] = []
+    page = _page(browser, served_offline, DESKTOP, errors)
+    expect(page.locator("#pack option")).not_to_have_count(0)
+    page.select_option("#pack", "cinder_reach")
+    page.click("#start-button")
+    expect(page.locator("#suggestions button")).to_have_count(4)
+    page.fill("#input", "Hesper, Rhea, what do you both make of the water?")  # two people at once: a scene
+    page.press("#input", "Enter")
+    _played(page, 2)
+    lines = page.locator(".scene-lines").first
+    lines.locator("summary").click()
+    expect(lines).to_contain_text("Hesper")
+    page.once("dialog", lambda dialog: dialog.accept("other-way"))
+    page.click("#fork")
+    expect(page.locator("#branch")).to_have_text("branch other-way")
+    page.fill("#input", "look around")
+    page.press("#input", "Enter")
+    _played(page, 4)
+    page.click("#undo")
+    expect(page.locator("#log .entry")).to_have_count(5)
+    expect(page.locator("#log .entry").last).to_contain_text("Undone")
     assert errors == []
 
 

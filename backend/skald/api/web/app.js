@@ -331,6 +331,8 @@ function finishTurn(body, turn) {
     check.textContent = `d20 ${m.roll} → ${m.total} vs DC ${m.dc}: ${String(m.outcome).toLowerCase().replace("_", " ")}`;
     item.append(check);
   }
+  if (turn.scene && turn.scene.lines.length) item.append(sceneLines(turn.scene));
+  if (turn.episode && (turn.episode.started || turn.episode.ended)) item.append(episodeCard(turn.episode));
   if (turn.warnings && turn.warnings.length) {
     const details = document.createElement("details");
     details.className = "warnings";
@@ -346,6 +348,46 @@ function finishTurn(body, turn) {
   $("branch").textContent = turn.branch && turn.branch !== "main" ? `branch ${turn.branch}` : "";
   showOffer(turn.suggestions);
   refreshPanels(turn.state);
+}
+
+// A multi-character scene's lines this turn, by speaker (folded: the narration already weaves them in).
+function sceneLines(scene) {
+  const details = document.createElement("details");
+  details.className = "scene-lines";
+  const summary = document.createElement("summary");
+  summary.textContent = `What was said (${scene.lines.length} line${scene.lines.length === 1 ? "" : "s"})` +
+    (scene.ended ? `; the scene ended (${scene.goal_achieved ? "goal met" : scene.ended.replace("_", " ")})` : "");
+  const list = document.createElement("ol");
+  for (const line of scene.lines) {
+    const li = document.createElement("li");
+    const who = document.createElement("strong");
+    who.textContent = line.speaker + (line.target ? ` to ${line.target}` : "") + ": ";
+    li.append(who, document.createTextNode(line.content + (line.nonverbal ? ` (${line.nonverbal})` : "")));
+    list.append(li);
+  }
+  details.append(summary, list);
+  return details;
+}
+
+// An episode that began or ended this turn: its premise, or how it went.
+function episodeCard(episode) {
+  const card = document.createElement("section");
+  card.className = "episode-card";
+  const title = document.createElement("h3");
+  const lines = [];
+  const e = episode.evaluation;
+  if (episode.ended && e) {
+    title.textContent = `Episode ${e.number} ends: ${e.title} (${e.outcome})`;
+    lines.push(e.summary, `You played it as ${e.playstyle}, over ${e.story_turns} turns.`);
+    for (const m of e.key_moments.slice(0, 4)) lines.push(`Turn ${m.turn}: ${m.line}`);
+    lines.push(`Next: ${e.next_hook}`, `Share id: ${e.share_id}`);
+  } else {
+    title.textContent = `Episode ${episode.number} begins: ${episode.title}`;
+    if (episode.premise) lines.push(episode.premise);
+  }
+  card.append(title);
+  for (const line of lines) { const p = document.createElement("p"); p.textContent = line; card.append(p); }
+  return card;
 }
 
 // After a 409: show where the campaign stands now.
@@ -374,6 +416,18 @@ async function timeline(path, label) {
     if (err.status === 409 && !(err.body && err.body.reason)) await catchUp();
   } finally {
     setBusy(false);
+  }
+}
+
+// A new branch at the current turn (the API's POST /branches); the page then plays on it.
+async function fork() {
+  const name = window.prompt("Name the new branch (letters, digits, '.', '_' or '-'):", `branch-${game.turn}`);
+  if (!name) return;
+  try {
+    const turn = await api("POST", `/campaigns/${encodeURIComponent(game.id)}/branches`, { name });
+    finishTurn(addEntry(`> fork ${name}`, ""), turn);
+  } catch (err) {
+    notify(err.body && err.body.reason ? err.message : explain(err));
   }
 }
 
@@ -414,7 +468,7 @@ async function refreshPanels(status) {
     showStatus(status || view);
     fill("party", party, (c) => `${c.name}, ${c.role}${c.in_party ? " (with you)" : ""}: affinity ${c.affinity}`,
          "No companions yet.");
-    fill("quests", quests, (q) => `${q.title} (${String(q.status).toLowerCase()})` +
+    fill("quests", quests, (q) => `${q.title} (${String(q.status).toLowerCase()}${q.objective ? `, stage ${q.stage + 1}` : ""})` +
          (q.objective ? `: ${q.objective}` : "") + (q.hint ? ` ${q.hint}` : ""), "No quests taken.");
     fill("inventory", inventory.items, (i) => `${i.name}${i.qty > 1 ? ` ×${i.qty}` : ""}`, "Nothing carried.");
     fill("rumors", rumors.known, (r) => r.text, "No rumors heard yet.");
@@ -528,6 +582,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("undo").addEventListener("click", () => timeline("undo", "undo"));
   $("retry").addEventListener("click", () => timeline("retry", "retry"));
+  $("fork").addEventListener("click", fork);
   $("earlier").addEventListener("click", earlier);
   $("leave").addEventListener("click", () => { localStorage.removeItem(STORE); game.id = game.token = null; showStart(); });
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
