@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from skald.cli.db_commands import db_app
 from skald.cli.pack_commands import pack_app
 from skald.cli.rag_commands import ingest_command, lore_app
 from skald.errors import SkaldError
@@ -20,6 +21,7 @@ from skald.settings import ROLES, settings_or_exit
 app = typer.Typer(help="Skald: text role-playing games with deterministic rules and LLM-written prose.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 app.add_typer(pack_app, name="pack")
+app.add_typer(db_app, name="db")
 app.command("ingest")(ingest_command)
 app.add_typer(lore_app, name="lore")
 

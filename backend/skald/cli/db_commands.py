@@ -1,0 +1,90 @@
+"""``skald db ...``: the save file's own tools: upgrade it, and move a campaign between save files (export, import).
+The work is done in :mod:`skald.store` (``schema``, ``transfer``); this module only parses options and prints."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+db_app = typer.Typer(help="The save file: upgrade it, export a campaign, import one.", no_args_is_help=True)
+DbOption = Annotated[Path | None, typer.Option("--db", help="save file (default: SKALD_DB_PATH)")]
+
+
+def _open(db: Path | None, *, readonly: bool = False):
+    from skald.errors import SaveFileError
+    from skald.settings import settings_or_exit
+    from skald.store.db import connect
+
+    path = db or Path(settings_or_exit().db_path)
+    try:
+        return path, connect(path, readonly=readonly)
+    except SaveFileError as exc:
+        typer.echo(f"skald db: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@db_app.command("upgrade")
+def upgrade_cmd(db: DbOption = None) -> None:
+    """Bring the save file up to this Skald's schema (once, keeping every turn) and print its schema version."""
+    from skald.store.schema import SCHEMA_VERSION, schema_version
+
+    path, conn = _open(db)
+    try:
+        typer.echo(f"{path}: schema version {schema_version(conn)} (this Skald's: {SCHEMA_VERSION})")
+    finally:
+        conn.close()
+
+
+@db_app.command("export")
+def export_cmd(
+    campaign: Annotated[str, typer.Argument(help="campaign id (see `skald campaigns`)")],
+    db: DbOption = None,
+    out: Annotated[Path | None, typer.Option(help="write here instead of standard output")] = None,
+) -> None:
+    """Write one campaign, every row of it, as JSON lines: `skald db export ID > ID.jsonl` (README: Save files)."""
+    from skald.errors import CampaignNotFoundError
+    from skald.store.transfer import export
+
+    _, conn = _open(db, readonly=True)
+    try:
+        target = out.open("w", encoding="utf-8") if out else sys.stdout
+        try:
+            for line in export(conn, campaign):
+                target.write(line + "\n")
+        finally:
+            if out:
+                target.close()
+    except CampaignNotFoundError:
+        typer.echo(f"skald db export: no campaign {campaign!r} in this save file (see `skald campaigns`)", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        conn.close()
+
+
+@db_app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="a file `skald db export` wrote ('-': standard input)")],
+    db: DbOption = None,
+    as_id: Annotated[str | None, typer.Option("--as", help="store the campaign under this id instead")] = None,
+) -> None:
+    """Store a campaign `skald db export` wrote, in one transaction (nothing is written if any line is wrong)."""
+    from skald.store.transfer import TransferError, import_campaign
+
+    _, conn = _open(db)
+    try:
+        source = sys.stdin if str(file) == "-" else file.open(encoding="utf-8", errors="strict")
+        try:
+            cid = import_campaign(conn, source, rename=as_id)
+        finally:
+            if source is not sys.stdin:
+                source.close()
+    except (TransferError, UnicodeDecodeError, OSError) as exc:
+        reason = "the file is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        typer.echo(f"skald db import: {reason}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        conn.close()
+    typer.echo(f"imported campaign {cid}: play it with skald play --campaign {cid}" + (f" --db {db}" if db else ""))
