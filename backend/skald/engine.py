@@ -11,8 +11,9 @@ the era packs, the LLM client and the lore index, and offers:
   quests, rumors, news, inventory), the same ones ``/status`` and friends render.
 
 Turns of one campaign are serialised in this process by a busy set checked without waiting: a second turn while one
-is playing is refused at once (:class:`~skald.errors.TurnBusy`), never queued. Across processes, Commit's
-compare-and-swap on the turn number refuses the loser (:class:`~skald.errors.TurnConflictError`). A turn played under
+is playing is refused at once (:class:`~skald.errors.TurnBusy`), never queued; turns on two branches of one campaign
+may play at once. Across processes, Commit's compare-and-swap on the branch's head refuses the loser
+(:class:`~skald.errors.TurnConflictError`). A turn played under
 an idempotency key stores the key and its response in the turn's own transaction, so a retry (in this process or
 another) gets the stored response and never a second turn.
 """

@@ -1,15 +1,16 @@
-"""The one writer: campaign creation, the turn commit and campaign deletion, each in a single ``BEGIN IMMEDIATE``
-transaction.
+"""The one writer: campaign creation, the turn commit, timeline moves and campaign deletion, each in a single
+``BEGIN IMMEDIATE`` transaction.
 
 ``commit_turn`` stores what the Commit node hands it and computes nothing about the game: the turn's events (typed,
 ``skald.events``), the state after the turn (already folded by the graph), the rendered turn and its one-line memory.
-In one transaction it checks and advances the campaign's turn number (a compare-and-swap on the number the turn was
-based on), appends every event to ``turn_events``, writes the projection rows that changed between the state the
-turn started from and the state after it (characters, inventory, party, reputation, known NPCs, quests, world
-state), the lines its scene beats spoke (``turn_dialogue``), every ``SNAPSHOT_EVERY`` turns a snapshot of the whole
-state (``turn_snapshots``), the rendered turn (with its lore citations), the memory and, for a turn played under an
-idempotency key,
-the key with the turn's response. Any exception rolls all of it back.
+In one transaction it inserts the turn as a child of its position's parent and moves its branch's head (a
+compare-and-swap on the head the turn was played from), appends every event to ``turn_events``, writes (for the
+current branch) the projection rows that changed between the state the turn started from and the state after it
+(characters, inventory, party, reputation, known NPCs, quests, world state), the lines its scene beats spoke
+(``turn_dialogue``), every ``SNAPSHOT_EVERY`` turns a snapshot of the whole state (``turn_snapshots``), the rendered
+turn (with its lore citations), the memory and, for a turn played under an idempotency key, the key with the turn's
+response. ``apply_move`` carries out a timeline command (undo, redo, pick, switch, fork, delete a branch). Any
+exception rolls all of it back.
 """
 
 from __future__ import annotations
