@@ -10,7 +10,7 @@ CAMPAIGN ?=
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: play new serve test bench soak replay lint docs clean install browser
+.PHONY: play new serve test bench soak replay lint docs clean install test-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,20 +32,26 @@ serve: $(STAMP)
 	@echo "Skald: open http://$(HOST):$(PORT)/ in a browser to play (the API's docs: http://$(HOST):$(PORT)/docs)"
 	@$(BIN)/skald serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload-packs)
 
-# The play page's tests drive Debian's Chromium (no browser is downloaded from elsewhere): installed when missing
-# and the machine lets us; otherwise those tests are skipped, and say so.
-browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+# What some tests need from the machine, from its package manager only (no browser or database downloaded from
+# elsewhere): Debian's chromium (the play page's tests) and postgresql (the PostgreSQL tests). Installed when missing
+# and the machine lets us (root, or sudo without a password); otherwise those tests are skipped, and say so.
+define system_package
+	@command -v $(2) >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/$(2) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
-	  else echo "make: no chromium, and no way to install it here: the browser tests will be SKIPPED"; exit 0; fi; \
+	  else echo "make: no $(1), and no way to install it here: $(3) will be SKIPPED"; exit 0; fi; \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    echo "make: installing Debian's chromium for the browser tests"; \
-	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium >/dev/null 2>&1 || \
-	    { $$SUDO apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium >/dev/null 2>&1; } || \
-	    echo "make: chromium could not be installed: the browser tests will be SKIPPED"; \
-	  else echo "make: no apt-get for chromium: the browser tests will be SKIPPED"; fi; }
+	    echo "make: installing Debian's $(1) for $(3)"; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $(1) >/dev/null 2>&1 || \
+	    { $$SUDO apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $(1) >/dev/null 2>&1; } || \
+	    echo "make: $(1) could not be installed: $(3) will be SKIPPED"; \
+	  else echo "make: no apt-get to install $(1): $(3) will be SKIPPED"; fi; }
+endef
 
-test: $(STAMP) browser
+test-deps:
+	$(call system_package,chromium,chromium,the browser tests)
+	$(call system_package,postgresql,initdb,the PostgreSQL tests)
+
+test: $(STAMP) test-deps
 	$(BIN)/python -m pytest
 
 replay: $(STAMP)

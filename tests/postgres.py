@@ -1,0 +1,72 @@
+"""A real PostgreSQL server for tests, from the machine's own binaries: ``initdb`` and ``pg_ctl`` in a temporary
+directory, on a free port on 127.0.0.1, stopped at the end. ``make test`` installs Debian's ``postgresql`` when it is
+missing and can; without it the tests that need the server are skipped, and say so.
+
+PostgreSQL refuses to run as root: under root the server runs as the ``postgres`` user (``runuser``), in a
+directory that user owns.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from history import free_port
+
+
+def binaries() -> Path | None:
+    """The folder holding ``initdb`` and ``pg_ctl`` (Debian keeps them under /usr/lib/postgresql/N/bin)."""
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).resolve().parent  # /usr/local/bin may hold links to some of them only
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    return Path(versions[-1]).parent if versions else None
+
+
+def _as_owner(command: list[str], user: str | None) -> list[str]:
+    return ["runuser", "-u", user, "--", *command] if user else command
+
+
+@contextmanager
+def server() -> Iterator[str]:
+    """Start a PostgreSQL server with its data in a new temporary directory (removed after); yield its URL (user
+    ``skald``, database ``postgres``)."""
+    bindir = binaries()
+    if bindir is None:
+        raise FileNotFoundError("no PostgreSQL binaries (initdb, pg_ctl): install Debian's postgresql")
+    user = "postgres" if os.geteuid() == 0 else None
+    folder = Path(tempfile.mkdtemp(prefix="skald-pg-"))  # under /tmp, which the postgres user can reach
+    data, sockets = folder / "data", folder / "sockets"
+    for path in (folder, sockets):
+        path.mkdir(parents=True, exist_ok=True)
+        if user:
+            owner = pwd.getpwnam(user)
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+    port = free_port()
+    log = folder / "server.log"
+    subprocess.run(_as_owner([str(bindir / "initdb"), "-D", str(data), "-U", "skald", "--auth=trust", "-E", "UTF8",
+                              "--no-sync"], user), check=True, capture_output=True)
+    subprocess.run(_as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o",
+                              f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off", "start"], user),
+                   check=True, capture_output=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ready = subprocess.run([str(bindir / "pg_isready"), "-h", "127.0.0.1", "-p", str(port)],
+                                   capture_output=True)
+            if ready.returncode == 0:
+                break
+            time.sleep(0.2)
+        yield f"postgresql://skald@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], user),
+                       capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
