@@ -37,6 +37,24 @@ def with_article(noun: str) -> str:
     return f"{'an' if vowel else 'a'} {noun[:1].lower()}{noun[1:]}"
 
 
+_OF_NAME = re.compile(r"^[A-Z][\w'-]* of ")  # "Hall of the Ninth Shift": a common noun, named by what it is of
+
+
+def the_place(name: str) -> str:
+    """A place's name as it reads inside a sentence: "the Slag & Lantern" for "The Slag & Lantern", "the Hall of the
+    Ninth Shift" for a name that says what it is of, any other name as it is ("Kettle Row")."""
+    first, _, rest = name.partition(" ")
+    if first in ("The", "A", "An") and rest:
+        return f"{first.lower()} {rest}"
+    return f"the {name}" if _OF_NAME.match(name) else name
+
+
+def place_at_start(name: str) -> str:
+    """A place's name opening a sentence: "The Hall of the Ninth Shift", "The Slag & Lantern", "Kettle Row"."""
+    inside = the_place(name)
+    return inside[:1].upper() + inside[1:]
+
+
 def or_list(words: list[str], last: str = "or") -> str:
     """"a", "a or b", "a, b or c" (``last`` = "and" for a list of things together)."""
     if len(words) <= 1:

@@ -27,6 +27,7 @@ from skald.rules.money import money
 from skald.rules.scene import RISK_ORDER, link_to, npc_location, route
 from skald.rules.trade import DRINK_PRICE
 from skald.state import MechanicResult, PresentNpc
+from skald.text import the_place
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk, Tone
 
 TONES = (Tone.PARAGON, Tone.INVESTIGATE, Tone.RENEGADE, Tone.NEUTRAL)
@@ -176,12 +177,12 @@ def _follow_up(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, 
                      ActionClass.PERSUADE)
         retreat = _quieter_exit(pack, scene.location)
         if retreat is not None:
-            pool.add(FOLLOW, f"Retreat to {pack.locations[retreat].name}", Tone.NEUTRAL,
+            pool.add(FOLLOW, f"Retreat to {the_place(pack.locations[retreat].name)}", Tone.NEUTRAL,
                      link_to(pack, scene.location, retreat).risk, ActionClass.TRAVEL)
     if result.action_class == ActionClass.TRAVEL and result.outcome.succeeded:
         here = pack.locations[scene.location]
-        for label in (f"Look around {here.name}", f"Take a careful look around {here.name}",
-                      f"Survey {here.name} with care"):
+        for label in (f"Look around {the_place(here.name)}", f"Take a careful look around {the_place(here.name)}",
+                      f"Survey {the_place(here.name)} with care"):
             pool.add(FOLLOW, label, Tone.INVESTIGATE, Risk.RISKY if here.type in ROUGH else Risk.SAFE,
                      ActionClass.INVESTIGATE)
 
@@ -285,7 +286,7 @@ def _companions(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene)
             continue
         first = comp.name.split()[0]
         if comp.id in view.party:
-            pool.add(FILLER, f"Ask {first} what they make of {here.name}", Tone.INVESTIGATE, Risk.SAFE,
+            pool.add(FILLER, f"Ask {first} what they make of {the_place(here.name)}", Tone.INVESTIGATE, Risk.SAFE,
                      ActionClass.DIALOGUE_ONLY)
         elif comp.id in view.known_npcs and not party.recruitment_blockers(view, pack, comp.id):
             pool.add(QUEST, f"Ask {comp.name} to join you", Tone.PARAGON, Risk.SAFE, ActionClass.RECRUIT)
@@ -297,8 +298,9 @@ def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng:
     here = pack.locations[scene.location]
     rough = here.type in ROUGH
     risk = Risk.RISKY if rough else Risk.SAFE
-    pool.add(SCENE, rng.choice([f"Search {here.name} for anything useful", f"Look around {here.name} carefully",
-                                f"Study the comings and goings in {here.name}"]),
+    spot = the_place(here.name)
+    pool.add(SCENE, rng.choice([f"Search {spot} for anything useful", f"Look around {spot} carefully",
+                                f"Study the comings and goings in {spot}"]),
              Tone.INVESTIGATE, risk, ActionClass.INVESTIGATE)
     steal = Risk.DANGEROUS if "lawless" in here.tags else Risk.RISKY
     pool.add(FILLER, rng.choice(["Steal what you can while no one is looking", "Steal into the back room while nobody "
@@ -308,8 +310,8 @@ def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng:
     rng.shuffle(links)
     for link in links[:2]:
         verb = rng.choice(["Travel to", "Walk to", "Make for"])
-        pool.add(SCENE, f"{verb} {pack.locations[link.to].name} ({link.minutes} min)", Tone.NEUTRAL, link.risk,
-                 ActionClass.TRAVEL)
+        pool.add(SCENE, f"{verb} {the_place(pack.locations[link.to].name)} ({link.minutes} min)", Tone.NEUTRAL,
+                 link.risk, ActionClass.TRAVEL)
     for item_id in here.shop:
         item = pack.items[item_id]
         if item.value <= view.player.credits and item_id not in scene.held_items:

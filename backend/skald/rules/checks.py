@@ -33,7 +33,7 @@ from skald.rules.resolution import (
 )
 from skald.rules.scene import RISK_ORDER, everyone_at, held, link_to, route
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
-from skald.text import or_list
+from skald.text import or_list, the_place
 from skald.vocab import ActionClass, Outcome, Risk
 
 NEEDS_TARGET = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE, ActionClass.RECRUIT,
@@ -165,20 +165,22 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
             events = [ev.CombatEnd(outcome="fled", enemy=state.combat.enemy_id),
                       ev.Move(origin=state.location, to=flee_to)]
             link = link_to(pack, state.location, flee_to)
-            summary = f"You break away from {state.combat.enemy_name} and run for {pack.locations[flee_to].name}."
+            summary = (f"You break away from {state.combat.enemy_name} and run for "
+                       f"{the_place(pack.locations[flee_to].name)}.")
             return Resolution(make_result(router, chk, link.minutes if link else 10, summary, fail_stress(chk)), events)
         events = enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
         summary = f"You try to run, but {state.combat.enemy_name} cuts you off and lands a blow."
         return Resolution(make_result(router, chk, 2, summary, fail_stress(chk)), events)
     if dest is None or dest == state.location:
-        names = ", ".join(pack.locations[link.to].name for link in here.links)
+        names = ", ".join(the_place(pack.locations[link.to].name) for link in here.links)
         summary = ("You are already here." if dest == state.location else
-                   f"You hesitate, unsure where to go. Routes from {here.name} lead to {names}.")
+                   f"You hesitate, unsure where to go. Routes from {the_place(here.name)} lead to {names}.")
         return Resolution(make_result(router, None, 2, summary, impossible=True))
     path = route(pack, state.location, dest)
     if path is None:
-        names = ", ".join(pack.locations[lk.to].name for lk in here.links)
-        summary = f"No road leads to {pack.locations[dest].name} from here; from {here.name} you can reach {names}."
+        names = ", ".join(the_place(pack.locations[lk.to].name) for lk in here.links)
+        summary = (f"No road leads to {the_place(pack.locations[dest].name)} from here; from {the_place(here.name)} "
+                   f"you can reach {names}.")
         return Resolution(make_result(router, None, 2, summary, impossible=True))
     link = Link(to=dest, minutes=sum(lk.minutes for lk in path), risk=max((lk.risk for lk in path),
                                                                            key=RISK_ORDER.__getitem__),
@@ -187,13 +189,14 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     move = ev.Move(origin=state.location, to=dest, via=[lk.to for lk in path[:-1]])
     way = f" {link.description}" if link.description else ""
     if link.risk == Risk.SAFE:
-        return Resolution(make_result(router, None, link.minutes, f"You travel to {target.name}.{way}"), [move])
+        return Resolution(make_result(router, None, link.minutes, f"You travel to {the_place(target.name)}.{way}"),
+                          [move])
     chk = roll_check(router, state, pack, rng, link.risk)
     if chk.outcome.succeeded:
-        return Resolution(make_result(router, chk, link.minutes, f"You make it to {target.name} without trouble.{way}"),
-                          [move])
+        return Resolution(make_result(router, chk, link.minutes,
+                                      f"You make it to {the_place(target.name)} without trouble.{way}"), [move])
     hurt = dice.roll(rng, 4 if link.risk == Risk.RISKY else 6) + (2 if chk.outcome == Outcome.CRITICAL_FAILURE else 0)
-    summary = f"The way to {target.name} goes badly: you arrive late and hurt ({hurt} damage)."
+    summary = f"The way to {the_place(target.name)} goes badly: you arrive late and hurt ({hurt} damage)."
     return Resolution(make_result(router, chk, link.minutes * 3 // 2, summary, fail_stress(chk)),
                       [move, ev.Damage(amount=hurt, source="route")])
 
@@ -303,9 +306,9 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
         events += found_events(found, state, here.id)
         summary = f"You find something: {found.text}"
     elif chk.outcome.succeeded:
-        summary = phrase(state, f"You take in {here.name} carefully; nothing here is hidden from you now.",
-                         f"You go over {here.name} again and find nothing new.",
-                         f"A careful look around {here.name} turns up nothing you did not know.")
+        summary = phrase(state, f"You take in {the_place(here.name)} carefully; nothing here is hidden from you now.",
+                         f"You go over {the_place(here.name)} again and find nothing new.",
+                         f"A careful look around {the_place(here.name)} turns up nothing you did not know.")
     else:
         summary = phrase(state, "You look, but nothing useful turns up.", "You search and come up empty.",
                          "Whatever is here, you do not find it this time.")

@@ -41,7 +41,7 @@ from skald.rules.resolution import (
 from skald.rules.scene import everyone_at, held
 from skald.rules.wishes import Wish, wish
 from skald.state import GameState, RouterOutput
-from skald.text import or_list
+from skald.text import or_list, the_place
 from skald.vocab import Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
@@ -98,16 +98,18 @@ def _nothing(router: RouterOutput, state: GameState, why: str, minutes: int = 2)
 def _work(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     here = pack.locations[state.location]
     if here.type in ROUGH_PLACES or state.combat is not None:
-        why = f"There is no work to be had in {here.name}." if state.combat is None else \
+        why = f"There is no work to be had in {the_place(here.name)}." if state.combat is None else \
             f"{state.combat.enemy_name} is not going to wait while you look for work."
         return _nothing(router, state, why)
     chk = roll_check(router, state, pack, rng, Risk.SAFE, stat="might")
     if not chk.outcome.succeeded:
-        return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {here.name}, but it "
-                                      "goes wrong and nobody pays you for it.", fail_stress(chk)))
+        return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in "
+                                      f"{the_place(here.name)}, but it goes wrong and nobody pays you for it.",
+                                      fail_stress(chk)))
     pay = dice.roll(rng, 4) + 2
-    return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {here.name} and earn "
-                                  f"{money(pay, pack)}."), [ev.CreditsChange(delta=pay, reason="an hour's work")])
+    earned = ev.CreditsChange(delta=pay, reason="an hour's work")
+    return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {the_place(here.name)} "
+                                  f"and earn {money(pay, pack)}."), [earned])
 
 
 def _help(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
@@ -160,8 +162,8 @@ def _hands_on(router: RouterOutput, state: GameState, pack: EraPack, rng: random
     here = pack.locations[state.location]
     found = hidden_here(state, pack)
     if found is None:
-        return _nothing(router, state, f"You try, but nothing in {here.name} answers to it; there is nothing "
-                                       "left to find that way.")
+        return _nothing(router, state, f"You try, but nothing in {the_place(here.name)} answers to it; there is "
+                                       "nothing left to find that way.")
     risk = Risk.RISKY if here.type in ROUGH_PLACES else Risk.SAFE
     chk = roll_check(router, state, pack, rng, risk, stat=stat)
     minutes = clock.time_cost(router.action_class)

@@ -22,7 +22,7 @@ from skald.rules.money import money
 from skald.rules.resolution import Resolution, faction_rep, make_result, target_of
 from skald.rules.scene import everyone_at, held, route
 from skald.state import GameState, PresentNpc, RouterOutput
-from skald.text import or_list, with_article
+from skald.text import or_list, the_place, with_article
 from skald.vocab import ActionClass
 
 SALE_SHARE = {"friendly": 0.6, "neutral": 0.5, "wary": 0.35}
@@ -48,7 +48,7 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     if item is None or item.id not in here.shop:
         stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
         what = f"{_the(item).capitalize()} is" if item else "That is"
-        offer = f"on offer: {stock}." if stock else f"nobody sells anything in {here.name}."
+        offer = f"on offer: {stock}." if stock else f"nobody sells anything in {the_place(here.name)}."
         return Resolution(make_result(router, None, minutes, f"{what} not for sale here; {offer}", impossible=True))
     if state.player.credits < item.value:
         short = f"{_the(item).capitalize()} costs {money(item.value, pack)}; you have {_purse(state, pack)}."
@@ -83,7 +83,7 @@ def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
         return refuse(f"Nobody in {here.name} is buying. Try a place with a shop{where}, or name the person you "
                       "want to sell to.")
     feeling = attitude(buyer, state) if buyer else _place_attitude(state, pack)
-    who = buyer.name if buyer else f"A trader in {here.name}"
+    who = buyer.name if buyer else f"A trader in {the_place(here.name)}"
     if feeling == "hostile":
         return refuse(f"{who} will not deal with you at any price.")
     if item.value <= 0:

@@ -32,7 +32,7 @@ from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
 from skald.state import GameState
-from skald.text import end, with_article
+from skald.text import end, the_place, with_article
 
 
 def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
@@ -118,7 +118,7 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
     party = [pack.companions[c].name for c in state.party if c in pack.companions]
     lines: list[str] = []
     if resumed:
-        lines.append(f"You are back in {here.name}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
+        lines.append(f"You are back in {the_place(here.name)}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
         if state.recent:
             last = state.recent[-1]
             told = next((s for s in last.sentences if s.startswith("You ")), None)  # most often the outcome

@@ -7,13 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skald.llm.offline.draft import inner
 from skald.packs.models import EraPack, Location
 from skald.rules import clock
 from skald.rules.attitude import attitude
 from skald.rules.voice_sheet import voice_docs
 from skald.state import GameState, PresentNpc
-from skald.text import sentences, with_article
+from skald.text import place_at_start, sentences, the_place, with_article
 from skald.vocab import ActionClass
 
 
@@ -112,7 +111,8 @@ class Scene:
             (people[p.id] for p in state.present_npcs if not p.companion), None)
         when = state.after.world.time_minutes
         action = router.action_class if router else None
-        return cls(state, pack, location, {"place": inner(location.name), "Place": location.name}, people,
+        return cls(state, pack, location, {"place": the_place(location.name),
+                                                  "Place": place_at_start(location.name)}, people,
                    target, focus, action, router.tone.value if router else "NEUTRAL",
                    state.after.location != state.location, action == ActionClass.RECOVER, clock.time_of_day(when),
                    clock.clock_text(when, pack.era.calendar.day_names))
