@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skald.engine import Engine, start_campaign
-from skald.errors import BranchError, TurnConflictError
+from skald.errors import BranchError, TurnBusy, TurnConflictError
 from skald.events import limits_of
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
@@ -180,6 +180,11 @@ def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(tmp
         assert a.play(first).view.turn_number == 2
         with pytest.raises(TurnConflictError):
             b.play(second)
+        held = a.claim(cid, "look around", branch="side").slot
+        with pytest.raises(TurnBusy) as busy:  # a second turn on side here: side's turn number (1), not main's (2)
+            a.claim(cid, "wait", branch="side")
+        assert busy.value.turn_number == 1 and a.load(cid).campaign.turn_number == 2
+        held.release()
         on_main, on_side = a.claim(cid, "ask about work").slot, b.claim(cid, "search the room", branch="side").slot
         same_engine = a.claim(cid, "look around", branch="side")  # another branch is not busy in this process
         same_engine.slot.release()

@@ -481,8 +481,9 @@ class Engine:
                     whole and any(k.startswith(f"{campaign_id}/") for k in self._busy)):
                 self._busy.add(busy)
                 return
-        with self.pool.connection() as conn:
-            raise TurnBusy(reads.turn_number(conn, campaign_id))
+        with self.pool.connection() as conn:  # the turn number of the branch asked for (of the current one, whole)
+            _, _, branch = busy.partition("/")
+            raise TurnBusy(timeline.head(conn, campaign_id, branch or None).turn_number)
 
     def _give_back(self, campaign_id: str) -> None:
         with self._busy_guard:
