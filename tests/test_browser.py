@@ -118,6 +118,21 @@ def _page(browser: Browser, served: str, viewport: dict, errors: list[str], cont
     return page
 
 
+def _start(page: Page, *, pack: str | None = None, seed: int | None = None, name: str | None = None) -> None:
+    """Start a campaign through the form (on ``pack``, with a seed and a name when given) and wait for its four
+    suggestions."""
+    expect(page.locator("#pack option")).not_to_have_count(0)
+    if pack:
+        page.select_option("#pack", pack)
+    if seed is not None:
+        page.locator("details.more summary").click()
+        page.fill("#seed", str(seed))
+    if name:
+        page.fill("#name", name)
+    page.click("#start-button")
+    expect(page.locator("#suggestions button")).to_have_count(4)
+
+
 def _played(page: Page, entries: int) -> None:
     """Wait until the log holds ``entries`` entries and the turn is over (the Play button is enabled again)."""
     expect(page.locator("#log .entry")).to_have_count(entries, timeout=30_000)
@@ -140,13 +155,7 @@ def _shot(page: Page, name: str) -> None:
 def test_a_new_player_starts_plays_five_turns_and_comes_back(browser, served, ollama, tmp_path) -> None:
     errors: list[str] = []
     page = _page(browser, served, DESKTOP, errors)
-    expect(page.locator("#pack option")).not_to_have_count(0)
-    page.select_option("#pack", "cinder_reach")
-    page.locator("details.more summary").click()
-    page.fill("#seed", "8")
-    page.fill("#name", "Ada")
-    page.click("#start-button")
-    expect(page.locator("#suggestions button")).to_have_count(4)
+    _start(page, pack="cinder_reach", seed=8, name="Ada")
     assert "Ada" in page.locator("#log").inner_text()
     start_time, start_money = _status(page, "time"), _status(page, "money")
 
@@ -197,10 +206,7 @@ def test_an_offline_game_at_desktop_and_phone_widths(browser, served_offline) ->
     (``PLAY_PAGE_SHOTS=docs make test`` writes them)."""
     errors: list[str] = []
     page = _page(browser, served_offline, DESKTOP, errors)
-    expect(page.locator("#pack option")).not_to_have_count(0)
-    page.locator("details.more summary").click()
-    page.fill("#seed", "8")
-    page.click("#start-button")
+    _start(page, seed=8)
     expect(page.locator("#offline")).to_be_visible()
     for move in ("look around", "2", "go to the union hall", "1"):
         page.fill("#input", move)
@@ -224,9 +230,7 @@ def test_a_second_tab_racing_a_turn_sees_the_409_message(browser, served) -> Non
     errors: list[str] = []
     context = browser.new_context(viewport=DESKTOP)
     first = _page(browser, served, DESKTOP, errors, context)
-    expect(first.locator("#pack option")).not_to_have_count(0)
-    first.click("#start-button")
-    expect(first.locator("#suggestions button")).to_have_count(4)
+    _start(first)
     second = _page(browser, served, DESKTOP, errors, context)  # same browser storage: the same campaign
     expect(second.locator("#suggestions button")).to_have_count(4)
     second.locator("#suggestions button").first.click()
@@ -247,9 +251,7 @@ def test_a_second_tab_racing_a_turn_sees_the_409_message(browser, served) -> Non
 def test_errors_show_a_message_with_a_retry_never_a_blank_page(browser, served) -> None:
     errors: list[str] = []
     page = _page(browser, served, DESKTOP, errors)
-    expect(page.locator("#pack option")).not_to_have_count(0)
-    page.click("#start-button")
-    expect(page.locator("#suggestions button")).to_have_count(4)
+    _start(page)
     page.context.set_offline(True)  # the server is gone, as far as the page can tell
     page.fill("#input", "look around")
     page.press("#input", "Enter")
@@ -289,10 +291,7 @@ def test_the_page_has_a_content_security_policy_and_no_serious_accessibility_vio
 def test_a_scene_a_fork_and_an_undo_from_the_page(browser, served_offline) -> None:
     errors: list[str] = []
     page = _page(browser, served_offline, DESKTOP, errors)
-    expect(page.locator("#pack option")).not_to_have_count(0)
-    page.select_option("#pack", "cinder_reach")
-    page.click("#start-button")
-    expect(page.locator("#suggestions button")).to_have_count(4)
+    _start(page, pack="cinder_reach")
     page.fill("#input", "Hesper, Rhea, what do you both make of the water?")  # two people at once: a scene
     page.press("#input", "Enter")
     _played(page, 2)

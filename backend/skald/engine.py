@@ -279,6 +279,10 @@ class Engine:
     def _at_head(self, conn: Any, campaign_id: str, branch: str, text: str) -> tuple[GameState, Position, str]:
         """(the state a turn starts from, its position, the input it plays), read in one read transaction so the
         head and the state agree. A /retry starts from the head's parent with the head's input."""
+        def on_line(number: int) -> GameState:  # a branch the projections do not show, or a turn before its head
+            limits = limits_of(self.packs.for_view(campaign_id, reads.pack_id(conn, campaign_id)))
+            return GameState.model_validate(dict(reads.state_at(conn, campaign_id, number, limits, branch)))
+
         with reads.snapshot(conn):
             at = timeline.head(conn, campaign_id, branch)
             if timeline_rules.is_retry(text):
@@ -286,19 +290,11 @@ class Engine:
                 if played is None:
                     raise BranchError(campaign_id, branch, "nothing_to_retry", f"nothing to retry: branch {branch} "
                                       "stands at the campaign's start")
-                limits = limits_of(self.packs.for_view(campaign_id, reads.pack_id(conn, campaign_id)))
-                state = GameState.model_validate(dict(reads.state_at(conn, campaign_id, at.turn_number - 1, limits,
-                                                                     branch)))
-                return state, Position(branch, played.parent, at.turn_id,
-                                       timeline.next_variant(conn, campaign_id, played.parent)), played.input
-            if branch == timeline.current_branch(conn, campaign_id):
-                state = reads.load_state(conn, campaign_id)
-            else:
-                limits = limits_of(self.packs.for_view(campaign_id, reads.pack_id(conn, campaign_id)))
-                state = GameState.model_validate(dict(reads.state_at(conn, campaign_id, at.turn_number, limits,
-                                                                     branch)))
-            return state, Position(branch, at.turn_id, at.turn_id,
-                                   timeline.next_variant(conn, campaign_id, at.turn_id)), text
+                return on_line(at.turn_number - 1), Position(branch, played.parent, at.turn_id, timeline.next_variant(
+                    conn, campaign_id, played.parent)), played.input
+            current = branch == timeline.current_branch(conn, campaign_id)
+            state = reads.load_state(conn, campaign_id) if current else on_line(at.turn_number)
+            return state, timeline.position_at(conn, campaign_id, at), text
 
     def play(self, slot: Slot, on_token: Callable[[str], None] | None = None) -> Played:
         """Play a claimed turn and release the slot.
@@ -372,13 +368,11 @@ class Engine:
         """Every branch of the campaign (``main`` first) with its head, what /redo could replay, and where it stands.
         :raises CampaignNotFoundError."""
         with self.pool.connection() as conn, reads.snapshot(conn):
-            found = timeline.branches(conn, campaign_id)
-            heads = {b.name: timeline.turn(conn, campaign_id, b.head.turn_id) for b in found}
-            start = reads.initial_state(conn, campaign_id).location
+            found = reads.branch_heads(conn, campaign_id)
         return [views.BranchView(name=b.name, head_turn=b.head.turn_number, tip_turn=b.tip, current=b.current,
-                                 location=heads[b.name].location if heads[b.name] else start,
-                                 last_text=heads[b.name].text if heads[b.name] else "",
-                                 forked_from=b.forked_from, forked_at=b.forked_at) for b in found]
+                                 location=location, last_text=text or "", forked_from=b.forked_from,
+                                 forked_at=b.forked_at)
+                for b, location, text in found]
 
     # ------------------------------------------------------------------------------------------ reads
 

@@ -40,13 +40,17 @@ def with_article(noun: str) -> str:
 _OF_NAME = re.compile(r"^[A-Z][\w'-]* of ")  # "Hall of the Ninth Shift": a common noun, named by what it is of
 
 
+def inner(text: str) -> str:
+    """'The Slag & Lantern' -> 'the Slag & Lantern' (inside a sentence); other names as they are."""
+    first, _, rest = text.partition(" ")
+    return f"{first.lower()} {rest}" if first in ("The", "A", "An") and rest else text
+
+
 def the_place(name: str) -> str:
-    """A place's name as it reads inside a sentence: "the Slag & Lantern" for "The Slag & Lantern", "the Hall of the
-    Ninth Shift" for a name that says what it is of, any other name as it is ("Kettle Row")."""
-    first, _, rest = name.partition(" ")
-    if first in ("The", "A", "An") and rest:
-        return f"{first.lower()} {rest}"
-    return f"the {name}" if _OF_NAME.match(name) else name
+    """A place's name as it reads inside a sentence: "the Slag & Lantern" for "The Slag & Lantern" (:func:`inner`),
+    "the Hall of the Ninth Shift" for a name that says what it is of, any other name as it is ("Kettle Row")."""
+    inside = inner(name)
+    return f"the {name}" if inside == name and _OF_NAME.match(name) else inside
 
 
 def place_at_start(name: str) -> str:

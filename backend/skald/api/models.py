@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 
 from skald.engine import SEED_MAX
 from skald.errors import PlayerInputError
+from skald.rules import timeline
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
 from skald.views import CampaignSummary, CampaignView, SceneView
@@ -40,9 +41,9 @@ NAME_PATTERN = f"^[^{_NOT_TEXT}]*[^{_NOT_TEXT}\\s][^{_NOT_TEXT}]*$"
 """A character name: no category C character of the BMP, and something other than spaces."""
 INPUT_PATTERN = f"^(?:[^{_NOT_INPUT}\\r]|\\r\\n)*[^{_NOT_INPUT}\\s](?:[^{_NOT_INPUT}\\r]|\\r\\n)*$"
 """A turn's input: as a name, but tab, newline and CRLF line ends are allowed."""
-BRANCH_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"
-"""A branch name (``rules.timeline.NAME``): 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or
-digit."""
+BRANCH_PATTERN = f"^{timeline.NAME.pattern}$"
+"""A branch name, as ``rules.timeline.NAME`` takes it: 1 to 40 letters, digits, '.', '_' or '-', starting with a
+letter or digit."""
 _RULE = ("no character of Unicode category C: control characters, invisible format characters (zero-width "
          "U+200B-U+200D, U+2060, U+FEFF; bidi embeddings and overrides U+202A-U+202E and isolates U+2066-U+2069), "
          "private-use and unassigned code points, lone surrogates (`pattern` spells out the assigned ones of the "

@@ -4,8 +4,10 @@ The work is done in :mod:`skald.store` (``schema``, ``transfer``); this module o
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated, Any
 
 import typer
 
@@ -13,17 +15,28 @@ db_app = typer.Typer(help="The save file: upgrade it, export a campaign, import 
 DbOption = Annotated[Path | None, typer.Option("--db", help="save file (default: SKALD_DB_PATH)")]
 
 
-def _open(db: Path | None, *, readonly: bool = False):
+@contextmanager
+def _opened(db: Path | None, *, readonly: bool = False) -> Iterator[tuple[Path, Any]]:
+    """(the save file's path, a connection to it), closed after; a file that cannot be opened exits 2 with why."""
     from skald.errors import SaveFileError
     from skald.settings import settings_or_exit
     from skald.store.db import connect
 
     path = db or Path(settings_or_exit().db_path)
     try:
-        return path, connect(path, readonly=readonly)
+        conn = connect(path, readonly=readonly)
     except SaveFileError as exc:
         typer.echo(f"skald db: {exc}", err=True)
         raise typer.Exit(2) from None
+    try:
+        yield path, conn
+    finally:
+        conn.close()
+
+
+def _stream(path: Path | None, mode: str, standard: IO[str]) -> AbstractContextManager[IO[str]]:
+    """The file at ``path`` (UTF-8, strictly), or ``standard`` (left open) when there is none."""
+    return nullcontext(standard) if path is None else path.open(mode, encoding="utf-8", errors="strict")
 
 
 @db_app.command("upgrade")
@@ -31,11 +44,8 @@ def upgrade_cmd(db: DbOption = None) -> None:
     """Bring the save file up to this Skald's schema (once, keeping every turn) and print its schema version."""
     from skald.store.schema import SCHEMA_VERSION, schema_version
 
-    path, conn = _open(db)
-    try:
+    with _opened(db) as (path, conn):
         typer.echo(f"{path}: schema version {schema_version(conn)} (this Skald's: {SCHEMA_VERSION})")
-    finally:
-        conn.close()
 
 
 @db_app.command("export")
@@ -48,20 +58,15 @@ def export_cmd(
     from skald.errors import CampaignNotFoundError
     from skald.store.transfer import export
 
-    _, conn = _open(db, readonly=True)
-    try:
-        target = out.open("w", encoding="utf-8") if out else sys.stdout
+    with _opened(db, readonly=True) as (_, conn):
         try:
-            for line in export(conn, campaign):
-                target.write(line + "\n")
-        finally:
-            if out:
-                target.close()
-    except CampaignNotFoundError:
-        typer.echo(f"skald db export: no campaign {campaign!r} in this save file (see `skald campaigns`)", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        conn.close()
+            with _stream(out, "w", sys.stdout) as target:
+                for line in export(conn, campaign):
+                    target.write(line + "\n")
+        except CampaignNotFoundError:
+            typer.echo(f"skald db export: no campaign {campaign!r} in this save file (see `skald campaigns`)",
+                       err=True)
+            raise typer.Exit(2) from None
 
 
 @db_app.command("import")
@@ -73,18 +78,12 @@ def import_cmd(
     """Store a campaign `skald db export` wrote, in one transaction (nothing is written if any line is wrong)."""
     from skald.store.transfer import TransferError, import_campaign
 
-    _, conn = _open(db)
-    try:
-        source = sys.stdin if str(file) == "-" else file.open(encoding="utf-8", errors="strict")
+    with _opened(db) as (_, conn):
         try:
-            cid = import_campaign(conn, source, rename=as_id)
-        finally:
-            if source is not sys.stdin:
-                source.close()
-    except (TransferError, UnicodeDecodeError, OSError) as exc:
-        reason = "the file is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
-        typer.echo(f"skald db import: {reason}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        conn.close()
+            with _stream(None if str(file) == "-" else file, "r", sys.stdin) as source:
+                cid = import_campaign(conn, source, rename=as_id)
+        except (TransferError, UnicodeDecodeError, OSError) as exc:
+            reason = "the file is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
+            typer.echo(f"skald db import: {reason}", err=True)
+            raise typer.Exit(2) from None
     typer.echo(f"imported campaign {cid}: play it with skald play --campaign {cid}" + (f" --db {db}" if db else ""))

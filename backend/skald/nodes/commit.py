@@ -57,7 +57,7 @@ def _commit_move(state: GameState, ctx: TurnContext) -> dict:
     branch = state.branch if move.kind == "delete" else move.branch
     shown: dict = {}
 
-    def respond(moved: PersistentState) -> str:  # inside the move's transaction: stored with its idempotency key
+    def respond(moved: PersistentState) -> str:  # inside the move's transaction (stored with an idempotency key)
         scene = offline.scene_text(moved, ctx.pack, resumed=moved.campaign.turn_number > 0)
         update = {name: getattr(moved, name) for name in PERSISTENT_FIELDS} | {
             "after": moved, "branch": branch, "variant": 0, "final_text": f"{state.final_text}\n\n{scene}",
@@ -66,10 +66,8 @@ def _commit_move(state: GameState, ctx: TurnContext) -> dict:
         shown.update(update | {"view": view})
         return view.model_dump_json()
 
-    moved = writer.apply_move(ctx.conn, state.campaign.id, move, ctx.limits, ctx.keyed, respond)
+    writer.apply_move(ctx.conn, state.campaign.id, move, ctx.limits, ctx.keyed, respond)
     ctx.llm.briefs.forget(briefs.holder(state.campaign.id, move.branch))  # they may recall turns off the new line
-    if not shown:
-        respond(moved)
     return shown
 
 

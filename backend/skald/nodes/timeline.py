@@ -53,12 +53,9 @@ def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
     shared = set.intersection(*map(set, told)) if told else set()
     variants = [rules.Variant(t.variant, t.turn_id, t.input, t.outcome, _telling(said, shared))
                 for t, said in zip(played, told, strict=True)]
-    listed = []
-    for b in timeline.branches(conn, cid):
-        shown = timeline.turn(conn, cid, b.head.turn_id)  # None at the campaign's start
-        where = shown.location if shown else reads.initial_state(conn, cid).location
-        listed.append(rules.BranchFacts(b.name, b.head.turn_number, b.tip, b.current, place(where),
-                                        first_line(shown.text) if shown else "Where the campaign began."))
+    listed = [rules.BranchFacts(b.name, b.head.turn_number, b.tip, b.current, place(location),
+                                first_line(text) if text is not None else "Where the campaign began.")
+              for b, location, text in reads.branch_heads(conn, cid)]
     return rules.Facts(at.branch, at.turn_id, at.turn_number, timeline.tip(conn, cid, at.branch), variants, listed)
 
 

@@ -41,8 +41,7 @@ def statements(shape: sqlite3.Connection | None = None) -> list[str]:
         out.append(_table(conn, table))
     for table in tables:
         for name, unique, columns in _indexes(conn, table):
-            out.append(f'CREATE {"UNIQUE " if unique else ""}INDEX "{name}" ON "{table}" '
-                       f'({", ".join(f"{chr(34)}{c}{chr(34)}" for c in columns)})')
+            out.append(f'CREATE {"UNIQUE " if unique else ""}INDEX "{name}" ON "{table}" ({_names(columns)})')
     out.append(f"INSERT INTO skald_schema (version) VALUES ({SCHEMA_VERSION})")
     return out
 
@@ -68,8 +67,13 @@ def _table(conn: sqlite3.Connection, table: str) -> str:
         lines.append(line)
     if table in ROW_ORDER:
         lines.append('"row_order" BIGINT GENERATED ALWAYS AS IDENTITY')
-    lines.append(f'PRIMARY KEY ({", ".join(f"{chr(34)}{k}{chr(34)}" for k in keys)})')
+    lines.append(f"PRIMARY KEY ({_names(keys)})")
     return f'CREATE TABLE "{table}" (\n  ' + ",\n  ".join(lines) + "\n)"
+
+
+def _names(columns: list[str]) -> str:
+    """Column names quoted and comma-separated: ``"campaign_id", "turn_id"``."""
+    return ", ".join(f'"{c}"' for c in columns)
 
 
 def _indexes(conn: sqlite3.Connection, table: str) -> list[tuple[str, bool, list[str]]]:

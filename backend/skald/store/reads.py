@@ -127,6 +127,17 @@ def visited(conn: sqlite3.Connection, campaign_id: str) -> set[str]:
     return places | {initial_state(conn, campaign_id).location}
 
 
+def branch_heads(conn: sqlite3.Connection, campaign_id: str) -> list[tuple[timeline.Branch, str, str | None]]:
+    """Every branch (``timeline.branches``) with where its head stands: the location id and the head turn's narration
+    (the start location and None for a branch at the campaign's start). :raises CampaignNotFoundError."""
+    out = []
+    for branch in timeline.branches(conn, campaign_id):
+        shown = timeline.turn(conn, campaign_id, branch.head.turn_id)  # None at the campaign's start
+        out.append((branch, shown.location, shown.text) if shown else
+                   (branch, initial_state(conn, campaign_id).location, None))
+    return out
+
+
 def pack_id(conn: sqlite3.Connection, campaign_id: str) -> str:
     """The id of the pack the campaign plays. :raises CampaignNotFoundError."""
     row = conn.execute("SELECT pack_id FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()

@@ -104,9 +104,8 @@ def next_variant(conn: sqlite3.Connection, campaign_id: str, parent: int) -> int
     return 0 if row[0] is None else row[0] + 1
 
 
-def position(conn: sqlite3.Connection, campaign_id: str, branch: str | None = None) -> Position:
-    """Where the next turn of ``branch`` (default: the current one) is played: from its head."""
-    at = head(conn, campaign_id, branch)
+def position_at(conn: sqlite3.Connection, campaign_id: str, at: Head) -> Position:
+    """Where the next turn of the branch standing at ``at`` is played: from its head."""
     return Position(at.branch, at.turn_id, at.turn_id, next_variant(conn, campaign_id, at.turn_id))
 
 

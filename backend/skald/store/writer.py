@@ -131,10 +131,7 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
              after.world.time_minutes, stamp, row.lore_citations, int(row.offline), row.scene_key, row.brief),
         ).lastrowid
         _move(conn, cid, pos.branch, pos.expect, turn_id, number, stamp)
-        conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ? AND turn_number >= ?",
-                     (cid, pos.branch, number))
-        conn.execute("INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) VALUES (?, ?, ?, ?)",
-                     (cid, pos.branch, number, turn_id))
+        _set_line(conn, cid, pos.branch, number, [turn_id])
         if pos.branch == current:
             conn.execute("UPDATE campaigns SET turn_number = ?, story_turns = ?, updated_at = ? WHERE id = ?",
                          (number, after.campaign.story_turns, stamp, cid))
@@ -179,7 +176,16 @@ def _at_head(conn: sqlite3.Connection, cid: str, branch: str, expected_number: i
     at = timeline.head(conn, cid, branch)
     if at.turn_number != expected_number:
         raise TurnConflictError(cid, expected_number, at.turn_number)
-    return Position(branch, at.turn_id, at.turn_id, timeline.next_variant(conn, cid, at.turn_id))
+    return timeline.position_at(conn, cid, at)
+
+
+def _set_line(conn: sqlite3.Connection, cid: str, branch: str, number: int, ids: list[int]) -> None:
+    """The branch's line from turn ``number`` on becomes ``ids`` (one turn id a number, in order); what was there
+    and above goes (a new turn leaves nothing to redo; a picked variant brings its own continuation)."""
+    conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ? AND turn_number >= ?",
+                 (cid, branch, number))
+    _many(conn, "INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) VALUES (?, ?, ?, ?)",
+          [(cid, branch, number + i, t) for i, t in enumerate(ids)])
 
 
 def _move(conn: sqlite3.Connection, cid: str, branch: str, expect: int, turn_id: int, number: int, stamp: str) -> None:
@@ -197,9 +203,9 @@ def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: L
                respond: Callable[[PersistentState], str] | None = None) -> PersistentState:
     """Carry out a timeline command's move (``rules.timeline``) in one transaction and return the state at the head
     of the branch the player is then on (the moved or new branch; for a delete, the current one). When that branch
-    is the current one, the projection tables are rewritten to its head in the same transaction. Under an
-    idempotency key, the key is stored in the same transaction with ``respond(state)`` as its response, so a retry
-    of the request gets that answer and never moves the head twice.
+    is the current one, the projection tables are rewritten to its head in the same transaction. ``respond(state)``
+    makes the answer inside the transaction; under an idempotency key it is stored with the key there, so a retry of
+    the request gets that answer and never moves the head twice.
 
     :raises TurnConflictError: the head the command was planned on moved meanwhile; nothing was changed.
     :raises BranchError: the branch is gone, its name is taken, or it became the current one (delete).
@@ -232,11 +238,8 @@ def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: L
                          "turn_number <= ?", (move.branch, cid, move.source, move.to_number))
         elif move.kind in ("undo", "redo", "pick"):
             if move.kind == "pick":
-                conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ? AND turn_number >= ?",
-                             (cid, move.branch, move.to_number))
-                ids = [move.pick, *timeline.newest_descendants(conn, cid, move.pick)]
-                conn.executemany("INSERT INTO branch_turns (campaign_id, branch, turn_number, turn_id) VALUES "
-                                 "(?, ?, ?, ?)", [(cid, move.branch, move.to_number + i, t) for i, t in enumerate(ids)])
+                _set_line(conn, cid, move.branch, move.to_number,
+                          [move.pick, *timeline.newest_descendants(conn, cid, move.pick)])
             target = timeline.line_at(conn, cid, move.branch, move.to_number)
             if target is None:
                 raise TurnConflictError(cid, move.to_number, timeline.tip(conn, cid, move.branch))
@@ -253,10 +256,12 @@ def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: L
 
 def _keep_key(conn: sqlite3.Connection, cid: str, keyed: KeyedTurn | None,
               respond: Callable[[PersistentState], str] | None, state: PersistentState, stamp: str) -> None:
-    """Store a timeline command's idempotency key with its response (inside the command's transaction)."""
-    if keyed is not None and respond is not None:
+    """Make a timeline command's answer and, under an idempotency key, store the key with it (inside the command's
+    transaction)."""
+    response = respond(state) if respond is not None else None
+    if keyed is not None and response is not None:
         turn = state.campaign.turn_number
-        idempotency.record(conn, cid, dataclasses.replace(keyed, response=respond(state)), turn, turn, stamp)
+        idempotency.record(conn, cid, dataclasses.replace(keyed, response=response), turn, turn, stamp)
 
 
 def _delete_branch(conn: sqlite3.Connection, cid: str, name: str) -> None:

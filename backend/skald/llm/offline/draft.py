@@ -52,12 +52,6 @@ def fill(template: str, fields: dict[str, object]) -> str:
     return text[:1].upper() + text[1:]
 
 
-def inner(text: str) -> str:
-    """'The Slag & Lantern' -> 'the Slag & Lantern' (inside a sentence); other names as they are."""
-    first, _, rest = text.partition(" ")
-    return f"{first.lower()} {rest}" if first in ("The", "A", "An") and rest else text
-
-
 @lru_cache(maxsize=8192)
 def _read(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     """What the checks need of a text, worked out once: its sentences, its capitalised multi-word names, and whether

@@ -24,7 +24,6 @@ from skald.llm.offline.draft import (
     Draft,
     end,
     fill,
-    inner,
     spread,
 )
 from skald.llm.offline.scene import Scene
@@ -32,7 +31,7 @@ from skald.packs.models import EraPack, Location
 from skald.rules import clock, prose
 from skald.rules.money import money
 from skald.rules.prose import MAX_SENTENCES
-from skald.text import sentences, with_article
+from skald.text import inner, sentences, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus
 
 INDOOR = {"bar", "clinic", "office", "hall", "hideout", "tower", "mine"}

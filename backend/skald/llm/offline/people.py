@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from skald import events as ev
 from skald.llm.offline import phrases as ph
-from skald.llm.offline.draft import INTRO, PEOPLE, SPEECH, Draft, fill, inner, spread
+from skald.llm.offline.draft import INTRO, PEOPLE, SPEECH, Draft, fill, spread
 from skald.llm.offline.scene import Person, Scene
 from skald.rules import pronouns
 from skald.rules.prose import MAX_SENTENCES
 from skald.state import GameState
-from skald.text import end, sentences
+from skald.text import end, inner, sentences
 from skald.vocab import ActionClass
 
 SOCIAL = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE, ActionClass.RECRUIT, ActionClass.GIVE,
