@@ -221,8 +221,9 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
             if path is not None:
                 risk = max((link.risk for link in path), key=RISK_ORDER.__getitem__)
                 name = pack.locations[dest].name
-                for label in (f"Head to {name} to keep your word", f"Make for {name} to keep your promise",
-                              f"Keep your word and head for {name}"):
+                spot = the_place(name)
+                for label in (f"Head to {spot} to keep your word", f"Make for {spot} to keep your promise",
+                              f"Keep your word and head for {spot}"):
                     pool.add(QUEST, label, Tone.PARAGON, risk, ActionClass.TRAVEL, family=name)
             continue
         person = here.get(when.npc) if when.npc else None
@@ -239,7 +240,7 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
                 pool.add(QUEST, f"Buy {item.name.lower()} ({money(item.value, pack)})", Tone.NEUTRAL, Risk.SAFE,
                          ActionClass.BUY)
         for kind in kinds:
-            made = _quest_step(kind, first, quest.title, pack.locations[scene.location].name)
+            made = _quest_step(kind, first, quest.title, the_place(pack.locations[scene.location].name))
             if made is not None:
                 label, tone, risk, action = made
                 pool.add(QUEST, label, tone, risk, action)

@@ -38,6 +38,7 @@ from skald.events import BEAT_ORDER
 from skald.packs.models import Episode, EraPack
 from skald.persistent import DirectorState, EpisodeEvaluation, KeyMoment, PersistentState
 from skald.state import GameState
+from skald.text import the_place
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 SIGNALS = ("bold", "cautious", "violent", "diplomatic", "sly", "curious")
@@ -321,7 +322,7 @@ def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, mem
         name = pack.npcs[event.npc].name if event.npc in pack.npcs else "your opponent"
         return f"You put {name} down."
     if isinstance(event, ev.Defeated):
-        where = pack.locations[event.location].name if event.location in pack.locations else "the ground"
+        where = the_place(pack.locations[event.location].name) if event.location in pack.locations else "the ground"
         return f"You went down at {where}."
     if isinstance(event, ev.CompanionJoin) and event.companion in pack.companions:
         return f"{pack.companions[event.companion].name} joined you."
@@ -388,7 +389,7 @@ def suggest_next(state: PersistentState, pack: EraPack, episode: Episode, style:
     for npc_id in dealt_with:
         npc = pack.npcs.get(npc_id)
         if npc is not None:
-            place = pack.locations[state.world.npc_locations.get(npc_id, npc.location)].name
+            place = the_place(pack.locations[state.world.npc_locations.get(npc_id, npc.location)].name)
             return None, (f"Find {npc.name} at {place} again: someone who has seen this much may have more for you. "
                           "Or play on as you like.")
     return None, "Play on as you like: the town has more stories, and some will find you."

@@ -17,6 +17,7 @@ from skald.rules import dice, party
 from skald.rules.dc import difficulty_class
 from skald.rules.scene import everyone_at
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
+from skald.text import the_place
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 STAT_FOR = {
@@ -138,7 +139,7 @@ def absent_line(person_id: str, state: GameState, pack: EraPack) -> str:
     to find them."""
     person = pack.person(person_id)
     if person_id in pack.npcs:
-        where = pack.locations[state.world.npc_locations.get(person_id, person.location)].name
+        where = the_place(pack.locations[state.world.npc_locations.get(person_id, person.location)].name)
         if person_id in state.known_npcs:
             return f"{person.name} is not here; last you knew, they were at {where}."
         if any(_stage_names(pack, qid, q.stage, person_id) for qid, q in state.quests.items()
