@@ -3,12 +3,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-DB     ?= data/saves/skald.db
+DB     ?=
 PACK   ?=
 SEED   ?=
 CAMPAIGN ?=
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+WORKERS ?= 1
 
 .PHONY: play new serve test bench soak replay lint docs clean install test-deps
 
@@ -23,14 +24,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 play: $(STAMP)
-	@$(BIN)/skald play --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED)) $(if $(CAMPAIGN),--campaign $(CAMPAIGN))
+	@$(BIN)/skald play $(if $(DB),--db $(DB)) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED)) $(if $(CAMPAIGN),--campaign $(CAMPAIGN))
 
 new: $(STAMP)
-	@$(BIN)/skald new --db $(DB) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
+	@$(BIN)/skald new $(if $(DB),--db $(DB)) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
 
 serve: $(STAMP)
 	@echo "Skald: open http://$(HOST):$(PORT)/ in a browser to play (the API's docs: http://$(HOST):$(PORT)/docs)"
-	@$(BIN)/skald serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload-packs)
+	@$(BIN)/skald serve $(if $(DB),--db $(DB)) --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload-packs)
 
 # What some tests need from the machine, from its package manager only (no browser or database downloaded from
 # elsewhere): Debian's chromium (the play page's tests) and postgresql (the PostgreSQL tests). Installed when missing

@@ -1,8 +1,15 @@
-"""Shared fixtures: the shipped pack, a real SQLite file per test, and an offline LLM client."""
+"""Shared fixtures: the shipped pack, a real store per test, and an offline LLM client.
+
+The store is a new SQLite file, or, in a module that sets ``BOTH_STORES = True``, each test runs twice: on a new SQLite
+file and on a new database of a real PostgreSQL server (started once per session from the machine's binaries,
+``tests/postgres.py``; each test gets its own database, copied from one that holds the schema, dropped after). A test
+that is about SQLite files only is marked ``@pytest.mark.sqlite_only``. ``db_path`` is the test's store (a path or a
+``postgresql://`` URL); ``fresh_db(name)`` makes another one."""
 
 from __future__ import annotations
 
 import os
+import warnings
 
 import pytest
 
@@ -26,9 +33,68 @@ def offline_llm():
     return LLMClient(Settings(), online=False)
 
 
+from postgres import STORES, drop_database, new_database  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: about SQLite save files; not run on PostgreSQL")
+
+
+def pytest_generate_tests(metafunc):
+    if "store" in metafunc.fixturenames and getattr(metafunc.module, "BOTH_STORES", False) and \
+            metafunc.definition.get_closest_marker("sqlite_only") is None:
+        metafunc.parametrize("store", STORES, indirect=True)
+
+
 @pytest.fixture
-def db_path(tmp_path):
-    return tmp_path / "skald.db"
+def store(request):
+    """Which store the test runs on: ``sqlite`` (every test) or ``postgresql`` (modules with ``BOTH_STORES``)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A PostgreSQL server for the session, with a template database holding Skald's schema: (URL, template)."""
+    import postgres
+
+    if postgres.binaries() is None:
+        message = ("NO POSTGRESQL: the PostgreSQL tests are SKIPPED. Install Debian's postgresql (`make test` does "
+                   "when it can).")
+        warnings.warn(message, stacklevel=1)
+        pytest.skip(message)
+    import psycopg
+    from skald.store.pg_schema import create
+
+    with postgres.server() as url:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute("CREATE DATABASE skald_template")
+        with psycopg.connect(postgres.database(url, "skald_template"), autocommit=True) as conn:
+            create(conn)
+        yield url
+
+
+@pytest.fixture
+def fresh_db(store, tmp_path, request):
+    """``fresh_db(name)``: a new, empty store of the test's kind: ``tmp_path / name``, or a new PostgreSQL database
+    (with the schema; dropped when the test ends)."""
+    made = []
+
+    def make(name: str = "skald.db"):
+        if store == "sqlite":
+            return tmp_path / name
+
+        url = request.getfixturevalue("pg_server")
+        made.append(new_database(url))
+        return made[-1]
+
+    yield make
+    for url in made:
+        drop_database(url)
+
+
+@pytest.fixture
+def db_path(fresh_db):
+    return fresh_db()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ directory that user owns.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import pwd
 import shutil
@@ -20,6 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from history import free_port
+
+STORES = ("sqlite", "postgresql")  # what a module with BOTH_STORES runs each test on (conftest)
+_databases = itertools.count(1)
 
 
 def binaries() -> Path | None:
@@ -70,3 +74,26 @@ def server() -> Iterator[str]:
         subprocess.run(_as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], user),
                        capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def database(url: str, name: str) -> str:
+    """The URL of database ``name`` on the server of ``url``."""
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def new_database(server: str) -> str:
+    """A new database on the test server ``server`` (a copy of the one holding Skald's schema); its URL."""
+    import psycopg
+
+    name = f"t{next(_databases)}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE skald_template")
+    return database(server, name)
+
+
+def drop_database(url: str) -> None:
+    import psycopg
+
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(database(url, "postgres"), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

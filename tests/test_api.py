@@ -33,6 +33,7 @@ from skald.settings import ROLES, Settings
 from skald.store.db import connect
 from skald.store.schema import SCHEMA_VERSION
 
+BOTH_STORES = True  # tests that take the fresh_db fixture run on SQLite and on PostgreSQL (conftest)
 PACK = "cinder_reach"
 TIMEOUT = httpx.Timeout(20.0)
 
@@ -397,11 +398,10 @@ def test_a_turn_in_flight_makes_others_on_that_campaign_409_but_not_other_campai
         assert api.turn(cid, auth, "search the room").json()["turn_number"] == 2
 
 
-def test_a_turn_that_loses_the_commit_race_to_another_server_gets_409_and_nothing_applies_twice(
-        tmp_path: Path) -> None:
-    """Two servers on one save file (two processes, as far as the campaign locks know): the engine's
-    compare-and-swap refuses the turn that was based on the older state."""
-    db = tmp_path / "shared.db"
+def test_a_turn_that_loses_the_commit_race_to_another_server_gets_409_and_nothing_applies_twice(fresh_db) -> None:
+    """Two servers on one store, a save file or PostgreSQL (two processes, as far as the campaign locks know): the
+    engine's compare-and-swap refuses the turn that was based on the older state."""
+    db = fresh_db("shared.db")
     gated = Gated()
     with live(db, graph=gated.graph) as slow:
         cid, auth = slow.new_campaign()
@@ -595,7 +595,7 @@ def test_timeline_endpoints_undo_redo_retry_pick_fork_switch_delete_and_list(tmp
         assert at_start.status_code == 409 and at_start.json()["reason"] == "nothing_to_retry"
 
 
-def test_turns_on_two_branches_of_one_campaign_both_commit_while_one_is_in_flight(tmp_path: Path) -> None:
+def test_turns_on_two_branches_of_one_campaign_both_commit_while_one_is_in_flight(fresh_db) -> None:
     entered, gate = threading.Event(), threading.Event()
 
     def held_on_main(state, runtime):  # the Director waits only for turns of branch main
@@ -604,7 +604,7 @@ def test_turns_on_two_branches_of_one_campaign_both_commit_while_one_is_in_fligh
             assert gate.wait(20), "test never opened the gate"
         return director(state, runtime)
 
-    with live(tmp_path / "branches.db", graph=build_graph({"director": held_on_main}).compile()) as api:
+    with live(fresh_db("branches.db"), graph=build_graph({"director": held_on_main}).compile()) as api:
         cid, auth = api.new_campaign()
         assert api.client.post(f"/campaigns/{cid}/branches", json={"name": "side"}, headers=auth).status_code == 201
         with ThreadPoolExecutor(1) as pool:

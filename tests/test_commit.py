@@ -15,6 +15,7 @@ from skald.store.db import connect
 from skald.store.reads import load_state
 from skald.store.schema import SCHEMA_VERSION
 
+BOTH_STORES = True  # every test runs on SQLite and on PostgreSQL (conftest), unless marked sqlite_only
 TABLES = ("campaigns", "world_state", "characters", "inventory", "party", "reputation", "known_npcs", "quests",
           "turns", "turn_events", "turn_memories")
 
@@ -70,6 +71,37 @@ def test_failure_inside_the_commit_transaction_rolls_back(conn, campaign, pack, 
     monkeypatch.undo()
     after = play(conn, campaign, "look around", pack, offline_llm)  # the campaign plays on
     assert after.campaign.turn_number == 1
+
+
+def test_a_transient_failure_is_run_again_whole_at_most_three_times_and_never_doubles_the_turn(
+        conn, campaign, pack, offline_llm, monkeypatch):
+    import psycopg
+    from skald.store import postgres
+
+    real = writer._write_projections
+    runs = []
+
+    def serialization_failure_once(conn_, cid, old, new):
+        runs.append(1)
+        real(conn_, cid, old, new)  # the first run writes half its rows, then PostgreSQL gives up on it
+        if len(runs) == 1:
+            raise postgres.mapped(psycopg.errors.SerializationFailure("could not serialize access (injected)"))
+
+    monkeypatch.setattr(writer, "_write_projections", serialization_failure_once)
+    after = play(conn, campaign, "look around", pack, offline_llm)
+    assert after.campaign.turn_number == 1 and len(runs) == 2
+    assert conn.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 1
+    assert conn.execute("SELECT COUNT(DISTINCT turn_number) FROM turn_events").fetchone()[0] == 1
+
+    def always(conn_, cid, old, new):
+        runs.append(1)
+        raise postgres.mapped(psycopg.errors.DeadlockDetected("deadlock detected (injected)"))
+
+    monkeypatch.setattr(writer, "_write_projections", always)
+    before, runs[:] = dump(conn), []
+    with pytest.raises(sqlite3.OperationalError, match="deadlock"):
+        play(conn, after, "rest", pack, offline_llm)
+    assert len(runs) == 3 and dump(conn) == before  # bounded, and nothing of it written
 
 
 def test_connection_stays_read_only_outside_commit(conn, campaign, pack, offline_llm):
@@ -142,6 +174,7 @@ def test_bad_input_gets_a_clear_error_and_no_write(conn, campaign, pack, offline
     assert dump(conn) == before
 
 
+@pytest.mark.sqlite_only
 def test_schema_pragmas_and_version(conn):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -150,9 +183,10 @@ def test_schema_pragmas_and_version(conn):
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
     assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views", "m005_offer", "m006_quest_hints",
                      "m007_episodes", "m008_scene_briefs", "m009_scenes",
-                     "m010_profiles", "m011_snapshots", "m012_timelines"]
+                     "m010_profiles", "m011_snapshots", "m012_timelines", "m013_setup_sessions"]
 
 
+@pytest.mark.sqlite_only
 def test_reopening_a_database_does_not_migrate_twice(db_path):
     connect(db_path).close()
     again = connect(db_path)
@@ -160,6 +194,7 @@ def test_reopening_a_database_does_not_migrate_twice(db_path):
     again.close()
 
 
+@pytest.mark.sqlite_only
 def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack, offline_llm):
     import sqlite_utils
     from skald.store.schema import registry
@@ -188,6 +223,7 @@ def test_a_version_1_save_file_is_migrated_and_keeps_its_campaigns(db_path, pack
     conn.close()
 
 
+@pytest.mark.sqlite_only
 def test_a_commit_that_fails_at_commit_time_rolls_back_and_restores_the_guard(conn, campaign):
     from skald.store.db import writing
 
@@ -202,6 +238,7 @@ def test_a_commit_that_fails_at_commit_time_rolls_back_and_restores_the_guard(co
         conn.execute("DELETE FROM turns")
 
 
+@pytest.mark.sqlite_only
 def test_schema_version_counts_every_migration(conn):
     from skald.store.schema import MIGRATIONS, SCHEMA_VERSION, registry, schema_version
 

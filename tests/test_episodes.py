@@ -20,6 +20,7 @@ from skald.rules import episodes
 from skald.store import episodes as stored
 from skald.store import reads
 
+BOTH_STORES = True  # every test with a store runs on SQLite and on PostgreSQL (conftest)
 MINI = Path(__file__).resolve().parent / "fixtures" / "packs" / "mini"
 MINI_EPISODES = ("first_night", "the_toll", "wolf_road", "quiet_years")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from postgres import STORES, drop_database, new_database
 from skald.engine import PAUSE_POINTS, Engine
 from stepper import Worker
 
@@ -30,15 +31,22 @@ SCENARIOS = {
 }
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("interleave") / "two.db")
+@pytest.fixture(scope="module", params=STORES)
+def world(request, tmp_path_factory):
+    """Two worker processes on one store: a save file, or a PostgreSQL database (two API workers' case)."""
+    if request.param == "sqlite":
+        path = str(tmp_path_factory.mktemp("interleave") / "two.db")
+    else:
+        path = new_database(request.getfixturevalue("pg_server"))
     engine = Engine(path, retriever=None)
+    engine.store = request.param
     workers = {"A": Worker.start(path), "B": Worker.start(path)}
     yield engine, workers
     for worker in workers.values():
         worker.stop()
     engine.close()
+    if request.param != "sqlite":
+        drop_database(path)
 
 
 def run(workers: dict[str, Worker], ordering: tuple[str, ...], campaign_id: str, requests) -> dict:
@@ -97,6 +105,7 @@ def test_every_ordering_of_two_requests_keeps_exactly_once(world, scenario):
 def test_the_save_file_is_whole_after_all_orderings(world):
     engine, _ = world
     with engine.pool.connection() as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        if engine.store == "sqlite":
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         keys = conn.execute("SELECT count(*), count(DISTINCT campaign_id || key) FROM api_idempotency").fetchone()
     assert keys[0] == keys[1] > 0

@@ -1,9 +1,9 @@
-"""The PostgreSQL schema (issue 19, in progress) on a real server: derived from the SQLite migrations, it has the
+"""The PostgreSQL schema on a real server: derived from the SQLite migrations, it has the
 same tables, columns, primary keys, foreign keys and indexes, numbers turns itself, and is created once."""
 
 from __future__ import annotations
 
-import warnings
+import itertools
 
 import pytest
 from skald.store import pg_schema
@@ -12,16 +12,18 @@ from skald.store.schema import SCHEMA_VERSION
 psycopg = pytest.importorskip("psycopg")
 import postgres  # noqa: E402
 
+_empty = itertools.count()
 
-@pytest.fixture(scope="module")
-def pg_url():
-    if postgres.binaries() is None:
-        message = ("NO POSTGRESQL: the PostgreSQL tests are SKIPPED. Install Debian's postgresql (`make test` does "
-                   "when it can).")
-        warnings.warn(message, stacklevel=1)
-        pytest.skip(message)
-    with postgres.server() as url:
-        yield url
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A new, empty database on the session's PostgreSQL server (conftest), dropped after."""
+    name = f"empty{next(_empty)}"
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    url = postgres.database(pg_server, name)
+    yield url
+    postgres.drop_database(url)
 
 
 def _pg_shape(conn) -> dict:
@@ -83,3 +85,29 @@ def test_turn_ids_number_themselves_and_foreign_keys_hold(pg_url):
             conn.execute("DELETE FROM campaigns")
         with pytest.raises(psycopg.errors.ForeignKeyViolation):
             conn.execute("INSERT INTO turns (campaign_id, turn_number) VALUES ('nobody', 1)")
+
+
+def test_an_older_database_gets_what_the_migrations_since_added_and_a_newer_one_is_refused(pg_url):
+    from skald.errors import SaveFileError
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        pg_schema.create(conn)
+        whole = _pg_shape(conn)
+        conn.execute("DROP TABLE setup_sessions")  # as a database made before m013 was
+        conn.execute("ALTER TABLE turns DROP COLUMN brief")  # and, say, before m008's column
+        conn.execute("UPDATE skald_schema SET version = 12")
+        assert pg_schema.create(conn) == SCHEMA_VERSION
+        again = _pg_shape(conn)
+        assert again["columns"].pop("turns")[-1] == "brief"  # an added column comes last
+        assert sorted(whole["columns"].pop("turns")) == sorted(_pg_shape(conn)["columns"]["turns"])
+        assert again == whole
+        assert conn.execute("SELECT version FROM skald_schema").fetchone()[0] == SCHEMA_VERSION
+        conn.execute("UPDATE skald_schema SET version = 12")
+        conn.execute("ALTER TABLE turns ALTER COLUMN variant TYPE TEXT")  # more than new tables and columns
+        with pytest.raises(SaveFileError, match="more than new tables") as refused:
+            pg_schema.create(conn)
+        assert refused.value.reason == "old_schema"
+        assert conn.execute("SELECT version FROM skald_schema").fetchone()[0] == 12  # nothing changed
+        conn.execute(f"UPDATE skald_schema SET version = {SCHEMA_VERSION + 1}")
+        with pytest.raises(SaveFileError, match="newer Skald"):
+            pg_schema.create(conn)

@@ -14,6 +14,8 @@ from skald.store import reads, writer
 from skald.store.db import connect
 from support import script_lines
 
+BOTH_STORES = True  # every test runs on SQLite and on PostgreSQL (conftest)
+
 
 def _play(conn, pack, llm, turns: int, campaign_id: str = "snap"):
     state = start_campaign(conn, pack, seed=5, campaign_id=campaign_id)
@@ -27,9 +29,9 @@ def _play(conn, pack, llm, turns: int, campaign_id: str = "snap"):
 
 
 @pytest.mark.parametrize("every", [4, 1000])  # snapshots every few turns, and none at all
-def test_the_state_at_every_turn_is_the_state_that_turn_committed(tmp_path, pack, offline_llm, monkeypatch, every):
+def test_the_state_at_every_turn_is_the_state_that_turn_committed(fresh_db, pack, offline_llm, monkeypatch, every):
     monkeypatch.setattr(writer, "SNAPSHOT_EVERY", every)
-    conn = connect(tmp_path / "s.db")
+    conn = connect(fresh_db("s.db"))
     state, committed = _play(conn, pack, offline_llm, 26)
     limits = limits_of(pack)
     for turn, expected in committed.items():
@@ -43,9 +45,9 @@ def test_the_state_at_every_turn_is_the_state_that_turn_committed(tmp_path, pack
     conn.close()
 
 
-def test_a_crash_inside_commit_leaves_no_snapshot(tmp_path, pack, offline_llm, monkeypatch):
+def test_a_crash_inside_commit_leaves_no_snapshot(fresh_db, pack, offline_llm, monkeypatch):
     monkeypatch.setattr(writer, "SNAPSHOT_EVERY", 2)
-    conn = connect(tmp_path / "c.db")
+    conn = connect(fresh_db("c.db"))
     state, _ = _play(conn, pack, offline_llm, 1, "crash")
     real = writer._write_projections
 

@@ -7,6 +7,7 @@ same dice variants (hypothesis)."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import shutil
 import sqlite3
@@ -19,18 +20,20 @@ from skald.errors import BranchError, TurnBusy, TurnConflictError
 from skald.events import limits_of
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
+from skald.store import db as store_db
 from skald.store import memories, reads, timeline, writer
 from skald.store.db import connect
 from skald.store.timeline import Position
 from skald.text import sentences
 from support import ROOT
 
+BOTH_STORES = True  # every test runs on SQLite and on PostgreSQL (conftest), unless marked sqlite_only
 LINES = ("look around", "talk to the bartender", "search the room", "ask about work", "1", "3")
 
 
 @pytest.fixture
-def engine(tmp_path, offline_llm):
-    eng = Engine(tmp_path / "t.db", llm=offline_llm, retriever=None)
+def engine(fresh_db, offline_llm):
+    eng = Engine(fresh_db("t.db"), llm=offline_llm, retriever=None)
     yield eng
     eng.close()
 
@@ -46,8 +49,7 @@ def _persistent(state) -> dict:
 
 def _dump(engine: Engine) -> dict[str, list]:
     with engine.pool.connection() as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                             "'sqlite_%' AND name != '_sqlite_migrations' ORDER BY name")]
+        tables = store_db.tables(conn)
         return {t: [tuple(r) for r in conn.execute(f'SELECT * FROM "{t}" ORDER BY 1, 2')] for t in tables}
 
 
@@ -85,7 +87,7 @@ def test_undo_redo_and_a_new_turn_after_undo_keep_every_turn(engine, pack):
     assert start.value.reason == "nothing_to_undo"
 
 
-def test_retry_rolls_again_reproducibly_and_keeps_the_old_variant(engine, tmp_path, offline_llm):
+def test_retry_rolls_again_reproducibly_and_keeps_the_old_variant(engine, fresh_db, offline_llm):
     cid = _new(engine)
     engine.play_turn(cid, "look around")
     first = engine.play_turn(cid, "search the room")
@@ -95,7 +97,7 @@ def test_retry_rolls_again_reproducibly_and_keeps_the_old_variant(engine, tmp_pa
     third = engine.timeline(cid, "/retry")
     assert third.view.variant == 2
     # the same campaign played in another file gives the same variants: seed x turn x variant
-    other = Engine(tmp_path / "o.db", llm=offline_llm, retriever=None)
+    other = Engine(fresh_db("o.db"), llm=offline_llm, retriever=None)
     try:
         _new(other)
         other.play_turn(cid, "look around")
@@ -167,8 +169,8 @@ def test_memories_never_cross_branches(engine):
         assert [n for n, _ in memories.recent(conn, cid, "quiet", 2, 50)] == [1]
 
 
-def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(tmp_path, offline_llm):
-    db = tmp_path / "race.db"
+def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(fresh_db, offline_llm):
+    db = fresh_db("race.db")
     a = Engine(db, llm=offline_llm, retriever=None)
     b = Engine(db, llm=offline_llm, retriever=None)  # a second process, as far as the busy sets know
     try:
@@ -221,6 +223,9 @@ def test_a_crash_inside_commit_while_moving_a_head_leaves_the_previous_head(engi
     assert _dump(engine) == before  # the head, the line, the projections: as they were; no orphan turn
 
 
+_examples = itertools.count()  # hypothesis runs examples in one test call: each gets stores of its own
+
+
 @st.composite
 def _ops(draw):
     return draw(st.lists(st.one_of(
@@ -236,9 +241,9 @@ def _ops(draw):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=_ops())
-def test_every_head_is_a_fresh_linear_replay_of_its_branch(tmp_path_factory, pack, offline_llm, ops):
-    folder = tmp_path_factory.mktemp("prop")
-    engine = Engine(folder / "tree.db", llm=offline_llm, retriever=None)
+def test_every_head_is_a_fresh_linear_replay_of_its_branch(fresh_db, pack, offline_llm, ops):
+    example = next(_examples)
+    engine = Engine(fresh_db(f"tree{example}.db"), llm=offline_llm, retriever=None)
     try:
         cid = _new(engine, "p", seed=9)
         forks = 0
@@ -271,7 +276,8 @@ def test_every_head_is_a_fresh_linear_replay_of_its_branch(tmp_path_factory, pac
                 line = conn.execute("SELECT t.input, t.variant FROM branch_turns p JOIN turns t ON t.turn_id = "
                                     "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? ORDER "
                                     "BY p.turn_number", (cid, branch.name, branch.head.turn_number)).fetchall()
-                expected = _linear(folder / f"{branch.name}.db", pack, offline_llm, [(r[0], r[1]) for r in line])
+                expected = _linear(fresh_db(f"{branch.name}{example}.db"), pack, offline_llm,
+                                   [(r[0], r[1]) for r in line])
                 got = reads.state_at(conn, cid, branch.head.turn_number, limits, branch.name)
                 assert got.model_dump(mode="json") == expected, (branch.name, ops)
                 head = branch.head.turn_number
@@ -300,6 +306,7 @@ def _linear(path, pack, llm, inputs: list[tuple[str, int]]) -> dict:
         conn.close()
 
 
+@pytest.mark.sqlite_only
 def test_a_save_file_from_before_timelines_becomes_branch_main_without_loss(tmp_path, pack, offline_llm):
     path = tmp_path / "old.db"
     with gzip.open(ROOT / "tests" / "fixtures" / "saves" / "main-c517d4e.db.gz") as packed, open(path, "wb") as out:

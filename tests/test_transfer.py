@@ -14,9 +14,11 @@ from skald.events import limits_of
 from skald.packs.loader import get_pack
 from skald.store import memories, reads, timeline, transfer
 from skald.store.db import connect
+from skald.store.schema import SCHEMA_VERSION
 from support import ROOT
 from typer.testing import CliRunner
 
+BOTH_STORES = True  # the campaigns move from a save file into SQLite and into PostgreSQL (conftest)
 TURN_COLUMNS = ("turn_id", "parent_turn_id", "head_turn_id")
 
 
@@ -67,10 +69,11 @@ def _facts(conn, cid: str) -> dict:
     return out
 
 
-def test_every_campaign_round_trips_without_loss(source, tmp_path):
+def test_every_campaign_round_trips_without_loss(source, fresh_db, tmp_path):
     conn = connect(source)
-    target = connect(tmp_path / "target.db")
-    engine = Engine(tmp_path / "target.db", retriever=None)  # turns already there: the imported ids must move
+    where = fresh_db("target.db")
+    target = connect(where)
+    engine = Engine(where, retriever=None)  # turns already there: the imported ids must move
     engine.create_campaign("cinder_reach", seed=2, campaign_id="already")
     engine.play_turn("already", "look around")
     engine.close()
@@ -81,15 +84,20 @@ def test_every_campaign_round_trips_without_loss(source, tmp_path):
         assert _normal(list(transfer.export(target, cid))) == _normal(exported), cid
     renamed = transfer.import_campaign(target, transfer.export(conn, "api-11"), rename="api-11-copy")
     assert renamed == "api-11-copy" and reads.load_state(target, renamed).campaign.id == "api-11-copy"
+    back = connect(tmp_path / "back.db")  # and from the target (PostgreSQL too) into a new save file again
+    for cid, _ in reads.list_campaigns(conn):
+        transfer.import_campaign(back, transfer.export(target, cid))
+        assert _facts(back, cid) == _facts(conn, cid), cid
+    back.close()
     conn.close()
     target.close()
 
 
-def test_a_damaged_or_foreign_file_writes_nothing(source, tmp_path):
+def test_a_damaged_or_foreign_file_writes_nothing(source, fresh_db):
     conn = connect(source)
     lines = list(transfer.export(conn, "bar-7"))
     conn.close()
-    target = connect(tmp_path / "t.db")
+    target = connect(fresh_db("t.db"))
 
     def campaigns() -> int:
         return target.execute("SELECT COUNT(*) FROM campaigns").fetchone()[0] + target.execute(
@@ -119,11 +127,11 @@ def test_a_damaged_or_foreign_file_writes_nothing(source, tmp_path):
     target.close()
 
 
-def test_the_cli_exports_to_standard_output_and_imports_from_it(source, tmp_path):
+def test_the_cli_exports_to_standard_output_and_imports_from_it(source, fresh_db, tmp_path):
     runner = CliRunner()
     exported = runner.invoke(app, ["db", "export", "api-11", "--db", str(source)])
     assert exported.exit_code == 0 and exported.output.startswith('{"kind": "skald-campaign"')
-    target = tmp_path / "cli.db"
+    target = fresh_db("cli.db")
     imported = runner.invoke(app, ["db", "import", "-", "--db", str(target)], input=exported.output)
     assert imported.exit_code == 0 and "imported campaign api-11" in imported.output
     again = runner.invoke(app, ["db", "import", "-", "--db", str(target)], input=exported.output)
@@ -134,4 +142,4 @@ def test_the_cli_exports_to_standard_output_and_imports_from_it(source, tmp_path
     missing = runner.invoke(app, ["db", "export", "nope", "--db", str(source)])
     assert missing.exit_code == 2 and "no campaign 'nope'" in missing.output
     upgraded = runner.invoke(app, ["db", "upgrade", "--db", str(target)])
-    assert upgraded.exit_code == 0 and "schema version 12" in upgraded.output
+    assert upgraded.exit_code == 0 and f"schema version {SCHEMA_VERSION}" in upgraded.output

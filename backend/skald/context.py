@@ -18,7 +18,8 @@ from skald.store.timeline import Position
 class TurnContext:
     """Read-only handles for one turn.
 
-    ``conn`` is in ``PRAGMA query_only`` mode while the graph runs; only Commit lifts it.
+    ``conn`` is read-only while the graph runs (SQLite's ``PRAGMA query_only``; on PostgreSQL a read-only
+    transaction mode); only Commit writes, through ``store.db.writing``.
     ``rng`` is seeded from (campaign seed, turn number, dice variant), so a turn's dice are reproducible.
     ``limits`` are the pack's numbers events clamp to (``events.stage`` takes them).
     ``retriever`` serves lore, style, voice and hook chunks (None: retrieval off); it opens on first use.

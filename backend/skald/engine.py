@@ -143,9 +143,10 @@ class Claim:
 
 
 class Engine:
-    """One save file and what it takes to play it.
+    """One store (a save file or a PostgreSQL database) and what it takes to play it.
 
-    :param db: the save file (``":memory:"`` for a private in-memory one).
+    :param db: the save file (``":memory:"`` for a private in-memory one), ``sqlite:///PATH``, or a
+        ``postgresql://`` URL (``store.db.target``).
     :param llm: the LLM client for every campaign (default: the settings').
     :param packs: the pack cache (default: shipped packs, no reloading).
     :param retriever: the lore index (True: the settings'; None: no retrieval).

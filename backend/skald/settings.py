@@ -1,6 +1,8 @@
 """Run-time settings, read from the environment (prefix ``SKALD_``) with pydantic-settings.
 
-Globals: ``SKALD_DB_PATH``, ``SKALD_DB_SYNCHRONOUS`` (NORMAL | FULL), ``SKALD_DEFAULT_PACK``,
+Globals: ``SKALD_DB_URL`` (the store: ``sqlite:///PATH`` or ``postgresql://...``; unset: the save file
+``SKALD_DB_PATH``), ``SKALD_DB_POOL_SIZE`` (PostgreSQL connections per process), ``SKALD_DB_SYNCHRONOUS`` (NORMAL |
+FULL, SQLite's), ``SKALD_DEFAULT_PACK``,
 ``SKALD_LLM`` (auto | on | off), ``SKALD_OLLAMA_BASE_URL``,
 ``SKALD_LLM_TIMEOUT_S``, ``SKALD_TURN_BUDGET_S`` (seconds for all of a turn's LLM calls), the circuit breaker
 (``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
@@ -92,6 +94,12 @@ class _Base(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore")
 
     db_path: Path = Path("data/saves/skald.db")
+    db_url: str | None = Field(None, pattern=r"^(sqlite:///.+|postgres(ql)?://.+)$", description="the store: "
+                               "sqlite:///PATH (a save file; the default is SKALD_DB_PATH) or "
+                               "postgresql://USER:PASSWORD@HOST:PORT/DATABASE (several workers; docs/deploy.md)")
+    reload_packs: bool = Field(False, description="skald serve: reload an era pack when its files change (what "
+                               "--reload-packs sets for every worker)")
+    db_pool_size: int = Field(8, ge=1, le=100, description="PostgreSQL: connections each process keeps at most")
     default_pack: str = "cinder_reach"
     llm: Literal["auto", "on", "off"] = Field("auto", description="auto: use Ollama when it answers at start")
     ollama_base_url: str = "http://127.0.0.1:11434"
@@ -118,6 +126,16 @@ class _Base(BaseSettings):
     admin_key: SecretStr | None = Field(None, description="HTTP API: a key that may list every campaign")
     api_create_per_minute: int = Field(10, ge=0, description="HTTP API: POST /campaigns per client IP (and per "
                                        "bearer token) in any 60 s; over it 429 with Retry-After; 0: unbounded")
+
+    @property
+    def database(self) -> str | Path:
+        """The store to open: ``SKALD_DB_URL`` when set (a PostgreSQL URL, or the path in ``sqlite:///PATH``), else
+        the save file ``SKALD_DB_PATH``."""
+        if self.db_url is None:
+            return self.db_path
+        from skald.store.db import target
+
+        return target(self.db_url)
 
     def role(self, name: str) -> RoleConfig:
         """The resolved configuration of one role. :raises SettingsError: unknown role."""

@@ -128,7 +128,8 @@ IdempotencyKey = Annotated[str | None, Header(
 def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None = None, reload_packs: bool = False,
                admin_key: str | None = None, graph: CompiledStateGraph | None = None, retriever: Any = True,
                pack_poll_s: float = 1.0, create_per_minute: int | None = None) -> FastAPI:
-    """The API over the save file ``db_path`` (default ``SKALD_DB_PATH``).
+    """The API over the store ``db_path``: a save file or a PostgreSQL URL (default: the settings', ``SKALD_DB_URL``
+    else ``SKALD_DB_PATH``).
 
     :param llm: the LLM client for every campaign (default: ``LLMClient(get_settings())``, built once).
     :param reload_packs: reload a pack when its files change (polled at most every ``pack_poll_s`` seconds).
@@ -142,7 +143,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     if admin_key is None and settings.admin_key is not None:
         admin_key = settings.admin_key.get_secret_value() or None
     admin_hash = token_hash(admin_key) if admin_key else None
-    engine = Engine(db_path or settings.db_path, llm=llm or LLMClient(settings), retriever=retriever, graph=graph,
+    engine = Engine(db_path or settings.database, llm=llm or LLMClient(settings), retriever=retriever, graph=graph,
                     packs=PackCache(reload=reload_packs, poll_s=pack_poll_s))
     health_check = HealthCheck(engine)
     setups = SetupSessions(engine)

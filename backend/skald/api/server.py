@@ -5,6 +5,7 @@ buffers headers of any size)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -23,11 +24,27 @@ HTTP_LIMITS: dict[str, Any] = {"http": "h11", "h11_max_incomplete_event_size": 4
 total over 16 KiB (``edge.MAX_HEADER_BYTES``)."""
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, db: Path | None = None, reload_packs: bool = False,
-          log_level: str = "info") -> None:
-    """Serve the API until interrupted (Ctrl-C)."""
-    app = create_app(db, reload_packs=reload_packs)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=10, **HTTP_LIMITS)
+def serve(host: str = "127.0.0.1", port: int = 8000, db: Path | str | None = None, reload_packs: bool = False,
+          log_level: str = "info", workers: int = 1) -> None:
+    """Serve the API until interrupted (Ctrl-C). With ``workers`` > 1, uvicorn starts that many processes, each
+    building its own app (:func:`worker_app`) over the same store, passed to them as ``SKALD_DB_URL`` (and
+    ``SKALD_RELOAD_PACKS``); nothing they must agree on lives in a process's memory (docs/deploy.md)."""
+    if workers == 1:
+        app = create_app(db, reload_packs=reload_packs)
+        uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=10, **HTTP_LIMITS)
+        return
+    if db is not None:
+        os.environ["SKALD_DB_URL"] = db if isinstance(db, str) else f"sqlite:///{Path(db).resolve()}"
+    os.environ["SKALD_RELOAD_PACKS"] = "true" if reload_packs else "false"
+    uvicorn.run("skald.api.server:worker_app", factory=True, workers=workers, host=host, port=port,
+                log_level=log_level, timeout_graceful_shutdown=10, **HTTP_LIMITS)
+
+
+def worker_app() -> FastAPI:
+    """The app of one of ``skald serve --workers N``'s processes: the settings' store (``SKALD_DB_URL``)."""
+    from skald.settings import get_settings
+
+    return create_app(reload_packs=get_settings().reload_packs)
 
 
 class LiveServer:

@@ -8,18 +8,18 @@ when it answers, else with the pack's questions, and its finish creates the camp
 - ``POST /setup/{id}/finish`` summarizes and serializes (the model's ``submit_character``; the answers so far and
   defaults for the rest in questions mode), creates the campaign and its token, and closes the session.
 
-Sessions live in this process (a cache of unfinished conversations, not game state): at most
-:data:`MAX_SESSIONS` at once (the oldest idle one is dropped for a new one), each dropped after :data:`IDLE_S`
-seconds without a message, each at most :data:`MAX_MESSAGES` messages of at most 2000 characters. One message at
-a time per session: a second while the first is answered gets 409.
+Sessions live in the store (``store.setup_sessions``), so with several API workers any of them answers a session's
+next message: at most :data:`MAX_SESSIONS` at once (the oldest idle one is dropped for a new one), each dropped after
+:data:`IDLE_S` seconds without a message, each at most :data:`MAX_MESSAGES` messages of at most 2000 characters. One
+message at a time per session, across workers: a second while the first is answered gets 409.
 """
 
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import HTTPException
@@ -30,6 +30,7 @@ from skald.llm.conversation import ConversationError, ConversationRunner, Phase
 from skald.llm.setup_stages import character
 from skald.packs.models import EraPack
 from skald.rules import setup
+from skald.store import setup_sessions
 
 MAX_SESSIONS = 64
 IDLE_S = 1800.0
@@ -67,14 +68,14 @@ class NewSetup(BaseModel):
 
 @dataclass
 class Session:
+    """One setup session while a request works on it (rebuilt from the store, and saved back, each request)."""
+
     id: str
     pack: EraPack
     seed: int | None
     runner: ConversationRunner | None
     draft: dict[str, Any] = field(default_factory=dict)
     messages: int = 0
-    touched: float = field(default_factory=time.monotonic)
-    lock: threading.Lock = field(default_factory=threading.Lock)
     warnings: list[str] = field(default_factory=list)
 
     def view(self, reply: str = "") -> SetupReply:
@@ -88,28 +89,31 @@ class Session:
         return SetupReply(setup_id=self.id, mode="questions", phase="discuss" if q else "summarize",
                           question=question, warnings=list(self.warnings))
 
+    def stored(self) -> setup_sessions.Stored:
+        state = {"runner": self.runner.saved() if self.runner is not None else None, "draft": self.draft,
+                 "warnings": self.warnings}
+        return setup_sessions.Stored(self.id, self.pack.id, self.seed, state, self.messages)
+
 
 class SetupSessions:
-    """The open setup sessions of one server process (see the module docstring for the bounds)."""
+    """The open setup sessions, kept in the engine's store (see the module docstring for the bounds).
 
-    def __init__(self, engine: Engine, *, clock=time.monotonic):
+    :param clock: seconds since the epoch (tests move it).
+    """
+
+    def __init__(self, engine: Engine, *, clock=time.time):
         self.engine = engine
         self.clock = clock
-        self._sessions: dict[str, Session] = {}
-        self._lock = threading.Lock()
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock(), UTC)
 
     def open(self, body: NewSetup) -> SetupReply:
         pack = self.engine.packs.get(body.pack)
-        llm = self.engine.llm
-        runner = ConversationRunner(llm, character(pack), interactive=True) if (
-            llm.online and llm.config("setup").enabled) else None
-        session = Session(secrets.token_urlsafe(18), pack, body.seed, runner, touched=self.clock())
-        with self._lock:
-            self._expire()
-            if len(self._sessions) >= MAX_SESSIONS:
-                oldest = min(self._sessions.values(), key=lambda s: s.touched)
-                self._sessions.pop(oldest.id)
-            self._sessions[session.id] = session
+        runner = self._runner(pack)
+        session = Session(secrets.token_urlsafe(18), pack, body.seed, runner)
+        with self.engine.pool.connection() as conn:
+            setup_sessions.put(conn, session.stored(), self._now(), idle_s=IDLE_S, limit=MAX_SESSIONS)
         greeting = "Tell me about the character you want to play (send /done when you are ready)." if runner else ""
         return session.view(greeting)
 
@@ -158,28 +162,34 @@ class SetupSessions:
         except BaseException:
             self._give(session)
             raise
-        with self._lock:
-            self._sessions.pop(session.id, None)
-        session.lock.release()
+        with self.engine.pool.connection() as conn:
+            setup_sessions.drop(conn, session.id)
         return sheet, summary, made
 
     # ------------------------------------------------------------------------------------------ machinery
 
-    def _expire(self) -> None:
-        now = self.clock()
-        for sid in [sid for sid, s in self._sessions.items() if now - s.touched > IDLE_S and not s.lock.locked()]:
-            del self._sessions[sid]
+    def _runner(self, pack: EraPack) -> ConversationRunner | None:
+        llm = self.engine.llm
+        if llm.online and llm.config("setup").enabled:
+            return ConversationRunner(llm, character(pack), interactive=True)
+        return None
 
     def _take(self, setup_id: str) -> Session:
-        with self._lock:
-            self._expire()
-            session = self._sessions.get(setup_id)
-        if session is None:
+        try:
+            with self.engine.pool.connection() as conn:
+                stored = setup_sessions.take(conn, setup_id, self._now(), idle_s=IDLE_S)
+        except setup_sessions.Busy:
+            raise HTTPException(409, "this setup session is answering another message") from None
+        if stored is None:
             raise HTTPException(404, "no such setup session (it may have expired): open a new one")
-        if not session.lock.acquire(blocking=False):
-            raise HTTPException(409, "this setup session is answering another message")
-        return session
+        pack = self.engine.packs.get(stored.pack_id)
+        saved = stored.state.get("runner")
+        runner = None
+        if saved is not None:
+            runner = ConversationRunner(self.engine.llm, character(pack), interactive=True).restore(saved)
+        return Session(stored.id, pack, stored.seed, runner, draft=stored.state.get("draft") or {},
+                       messages=stored.messages, warnings=list(stored.state.get("warnings") or []))
 
     def _give(self, session: Session) -> None:
-        session.touched = self.clock()
-        session.lock.release()
+        with self.engine.pool.connection() as conn:
+            setup_sessions.give(conn, session.stored(), self._now())

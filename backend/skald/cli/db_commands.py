@@ -11,20 +11,24 @@ from typing import IO, Annotated, Any
 
 import typer
 
-db_app = typer.Typer(help="The save file: upgrade it, export a campaign, import one.", no_args_is_help=True)
-DbOption = Annotated[Path | None, typer.Option("--db", help="save file (default: SKALD_DB_PATH)")]
+from skald.cli.store_option import DbOption, chosen
+from skald.store.postgres import shown
+
+db_app = typer.Typer(help="The store (a save file or a PostgreSQL database): upgrade it, export a campaign, import "
+                     "one.", no_args_is_help=True)
 
 
 @contextmanager
-def _opened(db: Path | None, *, readonly: bool = False) -> Iterator[tuple[Path, Any]]:
-    """(the save file's path, a connection to it), closed after; a file that cannot be opened exits 2 with why."""
+def _opened(db: str | None, *, readonly: bool = False) -> Iterator[tuple[str, Any]]:
+    """(the store as messages name it, a connection to it), closed after; a store that cannot be opened exits 2 with
+    why."""
     from skald.errors import SaveFileError
-    from skald.settings import settings_or_exit
     from skald.store.db import connect
 
-    path = db or Path(settings_or_exit().db_path)
+    store = chosen(db)
+    path = str(store) if not isinstance(store, str) else shown(store)
     try:
-        conn = connect(path, readonly=readonly)
+        conn = connect(store, readonly=readonly)
     except SaveFileError as exc:
         typer.echo(f"skald db: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -41,11 +45,13 @@ def _stream(path: Path | None, mode: str, standard: IO[str]) -> AbstractContextM
 
 @db_app.command("upgrade")
 def upgrade_cmd(db: DbOption = None) -> None:
-    """Bring the save file up to this Skald's schema (once, keeping every turn) and print its schema version."""
-    from skald.store.schema import SCHEMA_VERSION, schema_version
+    """Bring the store up to this Skald's schema (once, keeping every turn; a new PostgreSQL database gets it) and
+    print its schema version."""
+    from skald.store.db import version_of
+    from skald.store.schema import SCHEMA_VERSION
 
     with _opened(db) as (path, conn):
-        typer.echo(f"{path}: schema version {schema_version(conn)} (this Skald's: {SCHEMA_VERSION})")
+        typer.echo(f"{path}: schema version {version_of(conn)} (this Skald's: {SCHEMA_VERSION})")
 
 
 @db_app.command("export")

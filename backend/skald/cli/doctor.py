@@ -35,8 +35,35 @@ def _pulled(model: str, names: list[str]) -> bool:
     return model in names or wanted in names
 
 
-def _save_file(path: Path) -> Check:
-    """The save file opens read-only, is from this Skald or older, and passes ``PRAGMA integrity_check``."""
+def _postgres(url: str) -> Check:
+    """The PostgreSQL database answers and has this Skald's schema version (read only: nothing is created)."""
+    from skald.store import pg_schema, postgres
+    from skald.store.schema import SCHEMA_VERSION
+
+    where = postgres.shown(url)
+    try:
+        raw = postgres.open_raw(url)
+    except SaveFileError as exc:
+        return Check(False, str(exc), "start the server, or correct SKALD_DB_URL / --db")
+    try:
+        version = pg_schema.version(raw)
+    finally:
+        raw.close()
+    if version is None:
+        return Check(True, f"database {where} answers and is empty; the first skald serve (or skald db upgrade) "
+                     f"gives it the schema (version {SCHEMA_VERSION})")
+    if version != SCHEMA_VERSION:
+        return Check(False, f"database {where} has schema version {version}; this Skald has {SCHEMA_VERSION}",
+                     "use the Skald that wrote it, or move the campaigns with skald db export / import")
+    return Check(True, f"database {where} answers (PostgreSQL, schema version {version})")
+
+
+def _save_file(path: Path | str) -> Check:
+    """The save file opens read-only, is from this Skald or older, and passes ``PRAGMA integrity_check`` (a
+    PostgreSQL URL: :func:`_postgres`)."""
+    if isinstance(path, str) and "://" in path:
+        return _postgres(path)
+    path = Path(path)
     if not path.exists():
         return Check(True, f"no save file at {path} yet; skald play creates it")
     pending = _pending_migrations(path)
@@ -76,7 +103,7 @@ def _pending_migrations(path: Path) -> list[str]:
     return [f"{m.__name__} ({(m.__doc__ or '').strip().splitlines()[0].rstrip('.:')})" for m in MIGRATIONS[version:]]
 
 
-def run_checks(db_path: Path | None = None) -> list[Check]:
+def run_checks(db_path: Path | str | None = None) -> list[Check]:
     """Every check, in order: settings, Ollama per URL, each role's model, the database, each pack."""
     try:
         settings = load_settings()
@@ -103,7 +130,7 @@ def run_checks(db_path: Path | None = None) -> list[Check]:
                 else:
                     checks.append(Check(False, f"{cfg.role}: model {cfg.model} is not pulled at {url}",
                                         f"{host}ollama pull {cfg.model}"))
-    checks.append(_save_file(db_path or settings.db_path))
+    checks.append(_save_file(db_path or settings.database))
     for pack in available_packs():
         try:
             load_pack(pack)

@@ -14,6 +14,7 @@ import typer
 from skald.cli.db_commands import db_app
 from skald.cli.pack_commands import pack_app
 from skald.cli.rag_commands import ingest_command, lore_app
+from skald.cli.store_option import DbOption, absent, chosen
 from skald.errors import SkaldError
 from skald.packs.loader import PackError
 from skald.settings import ROLES, settings_or_exit
@@ -29,7 +30,7 @@ app.add_typer(lore_app, name="lore")
 @app.command()
 def play(
     pack: Annotated[str | None, typer.Option(help="era pack id (default: SKALD_DEFAULT_PACK)")] = None,
-    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
+    db: DbOption = None,
     campaign: Annotated[str | None, typer.Option(help="resume this campaign id")] = None,
     branch: Annotated[str | None, typer.Option(help="with --campaign: switch to this branch of its turn tree first "
                                                     "(/branches lists them)")] = None,
@@ -61,7 +62,7 @@ def play(
     if branch and not campaign:
         typer.echo("skald play: --branch needs --campaign (a new campaign starts on main)", err=True)
         raise typer.Exit(2)
-    session = _open_session(db or settings.db_path, llm, pack, campaign, seed, background, name, watch, branch=branch)
+    session = _open_session(chosen(db), llm, pack, campaign, seed, background, name, watch, branch=branch)
     session.dice = dice
     if record:
         session.recorder = Recorder(record, session.pack, session.state, llm, transport, source=source_of(llm, False),
@@ -72,7 +73,7 @@ def play(
         session.close()
 
 
-def _open_session(db: Path, llm: Any, pack: str | None, campaign: str | None, seed: int | None,
+def _open_session(db: Path | str, llm: Any, pack: str | None, campaign: str | None, seed: int | None,
                   background: str | None, name: str, watch: bool = False, retriever: Any = True,
                   branch: str | None = None):
     from skald.cli.session import Session
@@ -197,12 +198,12 @@ def replay_cmd(
 
 
 @app.command()
-def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None) -> None:
+def campaigns(db: DbOption = None) -> None:
     """List the campaigns in a save file."""
     from skald.engine import Engine
 
-    path = db or settings_or_exit().db_path
-    if not path.exists():
+    path = chosen(db)
+    if absent(path):
         typer.echo(f"no save file at {path} yet; start a campaign with: skald play")
         return
     try:
@@ -223,7 +224,7 @@ def campaigns(db: Annotated[Path | None, typer.Option(help="save file")] = None)
 @app.command("new")
 def new_cmd(
     pack: Annotated[str | None, typer.Option(help="era pack id (default: SKALD_DEFAULT_PACK)")] = None,
-    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
+    db: DbOption = None,
     seed: Annotated[int | None, typer.Option(help="seed for the campaign (default: random)")] = None,
     interactive: Annotated[bool | None, typer.Option("--interactive/--direct", "-i/-I", help="a conversation (-i) "
                                                      "or one answer per line of stdin (-I); default: -i on a "
@@ -244,7 +245,7 @@ def new_cmd(
     llm = LLMClient(settings)
     ask = new.prompt_tty if tty else new.lines_of(sys.stdin)
     seed = random.randrange(1 << 31) if seed is None else seed
-    path = db or settings.db_path
+    path = chosen(db)
     try:
         engine, campaign = new.run(path, llm, pack or settings.default_pack, seed, tty, ask, typer.echo,
                                    retriever=True)
@@ -269,7 +270,7 @@ def new_cmd(
 @app.command()
 def transcript(
     campaign: Annotated[str, typer.Argument(help="campaign id (see `skald campaigns`)")],
-    db: Annotated[Path | None, typer.Option(help="save file (default: SKALD_DB_PATH)")] = None,
+    db: DbOption = None,
     scene: Annotated[str | None, typer.Option(help="only this scene id")] = None,
     fmt: Annotated[str, typer.Option("--format", help="md (the transcript as text) or json (a list of scenes, each "
                                                       "with its lines)")] = "md",
@@ -283,8 +284,8 @@ def transcript(
     if fmt not in ("md", "json"):
         typer.echo("skald transcript: --format must be md or json", err=True)
         raise typer.Exit(2)
-    path = db or settings_or_exit().db_path
-    if not path.exists():
+    path = chosen(db)
+    if absent(path):
         typer.echo(f"skald transcript: no save file at {path}", err=True)
         raise typer.Exit(2)
     try:
@@ -329,11 +330,11 @@ def models() -> None:
 
 
 @app.command()
-def doctor(db: Annotated[Path | None, typer.Option(help="save file to check")] = None) -> None:
+def doctor(db: DbOption = None) -> None:
     """Check Ollama, each role's model, the database and the packs; print the command that fixes each problem."""
     from skald.cli.doctor import run_checks
 
-    checks = run_checks(db)
+    checks = run_checks(chosen(db) if db else None)
     for check in checks:
         typer.echo(f"{'ok     ' if check.ok else 'PROBLEM'}  {check.what}")
         if not check.ok:

@@ -140,10 +140,12 @@ class Session:
 def resume_command(campaign_id: str, db: Path | str) -> str:
     """``skald play --campaign ID``, plus ``--db PATH`` unless ``db`` is the save file the settings name."""
     from skald.settings import get_settings
+    from skald.store.postgres import shown
 
-    default = Path(get_settings().db_path)
-    same = str(db) != ":memory:" and Path(db).resolve() == default.resolve()
-    return f"skald play --campaign {campaign_id}" + ("" if same else f" --db {db}")
+    default = get_settings().database
+    same = str(db) == str(default) if isinstance(default, str) or isinstance(db, str) else \
+        Path(db).resolve() == Path(default).resolve()
+    return f"skald play --campaign {campaign_id}" + ("" if same else f" --db {shown(str(db))}")
 
 
 def _default_pack() -> str:

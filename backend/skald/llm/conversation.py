@@ -133,6 +133,27 @@ class ConversationRunner:
         if self.max_discuss_turns is None:
             self.max_discuss_turns = 10 if self.interactive else 1
 
+    # ----------------------------------------------------------------------------------------- kept between requests
+
+    def saved(self) -> dict[str, Any]:
+        """The conversation as JSON-ready data (what :meth:`restore` takes back; the calls' metrics are not kept)."""
+        from langchain_core.messages import messages_to_dict
+
+        return {"phase": self.phase.value, "history": messages_to_dict(self.history), "warnings": self.warnings,
+                "transcript": [list(t) for t in self.transcript], "summary": self.summary, "turns": self.turns,
+                "ids": self._ids}
+
+    def restore(self, saved: dict[str, Any]) -> ConversationRunner:
+        """Continue the conversation :meth:`saved` returned (on this runner, built for the same stage); returns it."""
+        from langchain_core.messages import messages_from_dict
+
+        self.phase = Phase(saved["phase"])
+        self.history = messages_from_dict(saved["history"])
+        self.warnings = list(saved["warnings"])
+        self.transcript = [(who, text) for who, text in saved["transcript"]]
+        self.summary, self.turns, self._ids = saved["summary"], saved["turns"], saved["ids"]
+        return self
+
     # ----------------------------------------------------------------------------------------- the phases
 
     def say(self, text: str) -> str:

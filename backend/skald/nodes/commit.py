@@ -18,7 +18,8 @@ from skald.vocab import Intent
 
 
 def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: the whole state. Writes to SQLite in one ``BEGIN IMMEDIATE`` transaction (``store.writer.commit_turn``):
+    """Reads: the whole state. Writes to the store in one transaction (``store.writer.commit_turn``; SQLite's
+    ``BEGIN IMMEDIATE``, or PostgreSQL's with the campaign's row locked):
     the staged events, the projected state ``after`` (with this turn's counters and summary, ``GameState.closing``),
     the rendered turn, its memory and, when the context carries an idempotency key, the key with this turn's view.
     Returns that state as the new persistent fields, and ``view`` (``views.TurnView``): what this transaction

@@ -1,4 +1,4 @@
-"""The PostgreSQL schema, derived from the SQLite one (issue 19, in progress): one list of schema changes (the
+"""The PostgreSQL schema, derived from the SQLite one one list of schema changes (the
 migrations in :mod:`skald.store.schema`), one runner per dialect.
 
 PostgreSQL databases start at the current :data:`~skald.store.schema.SCHEMA_VERSION`: :func:`statements` reads the
@@ -8,8 +8,9 @@ real server). SQLite's ``INTEGER PRIMARY KEY`` (a row id that numbers itself) be
 AS IDENTITY``. Tables a campaign reads back in the order rows were stored (SQLite's ``ORDER BY rowid``) get a
 ``row_order`` identity column, PostgreSQL having no row ids. The version is kept in ``skald_schema``.
 
-Not yet built: the storage port that plays turns on PostgreSQL, and upgrading a PostgreSQL database made by an
-older schema (a later migration must come with its PostgreSQL step).
+A database made by an older Skald is upgraded the same way (:func:`upgrade`): what the SQLite migrations since added
+(tables, columns, indexes) is added to it. A change that is more than that (a new key, a changed type) is refused
+with how to move the campaigns instead, until it comes with its own PostgreSQL step.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sqlite3
 
 from skald.store.schema import SCHEMA_VERSION
 
-ROW_ORDER = ("known_npcs", "party", "quests")  # read back in insertion order (reads.load_state)
+ROW_ORDER = ("known_npcs", "party", "quests", "setup_sessions")  # read in insertion order (reads.load_state; ties)
 TYPES = {"TEXT": "TEXT", "INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "": "TEXT"}
 
 
@@ -33,9 +34,7 @@ def statements(shape: sqlite3.Connection | None = None) -> list[str]:
     """The DDL that gives a PostgreSQL database the schema of ``shape`` (default: :func:`sqlite_shape`), tables in
     an order their foreign keys allow, then the indexes, then the version row."""
     conn = shape or sqlite_shape()
-    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                         "'sqlite_%' AND name != '_sqlite_migrations' ORDER BY name")]
-    tables.sort(key=lambda t: t != "campaigns")  # every foreign key points at campaigns
+    tables = _shape_tables(conn)
     out = ["CREATE TABLE skald_schema (version INTEGER NOT NULL)"]
     for table in tables:
         out.append(_table(conn, table))
@@ -44,6 +43,13 @@ def statements(shape: sqlite3.Connection | None = None) -> list[str]:
             out.append(f'CREATE {"UNIQUE " if unique else ""}INDEX "{name}" ON "{table}" ({_names(columns)})')
     out.append(f"INSERT INTO skald_schema (version) VALUES ({SCHEMA_VERSION})")
     return out
+
+
+def _shape_tables(conn: sqlite3.Connection) -> list[str]:
+    """The SQLite shape's tables, ``campaigns`` first (every foreign key points at it), then by name."""
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                         "'sqlite_%' AND name != '_sqlite_migrations' ORDER BY name")]
+    return sorted(tables, key=lambda t: t != "campaigns")
 
 
 def _table(conn: sqlite3.Connection, table: str) -> str:
@@ -87,20 +93,77 @@ def _indexes(conn: sqlite3.Connection, table: str) -> list[tuple[str, bool, list
     return out
 
 
-def create(conn) -> int:
-    """Give an empty PostgreSQL database (a ``psycopg`` connection) the schema, in one transaction; return its
-    version. A database that already has it is left as it is.
+def version(conn) -> int | None:
+    """The schema version of a PostgreSQL database (a ``psycopg`` connection), or None when it has no schema yet."""
+    if not conn.execute("SELECT to_regclass('skald_schema') IS NOT NULL").fetchone()[0]:
+        return None
+    return conn.execute("SELECT version FROM skald_schema").fetchone()[0]
 
-    :raises RuntimeError: the database holds another schema version (upgrading PostgreSQL is not built yet).
+
+def create(conn, shown: str = "the PostgreSQL database") -> int:
+    """Give a PostgreSQL database (a ``psycopg`` connection) this Skald's schema, in one transaction, and return its
+    version: all of it for an empty database; for one made by an older Skald, what the SQLite migrations since
+    added (:func:`upgrade`); nothing for one already up to date. Two processes at once: one does it, the other waits
+    (an advisory lock) and finds it done.
+
+    :raises SaveFileError: the database holds a newer schema (``newer_schema``), or an older one that adding tables,
+        columns and indexes cannot bring up to date (``old_schema``).
     """
+    from skald.errors import SaveFileError
+
     with conn.transaction():
-        exists = conn.execute("SELECT to_regclass('skald_schema') IS NOT NULL").fetchone()[0]
-        if exists:
-            version = conn.execute("SELECT version FROM skald_schema").fetchone()[0]
-            if version != SCHEMA_VERSION:
-                raise RuntimeError(f"the PostgreSQL database has schema version {version}; this Skald has "
-                                   f"{SCHEMA_VERSION}, and upgrading PostgreSQL is not built yet")
-            return version
-        for statement in statements():
-            conn.execute(statement)
+        conn.execute("SELECT pg_advisory_xact_lock(7307)")  # one creator at a time (any number; Skald's own)
+        found = version(conn)
+        if found is None:
+            for statement in statements():
+                conn.execute(statement)
+            return SCHEMA_VERSION
+        if found > SCHEMA_VERSION:
+            raise SaveFileError(shown, "newer_schema", f"was written by a newer Skald (schema version {found}; this "
+                                f"Skald knows up to {SCHEMA_VERSION}). It was not changed: upgrade Skald to play it")
+        if found < SCHEMA_VERSION:
+            missing = upgrade(conn)
+            if missing:
+                raise SaveFileError(shown, "old_schema", f"has schema version {found}; this Skald needs "
+                                    f"{SCHEMA_VERSION}, and the change is more than new tables, columns and indexes "
+                                    f"({missing[0]}). It was not changed: move its campaigns with skald db export "
+                                    "(the Skald that wrote it) and skald db import (this one)")
     return SCHEMA_VERSION
+
+
+def upgrade(conn) -> list[str]:
+    """Bring an older PostgreSQL schema up to this one inside the caller's transaction, the way the SQLite migrations
+    since its version did: every table, column and index the SQLite shape has and the database lacks is added, and
+    the version row set. Returns what cannot be done so (a column whose type or key changed), without changing
+    anything then; empty when it was done."""
+    shape = sqlite_shape()
+    have = {(r[0], r[1]): r[2] for r in conn.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = "
+        "current_schema()")}
+    tables = {t for t, _ in have}
+    out, problems = [], []
+    for table in _shape_tables(shape):
+        if table not in tables:
+            out.append(_table(shape, table))
+            continue
+        for r in shape.execute(f'PRAGMA table_info("{table}")'):
+            kind = TYPES[r["type"].upper()]
+            found = have.get((table, r["name"]))
+            if found is None:
+                if r["pk"] or r["notnull"] and r["dflt_value"] is None:
+                    problems.append(f"{table}.{r['name']} is a new key or required column")
+                default = f" DEFAULT {r['dflt_value']}" if r["dflt_value"] is not None else ""
+                out.append(f'ALTER TABLE "{table}" ADD COLUMN "{r["name"]}" {kind}{default}')
+            elif found.upper() != kind:
+                problems.append(f"{table}.{r['name']} is {found}, now {kind}")
+    indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
+    for table in _shape_tables(shape):
+        for name, unique, columns in _indexes(shape, table):
+            if name not in indexes:
+                out.append(f'CREATE {"UNIQUE " if unique else ""}INDEX "{name}" ON "{table}" ({_names(columns)})')
+    if problems:
+        return problems
+    for statement in out:
+        conn.execute(statement)
+    conn.execute("UPDATE skald_schema SET version = %s", (SCHEMA_VERSION,))
+    return []

@@ -1,5 +1,5 @@
-"""Connections for the engine: a small pool of SQLite connections for a save file, or one shared connection for an
-in-memory database.
+"""Connections for the engine: a small pool of SQLite connections for a save file, one shared connection for an
+in-memory database, or a pool of PostgreSQL connections (``store.postgres.PgPool``) for a ``postgresql://`` URL.
 
 Each request borrows a connection (``with pool.connection() as conn``) and gives it back; a connection is used
 by one thread at a time, never shared concurrently. Connections come from ``store.db.connect``: WAL, a 10 s busy
@@ -16,9 +16,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from skald.store.db import connect, verify
+from skald.store.db import connect, target, verify
 from skald.store.faults import raise_storage
+from skald.store.postgres import is_url
+
+if TYPE_CHECKING:
+    from skald.store.postgres import PgPool
 
 
 class ConnectionPool:
@@ -111,8 +116,16 @@ class SharedConnection:
 
 
 def open_pool(path: str | Path, *, readonly: bool = False,
-              synchronous: str = "NORMAL") -> ConnectionPool | SharedConnection:
-    """The pool for ``path``: :class:`SharedConnection` for ``":memory:"``, else a :class:`ConnectionPool`."""
+              synchronous: str = "NORMAL") -> ConnectionPool | SharedConnection | PgPool:
+    """The pool for ``path`` (a save file, ``sqlite:///path`` or a PostgreSQL URL; ``store.db.target``):
+    :class:`SharedConnection` for ``":memory:"``, :class:`~skald.store.postgres.PgPool` for PostgreSQL, else a
+    :class:`ConnectionPool`. ``synchronous`` is SQLite's only (PostgreSQL keeps its server's settings)."""
+    path = target(path)
+    if isinstance(path, str) and is_url(path):
+        from skald.settings import get_settings
+        from skald.store.postgres import PgPool
+
+        return PgPool(path, readonly=readonly, max_size=get_settings().db_pool_size)
     if str(path) == ":memory:":
         return SharedConnection()
     return ConnectionPool(path, readonly=readonly, synchronous=synchronous)

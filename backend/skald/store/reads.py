@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from skald.errors import CampaignNotFoundError
@@ -29,6 +28,7 @@ from skald.state import (
     World,
 )
 from skald.store import timeline
+from skald.store.db import read_snapshot
 from skald.text import sentences
 from skald.views import CampaignSummary, SuggestionView, TurnRecordView
 from skald.vocab import ArcStage
@@ -105,18 +105,10 @@ def _offer(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int, 
     return [Suggestion.model_validate(s) for s in json.loads(stored or "[]")]
 
 
-@contextmanager
-def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
-    """A read transaction: every read inside sees the store as of its first read (WAL), so a head and the state at
-    it are read together. Nested use (already in a transaction) reads inside the outer one."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN")
-    try:
-        yield
-    finally:
-        conn.execute("COMMIT")
+def snapshot(conn: sqlite3.Connection) -> AbstractContextManager[None]:
+    """A read transaction: every read inside sees the store as of its first read, so a head and the state at it are
+    read together (``store.db.read_snapshot``). Nested use (already in a transaction) reads inside the outer one."""
+    return read_snapshot(conn)
 
 
 def visited(conn: sqlite3.Connection, campaign_id: str) -> set[str]:

@@ -232,8 +232,19 @@ def m012_timelines(db: sqlite_utils.Database) -> None:
                "turn_number, turn_id FROM turns ORDER BY campaign_id, turn_number")
 
 
+def m013_setup_sessions(db: sqlite_utils.Database) -> None:
+    """Guided creation's unfinished sessions in the store, so any API worker answers a session's next message
+    (``store.setup_sessions``): the session's state as JSON, its message count, and a lease while one is answered."""
+    db["setup_sessions"].create(
+        {"id": str, "pack_id": str, "seed": int, "state": str, "messages": int, "touched_at": str,
+         "busy_until": str},
+        pk="id", not_null={"pack_id", "state", "messages", "touched_at"},
+    )
+    db["setup_sessions"].create_index(["touched_at"])
+
+
 MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
-              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots, m012_timelines)
+              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots, m012_timelines, m013_setup_sessions)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

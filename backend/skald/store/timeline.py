@@ -147,10 +147,10 @@ def newest_descendants(conn: sqlite3.Connection, campaign_id: str, turn_id: int)
     """The ids below ``turn_id`` following its most recently played child at each step (what ``/redo`` replays
     after a ``/pick``), nearest first."""
     rows = conn.execute(
-        "WITH RECURSIVE down(id, depth) AS (SELECT ?, 0 UNION ALL SELECT (SELECT MAX(t.turn_id) FROM turns t WHERE "
-        "t.campaign_id = ? AND t.parent_turn_id = down.id), depth + 1 FROM down WHERE (SELECT MAX(t.turn_id) FROM "
-        "turns t WHERE t.campaign_id = ? AND t.parent_turn_id = down.id) IS NOT NULL) SELECT id FROM down WHERE "
-        "depth > 0 ORDER BY depth", (turn_id, campaign_id, campaign_id)).fetchall()
+        "WITH RECURSIVE down(id, depth) AS (SELECT CAST(? AS BIGINT), 0 UNION ALL SELECT (SELECT MAX(t.turn_id) FROM "
+        "turns t WHERE t.campaign_id = ? AND t.parent_turn_id = down.id), depth + 1 FROM down WHERE (SELECT "
+        "MAX(t.turn_id) FROM turns t WHERE t.campaign_id = ? AND t.parent_turn_id = down.id) IS NOT NULL) SELECT id "
+        "FROM down WHERE depth > 0 ORDER BY depth", (turn_id, campaign_id, campaign_id)).fetchall()
     return [r[0] for r in rows]
 
 

@@ -21,8 +21,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from skald.errors import CampaignNotFoundError, SkaldError
+from skald.store import db
 from skald.store.db import writing
-from skald.store.schema import SCHEMA_VERSION, schema_version
+from skald.store.pg_schema import ROW_ORDER
+from skald.store.schema import SCHEMA_VERSION
 
 KIND = "skald-campaign"
 FORMAT = 1
@@ -37,14 +39,17 @@ class TransferError(SkaldError):
 
 def _tables(conn: sqlite3.Connection) -> list[str]:
     """``campaigns`` and every table with a ``campaign_id`` column, campaigns first, then by name."""
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                        "'sqlite_%' AND name != '_sqlite_migrations' ORDER BY name")]
-    owned = [t for t in names if t != "campaigns" and "campaign_id" in _columns(conn, t)]
+    owned = [t for t in db.tables(conn) if t != "campaigns" and "campaign_id" in db.columns(conn, t)]
     return ["campaigns", *owned]
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+def _order(conn: sqlite3.Connection, table: str) -> str:
+    """The order a table's rows are written to the file in, the same from either store: the order they were stored
+    in for the tables read back in that order (SQLite's row ids, PostgreSQL's ``row_order``), else the primary
+    key's (turn ids grow as turns are played, so a parent always comes before its children)."""
+    if table in ROW_ORDER:
+        return "rowid"
+    return ", ".join(f'"{k}"' for k in db.primary_key(conn, table))
 
 
 def export(conn: sqlite3.Connection, campaign_id: str) -> Iterator[str]:
@@ -58,12 +63,15 @@ def export(conn: sqlite3.Connection, campaign_id: str) -> Iterator[str]:
         if conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone() is None:
             raise CampaignNotFoundError(campaign_id)
         tables = _tables(conn)
-        yield json.dumps({"kind": KIND, "format": FORMAT, "schema_version": schema_version(conn),
+        yield json.dumps({"kind": KIND, "format": FORMAT, "schema_version": db.version_of(conn),
                           "campaign": campaign_id, "tables": tables})
         for table in tables:
             key = "id" if table == "campaigns" else "campaign_id"
-            for row in conn.execute(f'SELECT * FROM "{table}" WHERE {key} = ? ORDER BY rowid', (campaign_id,)):
-                yield json.dumps({"table": table, "row": dict(row)}, ensure_ascii=False)
+            names = db.columns(conn, table)
+            listed = ", ".join(f'"{c}"' for c in names)
+            for row in conn.execute(f'SELECT {listed} FROM "{table}" WHERE {key} = ? ORDER BY {_order(conn, table)}',
+                                    (campaign_id,)):
+                yield json.dumps({"table": table, "row": dict(zip(names, row, strict=True))}, ensure_ascii=False)
 
 
 def import_campaign(conn: sqlite3.Connection, lines: Iterable[str], rename: str | None = None) -> str:
@@ -84,7 +92,7 @@ def import_campaign(conn: sqlite3.Connection, lines: Iterable[str], rename: str 
             if conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (cid,)).fetchone() is not None:
                 raise TransferError(f"campaign {cid} is already in this save file; import it under another id with "
                                     "--as NEW_ID")
-            known = {t: set(_columns(conn, t)) for t in _tables(conn)}
+            known = {t: set(db.columns(conn, t)) for t in _tables(conn)}
             turn_ids: dict[int, int] = {0: 0}
             later: list[tuple[int, str, dict[str, Any]]] = []
             for number, line in rows:
@@ -151,9 +159,11 @@ def _insert(conn: sqlite3.Connection, number: int, table: str, row: dict[str, An
     row = dict(row)
     row["id" if table == "campaigns" else "campaign_id"] = cid
     columns = list(row)
+    returning = " RETURNING turn_id" if table == "turns" else ""
     try:
-        cursor = conn.execute(f'INSERT INTO "{table}" ({", ".join(f"[{c}]" for c in columns)}) VALUES '
-                              f'({", ".join("?" for _ in columns)})', [row[c] for c in columns])
+        names = ", ".join(f'"{c}"' for c in columns)
+        cursor = conn.execute(f'INSERT INTO "{table}" ({names}) VALUES ({", ".join("?" for _ in columns)}){returning}',
+                              [row[c] for c in columns])
     except sqlite3.IntegrityError as exc:
         raise TransferError(f"line {number}: {table} row does not fit ({exc}); nothing was imported") from None
-    return cursor.lastrowid
+    return cursor.fetchall()[0][0] if returning else 0

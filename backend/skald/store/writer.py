@@ -1,5 +1,6 @@
 """The one writer: campaign creation, the turn commit, timeline moves and campaign deletion, each in a single
-``BEGIN IMMEDIATE`` transaction.
+write transaction (``store.db.writing``: SQLite's ``BEGIN IMMEDIATE``, or PostgreSQL's READ COMMITTED with the
+campaign's row locked).
 
 ``commit_turn`` stores what the Commit node hands it and computes nothing about the game: the turn's events (typed,
 ``skald.events``), the state after the turn (already folded by the graph), the rendered turn and its one-line memory.
@@ -27,8 +28,8 @@ from skald.errors import BranchError, TurnConflictError
 from skald.events import BaseEvent, EpisodeCompleted, Limits, SceneBeat
 from skald.persistent import PersistentState
 from skald.rules.timeline import Move
-from skald.store import idempotency, reads, timeline
-from skald.store.db import writing
+from skald.store import db, idempotency, reads, timeline
+from skald.store.db import write_retrying, writing
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import MAIN, Position
 
@@ -111,25 +112,31 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
     :raises TurnConflictError: another turn (or a timeline command) moved the branch's head first; nothing was
         written.
     :raises KeyTaken: another turn already holds the turn's idempotency key; nothing was written.
-    :raises sqlite3.Error: on a storage failure; nothing was written.
+    :raises sqlite3.Error: on a storage failure; nothing was written. A transient failure on PostgreSQL
+        (serialization, deadlock) is retried whole a bounded number of times first (``db.write_retrying``); the
+        compare-and-swap makes a retry after another turn won a :class:`TurnConflictError`, never a second turn.
     """
+    write_retrying(lambda: _commit(conn, turn))
+
+
+def _commit(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
     before, after = turn.before, turn.after
     cid = before.campaign.id
     number = after.campaign.turn_number
     row = turn.row
     stamp = now()
-    with writing(conn):
+    with writing(conn, campaign=cid):
         current = timeline.current_branch(conn, cid)
         pos = turn.position or _at_head(conn, cid, current, before.campaign.turn_number)
         turn_id = conn.execute(
             "INSERT INTO turns (campaign_id, turn_number, parent_turn_id, branch, variant, input, intent, "
             "action_class, outcome, text, suggestions, warnings, mechanic, llm_calls, location, world_time_minutes, "
             "created_at, lore_citations, offline, scene_key, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?, ?)",
+            "?, ?, ?, ?, ?, ?, ?) RETURNING turn_id",
             (cid, number, pos.parent, pos.branch, pos.variant, row.input, row.intent, row.action_class, row.outcome,
              row.text, row.suggestions, row.warnings, row.mechanic, row.llm_calls, after.location,
              after.world.time_minutes, stamp, row.lore_citations, int(row.offline), row.scene_key, row.brief),
-        ).lastrowid
+        ).fetchall()[0][0]
         _move(conn, cid, pos.branch, pos.expect, turn_id, number, stamp)
         _set_line(conn, cid, pos.branch, number, [turn_id])
         if pos.branch == current:
@@ -210,9 +217,13 @@ def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: L
     :raises TurnConflictError: the head the command was planned on moved meanwhile; nothing was changed.
     :raises BranchError: the branch is gone, its name is taken, or it became the current one (delete).
     """
-    cid = campaign_id
+    return write_retrying(lambda: _apply(conn, campaign_id, move, limits, keyed, respond))
+
+
+def _apply(conn: sqlite3.Connection, cid: str, move: Move, limits: Limits, keyed: KeyedTurn | None,
+           respond: Callable[[PersistentState], str] | None) -> PersistentState:
     stamp = now()
-    with writing(conn):
+    with writing(conn, campaign=cid):
         current = timeline.current_branch(conn, cid)
         if move.kind == "delete":
             if move.branch == current:
@@ -289,12 +300,9 @@ def _rewrite_projections(conn: sqlite3.Connection, cid: str, state: PersistentSt
 def delete_campaign(conn: sqlite3.Connection, campaign_id: str) -> bool:
     """Remove a campaign and every row that belongs to it (each table with a ``campaign_id`` column, so tables
     added by later migrations are covered too) in one transaction. Returns whether the campaign existed."""
-    with writing(conn):
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-        for table in tables:
-            columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')}
-            if table != "campaigns" and "campaign_id" in columns:
+    with writing(conn, campaign=campaign_id):
+        for table in db.tables(conn):
+            if table != "campaigns" and "campaign_id" in db.columns(conn, table):
                 conn.execute(f'DELETE FROM "{table}" WHERE campaign_id = ?', (campaign_id,))
         existed = conn.execute("DELETE FROM campaigns WHERE id = ?", (campaign_id,)).rowcount == 1
     return existed
@@ -305,6 +313,26 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], 
     if before is after:
         return [], []
     return [k for k, v in after.items() if before.get(k) != v], [k for k in before if k not in after]
+
+
+def upsert(table: str, columns: str, key: str) -> str:
+    """``INSERT ... ON CONFLICT (key) DO UPDATE`` of every other column (SQLite and PostgreSQL say it alike)."""
+    names = [c.strip() for c in columns.split(",")]
+    keys = {k.strip() for k in key.split(",")}
+    sets = ", ".join(f"{c} = excluded.{c}" for c in names if c not in keys)
+    return (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)}) ON CONFLICT ({key}) "
+            f"DO UPDATE SET {sets}")
+
+
+UPSERT_CHARACTER = upsert("characters", "campaign_id, char_id, name, background, hp, max_hp, credits, stress, stats, "
+                          "defeated, profile", "campaign_id, char_id")
+UPSERT_ITEM = upsert("inventory", "campaign_id, item_id, qty", "campaign_id, item_id")
+UPSERT_REPUTATION = upsert("reputation", "campaign_id, faction_id, value", "campaign_id, faction_id")
+UPSERT_COMPANION = upsert("party", "campaign_id, companion_id, affinity, loyalty, in_party, joined_turn",
+                          "campaign_id, companion_id")
+UPSERT_QUEST = upsert("quests", "campaign_id, quest_id, status, stage, hint", "campaign_id, quest_id")
+UPSERT_WORLD = upsert("world_state", "campaign_id, location, time_minutes, arc_stage, arc_stage_turn, combat, world, "
+                      "offer, director, scenes", "campaign_id")
 
 
 def _many(conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
@@ -319,43 +347,38 @@ def _write_projections(conn: sqlite3.Connection, cid: str, old: PersistentState 
     p = new.player
     if old is None or (old.player is not p and old.player != p):
         conn.execute(
-            "INSERT OR REPLACE INTO characters (campaign_id, char_id, name, background, hp, max_hp, credits, stress, "
-            "stats, defeated, profile) VALUES (?, 'player', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (cid, p.name, p.background, p.hp, p.max_hp, p.credits, p.stress, json.dumps(p.stats), int(p.defeated),
-             p.profile.model_dump_json()),
+            UPSERT_CHARACTER,
+            (cid, "player", p.name, p.background, p.hp, p.max_hp, p.credits, p.stress, json.dumps(p.stats),
+             int(p.defeated), p.profile.model_dump_json()),
         )
     upsert, delete = _changed(old.player.inventory if old else {}, p.inventory)
-    _many(conn, "INSERT OR REPLACE INTO inventory (campaign_id, item_id, qty) VALUES (?, ?, ?)",
-                     [(cid, k, p.inventory[k]) for k in upsert])
+    _many(conn, UPSERT_ITEM, [(cid, k, p.inventory[k]) for k in upsert])
     _many(conn, "DELETE FROM inventory WHERE campaign_id = ? AND item_id = ?", [(cid, k) for k in delete])
     upsert, _ = _changed(old.reputation if old else {}, new.reputation)
-    _many(conn, "INSERT OR REPLACE INTO reputation (campaign_id, faction_id, value) VALUES (?, ?, ?)",
-                     [(cid, k, new.reputation[k]) for k in upsert])
+    _many(conn, UPSERT_REPUTATION, [(cid, k, new.reputation[k]) for k in upsert])
     upsert, _ = _changed(old.companions if old else {}, new.companions)
     _many(
-        conn, "INSERT INTO party (campaign_id, companion_id, affinity, loyalty, in_party, joined_turn) VALUES "
-        "(?, ?, ?, ?, ?, ?) ON CONFLICT (campaign_id, companion_id) DO UPDATE SET affinity = excluded.affinity, "
-        "loyalty = excluded.loyalty, in_party = excluded.in_party, joined_turn = excluded.joined_turn",
+        conn, UPSERT_COMPANION,
         [(cid, c.id, c.affinity, c.loyalty, int(c.in_party), c.joined_turn)
          for c in (new.companions[k] for k in upsert)])
     upsert, delete = _changed(old.known_npcs if old else {}, new.known_npcs)
-    _many(  # a replaced row moves to the end, as a re-spawned NPC moves to the end of known_npcs
-        conn, "INSERT OR REPLACE INTO known_npcs (campaign_id, npc_id, name, first_met_turn, procedural, location, "
-        "role, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    # a changed row is stored anew, so it moves to the end, as a re-spawned NPC moves to the end of known_npcs
+    _many(conn, "DELETE FROM known_npcs WHERE campaign_id = ? AND npc_id = ?", [(cid, k) for k in upsert])
+    _many(
+        conn, "INSERT INTO known_npcs (campaign_id, npc_id, name, first_met_turn, procedural, location, role, "
+        "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [(cid, n.id, n.name, n.first_met_turn, int(n.procedural), n.location, n.role, n.description)
          for n in (new.known_npcs[k] for k in upsert)])
     _many(conn, "DELETE FROM known_npcs WHERE campaign_id = ? AND npc_id = ?", [(cid, k) for k in delete])
     upsert, _ = _changed(old.quests if old else {}, new.quests)
     _many(
-        conn, "INSERT INTO quests (campaign_id, quest_id, status, stage, hint) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
-        "(campaign_id, quest_id) DO UPDATE SET status = excluded.status, stage = excluded.stage, hint = excluded.hint",
+        conn, UPSERT_QUEST,
         [(cid, q.id, q.status.value, q.stage, q.hint) for q in (new.quests[k] for k in upsert)])
     if old is None or old.world is not new.world or old.combat is not new.combat or old.offer != new.offer or (
             old.director is not new.director) or old.scenes is not new.scenes or (
             (old.location, old.arc_stage, old.arc_stage_turn) != (new.location, new.arc_stage, new.arc_stage_turn)):
         conn.execute(
-            "INSERT OR REPLACE INTO world_state (campaign_id, location, time_minutes, arc_stage, arc_stage_turn, "
-            "combat, world, offer, director, scenes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            UPSERT_WORLD,
             (cid, new.location, new.world.time_minutes, new.arc_stage.value, new.arc_stage_turn,
              new.combat.model_dump_json() if new.combat else None, new.world.model_dump_json(),
              json.dumps([s.model_dump(mode="json") for s in new.offer]), new.director.model_dump_json(),

@@ -1,0 +1,254 @@
+"""The PostgreSQL adapter of the store: a connection that reads and writes like the SQLite one, and a pool of them.
+
+The store's SQL is written once, in the dialect both databases speak (upserts with ``ON CONFLICT``, ``RETURNING``,
+recursive CTEs). :class:`PgConnection` runs it on PostgreSQL (psycopg 3) with the few differences made in one place,
+:func:`translate`: ``?`` placeholders become ``%s`` (a literal ``%`` becomes ``%%``), and ``rowid`` (SQLite's order
+of insertion) becomes ``row_order``, the identity column :mod:`skald.store.pg_schema` gives the tables read back in
+that order. Rows read like ``sqlite3.Row``: by position, by column name, and ``dict(row)``.
+
+**Errors.** The store's callers catch the DB-API 2.0 classes of the ``sqlite3`` module (``sqlite3.Error``,
+``IntegrityError``, ``OperationalError``); a psycopg error is raised as a subclass of the matching one
+(:class:`PgIntegrityError`...), chained to the original, with its SQLSTATE in ``sqlstate``. A write outside the
+writer's transaction is refused by PostgreSQL (every connection is ``default_transaction_read_only``) and raised as
+``OperationalError: attempt to write a readonly database``, as SQLite's ``query_only`` does.
+
+**Transactions** are explicit, as with SQLite (connections are in autocommit mode): ``store.db.writing`` runs
+``BEGIN READ WRITE`` (READ COMMITTED) and locks the campaign's row (``FOR NO KEY UPDATE``) so one campaign's writes
+follow each other as they do under SQLite's ``BEGIN IMMEDIATE``; ``reads.snapshot`` runs ``BEGIN ISOLATION LEVEL
+REPEATABLE READ READ ONLY``, one snapshot for every read inside.
+
+psycopg is imported only when a PostgreSQL store is opened (it costs about 0.15 s at start).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from skald.errors import SaveFileError
+
+DIALECT = "postgresql"
+SCHEMES = ("postgresql://", "postgres://")
+READ_ONLY = "-c default_transaction_read_only=on"
+READ_ONLY_STATE = "25006"  # read_only_sql_transaction
+TRANSIENT = ("40001", "40P01")  # serialization_failure, deadlock_detected: the whole transaction may be run again
+
+
+def is_url(target: object) -> bool:
+    """Whether ``target`` names a PostgreSQL database (``postgresql://...`` or ``postgres://...``)."""
+    return isinstance(target, str) and target.startswith(SCHEMES)
+
+
+def shown(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+@lru_cache(maxsize=512)
+def translate(sql: str) -> str:
+    """The store's SQL in psycopg's terms: ``?`` → ``%s``, ``%`` → ``%%``, ``rowid`` → ``row_order``."""
+    sql = sql.replace("%", "%%").replace("?", "%s")
+    return re.sub(r"\browid\b", "row_order", sql)
+
+
+class Row(tuple):
+    """A row read by position, by column name (``row["turn_id"]``), or as ``dict(row)`` (``keys()``)."""
+
+    __slots__ = ()
+    names: tuple[str, ...] = ()
+    index: dict[str, int] = {}
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self.index[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> tuple[str, ...]:
+        return self.names
+
+
+@lru_cache(maxsize=256)
+def _row_class(names: tuple[str, ...]) -> type[Row]:
+    return type("Row", (Row,), {"__slots__": (), "names": names, "index": {n: i for i, n in enumerate(names)}})
+
+
+def _rows(cursor: Any) -> Any:
+    """psycopg's row factory: one :class:`Row` class per column list."""
+    if cursor.description is None:
+        return tuple
+    cls = _row_class(tuple(c.name for c in cursor.description))
+    return cls
+
+
+class PgIntegrityError(sqlite3.IntegrityError):
+    """A constraint failed on PostgreSQL (a duplicate key, a missing reference)."""
+
+
+class PgOperationalError(sqlite3.OperationalError):
+    """PostgreSQL refused or could not run the statement (read-only transaction, lost connection, serialization)."""
+
+
+class PgError(sqlite3.DatabaseError):
+    """Any other PostgreSQL error (a programming error, bad data)."""
+
+
+def mapped(exc: Exception) -> sqlite3.Error:
+    """The store's error for a psycopg error (see the module docstring); ``sqlstate`` is PostgreSQL's code."""
+    import psycopg
+
+    state = getattr(exc, "sqlstate", None) or ""
+    if state == READ_ONLY_STATE:
+        out: sqlite3.Error = PgOperationalError(f"attempt to write a readonly database (PostgreSQL: {exc})")
+    elif isinstance(exc, psycopg.IntegrityError):
+        out = PgIntegrityError(str(exc))
+    elif isinstance(exc, psycopg.OperationalError) or state in TRANSIENT:
+        out = PgOperationalError(str(exc))
+    else:
+        out = PgError(str(exc))
+    out.sqlstate = state  # type: ignore[attr-defined]
+    return out
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether a failed transaction may be run again whole (a serialization failure or a deadlock on PostgreSQL)."""
+    return getattr(exc, "sqlstate", None) in TRANSIENT
+
+
+class PgConnection:
+    """One psycopg connection, used like the store's ``sqlite3.Connection``: ``execute`` (``?`` placeholders),
+    ``executemany``, ``in_transaction``, ``close``. Used by one thread at a time."""
+
+    dialect = DIALECT
+
+    def __init__(self, raw: Any, url: str, *, readonly: bool = False):
+        self.raw = raw
+        self.url = url
+        self.path = shown(url)  # what messages name (never the password)
+        self.readonly = readonly  # the store was opened for reading only: store.db.writing refuses
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        import psycopg
+
+        cursor = self.raw.cursor(row_factory=_rows)
+        try:
+            cursor.execute(translate(sql), tuple(params))
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+        return cursor
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        import psycopg
+
+        cursor = self.raw.cursor()
+        try:
+            cursor.executemany(translate(sql), [tuple(r) for r in rows])
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _configure(raw: Any) -> None:
+    raw.autocommit = True
+
+
+def open_raw(url: str, *, readonly: bool = True) -> Any:
+    """One psycopg connection in autocommit mode (read-only by default, as the store's connections are).
+    :raises SaveFileError: the server cannot be reached or refuses the connection (reason ``cannot_open``)."""
+    import psycopg
+
+    try:
+        return psycopg.connect(url, autocommit=True, connect_timeout=10, **({"options": READ_ONLY} if readonly else {}))
+    except psycopg.Error as exc:
+        raise unreachable(url, exc) from exc
+
+
+def unreachable(url: str, exc: Exception) -> SaveFileError:
+    return SaveFileError(shown(url), "cannot_open", f"the PostgreSQL server cannot be used ({str(exc).strip()}): "
+                         "check SKALD_DB_URL, that the server runs and that the user may connect")
+
+
+def ensure_schema(url: str) -> int:
+    """Give the database the store's schema when it has none (``pg_schema.create``) and return its version.
+
+    :raises SaveFileError: the server cannot be reached, or the database holds a newer schema (``newer_schema``).
+    """
+    from skald.store import pg_schema
+
+    raw = open_raw(url, readonly=False)
+    try:
+        return pg_schema.create(raw, shown(url))
+    finally:
+        raw.close()
+
+
+class PgPool:
+    """Connections to one PostgreSQL database (``psycopg_pool.ConnectionPool``), lent one request at a time, each
+    wrapped as a :class:`PgConnection`. The schema is checked (and created in an empty database) once, at open.
+
+    :param max_size: connections kept open at most (requests wait for one past that).
+    :raises SaveFileError: the server cannot be reached, or the database holds a newer schema.
+    """
+
+    dialect = DIALECT
+
+    def __init__(self, url: str, *, readonly: bool = False, max_size: int = 8):
+        from psycopg_pool import ConnectionPool
+
+        self.path = shown(url)  # what messages name (never the password)
+        self.url = url
+        self.readonly = readonly
+        ensure_schema(url)
+        # check: a connection is tried before it is lent, so after a server restart the dead ones are replaced
+        # instead of failing one request each (one empty query's round trip per request)
+        self._pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, configure=_configure,
+                                    check=ConnectionPool.check_connection, name="skald", timeout=30.0,
+                                    kwargs={"options": READ_ONLY, "connect_timeout": 10})
+        try:
+            self._pool.open(wait=True, timeout=30.0)
+        except Exception as exc:
+            self._pool.close()
+            raise unreachable(url, exc) from exc
+
+    @contextmanager
+    def connection(self) -> Iterator[PgConnection]:
+        """Borrow a connection; an open transaction is rolled back before it goes back to the pool.
+        :raises SaveFileError: no connection can be had, or it broke (the server is gone or restarting)."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as raw:
+                conn = PgConnection(raw, self.url, readonly=self.readonly)
+                try:
+                    yield conn
+                finally:
+                    if not raw.closed and conn.in_transaction:
+                        raw.rollback()
+        except (PoolTimeout, psycopg.OperationalError) as exc:
+            raise unreachable(self.url, exc) from exc
+        except PgOperationalError as exc:
+            if getattr(exc, "sqlstate", "")[:2] in ("08", "57") or "connection" in str(exc).lower():
+                raise unreachable(self.url, exc) from exc
+            raise
+
+    def close(self) -> None:
+        self._pool.close()
