@@ -212,12 +212,14 @@ def primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
 
 
-def write_retrying(work: Callable[[], T]) -> T:
+def write_retrying(work: Callable[[], T], conn: object = None) -> T:
     """Run ``work`` (a whole write transaction: it opens :func:`writing` itself) again, at most :data:`RETRIES`
     times in all, when it fails for a transient reason (PostgreSQL's serialization failure or deadlock, after which
     the transaction rolled back whole); any other error, and the last transient one, are raised. A run that
-    committed is never run again, so a turn is never played twice; on SQLite nothing is transient (the busy
-    timeout waits instead)."""
+    committed is never run again, so a turn is never played twice; on SQLite (``conn`` a SQLite connection) nothing
+    is transient (the busy timeout waits instead), and ``work`` runs once."""
+    if conn is not None and not is_postgres(conn):
+        return work()  # nothing to retry on SQLite: no tenacity machinery on the hot path
     from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
     from skald.store.postgres import transient

@@ -116,7 +116,7 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
         (serialization, deadlock) is retried whole a bounded number of times first (``db.write_retrying``); the
         compare-and-swap makes a retry after another turn won a :class:`TurnConflictError`, never a second turn.
     """
-    write_retrying(lambda: _commit(conn, turn))
+    write_retrying(lambda: _commit(conn, turn), conn)
 
 
 def _commit(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
@@ -217,7 +217,7 @@ def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: L
     :raises TurnConflictError: the head the command was planned on moved meanwhile; nothing was changed.
     :raises BranchError: the branch is gone, its name is taken, or it became the current one (delete).
     """
-    return write_retrying(lambda: _apply(conn, campaign_id, move, limits, keyed, respond))
+    return write_retrying(lambda: _apply(conn, campaign_id, move, limits, keyed, respond), conn)
 
 
 def _apply(conn: sqlite3.Connection, cid: str, move: Move, limits: Limits, keyed: KeyedTurn | None,
