@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT_30 = ROOT / "data" / "scripts" / "cinder_reach_30.txt"
@@ -36,3 +38,38 @@ def at_turn(state, pack):
     for name, value in stage(turn.after, list(state.staged_events), limits_of(pack)).items():
         setattr(turn, name, value)
     return turn
+
+
+# ---------------------------------------------------------------- the pack corpora's expected.txt files
+
+@dataclass(frozen=True)
+class Expected:
+    file: str
+    line: int
+    field: str
+    message: str
+
+
+def read_expected(case: Path) -> tuple[int | None, list[Expected]]:
+    """``count: N`` and blocks of ``file/line/field/message`` separated by blank lines; ``#`` lines are comments."""
+    count: int | None = None
+    blocks: list[dict[str, str]] = [{}]
+    for raw in (case / "expected.txt").read_text(encoding="utf-8").splitlines():
+        if raw.startswith("#"):
+            continue
+        if not raw.strip():
+            blocks.append({})
+            continue
+        key, _, value = raw.partition(":")
+        if key.strip() == "count":
+            count = int(value)
+        else:
+            blocks[-1][key.strip()] = value.strip()
+    wanted = [Expected(b["file"], int(b["line"]), b["field"], b["message"]) for b in blocks if b]
+    assert wanted, f"{case}/expected.txt names no issue"
+    return count, wanted
+
+
+def same_file(issue: Any, case: Path, rel: str) -> bool:
+    """Whether a ``PackIssue`` is about the file ``rel`` of the case folder."""
+    return Path(issue.file).resolve() == (case / rel).resolve()

@@ -7,12 +7,12 @@ Each case folder holds an ``expected.txt`` (see ``tests/fixtures/packs/README.md
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from skald.cli.pack_commands import pack_app
-from skald.packs.loader import PackError, PackIssue, load_pack
+from skald.packs.loader import PackError, load_pack
+from support import Expected, read_expected, same_file
 from typer.testing import CliRunner
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packs"
@@ -35,35 +35,17 @@ REQUIRED_CASES = {
     "extends_cycle", "doc_no_front_matter", "doc_type_mismatch", "doc_empty_body", "list_file_is_mapping",
     "unquoted_true_key", "ambiguous_alias", "episode_unknown_mode", "episode_dangling_next",
     "episode_dangling_start_location", "episode_turn_limited_without_budget", "episode_objective_without_flags",
+    "yaml_tab_indent", "yaml_unclosed_double_quote", "yaml_unclosed_single_quote", "yaml_unclosed_bracket",
+    "yaml_unclosed_brace", "yaml_missing_colon", "yaml_indent_deeper", "yaml_indent_shallower",
+    "doc_front_matter_syntax", "doc_front_matter_unclosed_quote",
 }
 
-
-@dataclass(frozen=True)
-class Expected:
-    file: str
-    line: int
-    field: str
-    message: str
-
-
-def read_expected(case: Path) -> tuple[int | None, list[Expected]]:
-    """``count: N`` and blocks of ``file/line/field/message`` separated by blank lines; ``#`` lines are comments."""
-    count: int | None = None
-    blocks: list[dict[str, str]] = [{}]
-    for raw in (case / "expected.txt").read_text(encoding="utf-8").splitlines():
-        if raw.startswith("#"):
-            continue
-        if not raw.strip():
-            blocks.append({})
-            continue
-        key, _, value = raw.partition(":")
-        if key.strip() == "count":
-            count = int(value)
-        else:
-            blocks[-1][key.strip()] = value.strip()
-    wanted = [Expected(b["file"], int(b["line"]), b["field"], b["message"]) for b in blocks if b]
-    assert wanted, f"{case}/expected.txt names no issue"
-    return count, wanted
+# PyYAML's terms, which must not reach the first line of a YAML syntax error; and what that line must tell the designer
+# to do (type a character, add or remove something, line a key up, quote a value).
+YAML_JARGON = ("could not find expected", "while scanning", "while parsing", "found character",
+               "cannot start any token", "<block end>", "<block mapping start>", "<scalar>", "quoted scalar",
+               "flow sequence", "simple key")
+YAML_FIX = re.compile(r"\b(add|replace|put|line it up|write|remove)\b")
 
 
 def load_error(case: Path) -> PackError:
@@ -71,10 +53,6 @@ def load_error(case: Path) -> PackError:
     with pytest.raises(PackError) as info:
         load_pack(case)
     return info.value
-
-
-def same_file(issue: PackIssue, case: Path, rel: str) -> bool:
-    return Path(issue.file).resolve() == (case / rel).resolve()
 
 
 def line_of(path: Path, needle: str) -> int:
@@ -119,6 +97,54 @@ def test_broken_pack_is_reported_at_its_line(case: Path):
     assert text.startswith("era pack ") and f"has {len(err.issues)} error(s):" in text.splitlines()[0]
     for issue in err.issues:
         assert issue.line >= 1 and issue.column >= 1 and issue.message
+
+
+def test_yaml_syntax_errors_are_in_plain_words_with_the_parser_wording_below():
+    """Every YAML syntax error in the corpus: the first line stands alone (where the mistake starts, what to do, no
+    PyYAML terms); PyYAML's own wording follows on a second line for experts."""
+    syntax = {}
+    for case in CASES:
+        try:
+            load_pack(case)
+        except PackError as err:
+            found = [i for i in err.issues if i.message.startswith("YAML syntax error")]
+            if found:
+                syntax[case.name] = found
+    assert {name for name in REQUIRED_CASES if name.startswith(("yaml_", "doc_front_matter_"))} <= set(syntax)
+    for name, issues in syntax.items():
+        for issue in issues:
+            first, *rest = issue.message.splitlines()
+            assert not [w for w in YAML_JARGON if w in first], f"{name}: PyYAML's terms in {first!r}"
+            assert YAML_FIX.search(first), f"{name}: {first!r} does not say what to do"
+            assert len(rest) == 1 and rest[0].startswith("    (YAML parser: ") and rest[0].endswith(")"), \
+                f"{name}: no PyYAML wording below {first!r}"
+
+
+def test_an_unclosed_quote_is_reported_where_it_opens_not_where_yaml_gave_up():
+    case = BROKEN / "yaml_unclosed_double_quote"
+    npcs = case / "npcs.yaml"
+    (issue,) = load_error(case).issues
+    opening = line_of(npcs, 'name: "Mara Vell')
+    assert (issue.line, issue.column) == (opening, npcs.read_text().splitlines()[opening - 1].index('"') + 1)
+    assert f"line {line_of(npcs, 'description:')}" in issue.message.splitlines()[1]  # where PyYAML gave up
+
+
+def test_front_matter_errors_count_lines_from_the_top_of_the_document():
+    case = BROKEN / "doc_front_matter_unclosed_quote"
+    doc = case / "lore" / "the_old_road.md"
+    (issue,) = load_error(case).issues
+    assert issue.line == line_of(doc, 'title: "The Old Road') and issue.column == len('title: "')
+    assert f"on line {issue.line}" in issue.message.splitlines()[0]
+
+
+def test_pack_validate_prints_the_plain_words_first_and_the_parser_wording_under_them():
+    case = BROKEN / "yaml_indent_deeper"
+    result = CliRunner().invoke(pack_app, ["validate", str(case)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    at = next(k for k, line in enumerate(lines) if "npcs.yaml:4:5  -  YAML syntax error: " in line)
+    assert lines[at].startswith("  ") and "line it up with its siblings, at column 3" in lines[at]
+    assert lines[at + 1].startswith("    (YAML parser: mapping values are not allowed here")
 
 
 def test_two_mistakes_in_two_files_are_reported_in_one_run():

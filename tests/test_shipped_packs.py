@@ -3,9 +3,8 @@ two-way connected map, a bar to start in, and names the engine understands."""
 
 from __future__ import annotations
 
-from collections import deque
-
 import pytest
+from skald.packs.lint import reachable
 from skald.packs.loader import available_packs, load_pack
 from skald.vocab import ActionClass, Tone
 
@@ -37,16 +36,6 @@ def test_content_minimums(pack):
     assert any(not r.public for r in pack.rumors.values()) and any(not r.true for r in pack.rumors.values())
 
 
-def reachable(pack, start: str) -> set[str]:
-    seen, todo = {start}, deque([start])
-    while todo:
-        for link in pack.locations[todo.popleft()].links:
-            if link.to not in seen:
-                seen.add(link.to)
-                todo.append(link.to)
-    return seen
-
-
 def test_links_are_two_way_and_every_place_is_reachable(pack):
     for loc in pack.locations.values():
         for link in loc.links:
@@ -54,7 +43,7 @@ def test_links_are_two_way_and_every_place_is_reachable(pack):
             assert back, f"{loc.id} -> {link.to} has no link back"
             assert (back[0].minutes, back[0].risk) == (link.minutes, link.risk), f"{loc.id} <-> {link.to}"
     for start in pack.era.start_locations:
-        assert reachable(pack, start) == set(pack.locations), start
+        assert reachable(pack, {start}) == set(pack.locations), start
 
 
 def test_the_first_start_is_a_bar_with_someone_behind_it(pack):

@@ -43,6 +43,7 @@ from skald.packs.models import (
     SceneSpec,
     WorldEvent,
 )
+from skald.packs.yaml_errors import diagnose, parser_wording
 from skald.text import name_key
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data"
@@ -205,9 +206,7 @@ class _Reader:
         try:
             data, node = _parse(text)
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            self.issues.append(PackIssue(display, line, col, "-", f"YAML syntax error: {_yaml_problem(exc)}"))
+            self.issues.append(_syntax_issue(display, text, exc, "YAML syntax error"))
             return None, None, False
         duplicates = list(_duplicate_keys(node))
         for key in duplicates:  # YAML keeps the last value silently; a designer almost never means that
@@ -231,13 +230,12 @@ class _Reader:
             return None
 
 
-def _yaml_problem(exc: yaml.YAMLError, line_offset: int = 0) -> str:
-    """PyYAML's problem, plus where the construct it was reading began (an unclosed bracket or quote)."""
-    problem = getattr(exc, "problem", None) or str(exc)
-    context, mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-    if context and mark is not None:
-        problem += f" ({context} that starts at line {mark.line + 1 + line_offset})"
-    return problem
+def _syntax_issue(display: str, text: str, exc: yaml.YAMLError, what: str, line_offset: int = 0) -> PackIssue:
+    """A YAML syntax error as the designer reads it: where the mistake starts and what to type on the first line,
+    PyYAML's own wording on a second (see :mod:`skald.packs.yaml_errors`; only runs once parsing has failed)."""
+    found = diagnose(text, exc, line_offset)
+    return PackIssue(display, found.line, found.column, "-",
+                     f"{what}: {found.message}\n    (YAML parser: {parser_wording(exc, line_offset)})")
 
 
 _FAST = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it: a pack parses ~3x faster
@@ -466,12 +464,9 @@ def _read_docs(reader: _Reader, layers: list[Path]) -> dict[str, tuple[Doc, Orig
             continue
         front = "\n".join(lines[1:end])
         try:
-            data, node = yaml.safe_load(front), yaml.compose(front, Loader=yaml.SafeLoader)
+            data, node = _parse(front)
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = (mark.line + 2) if mark else 1
-            reader.issues.append(PackIssue(display, line, 1, "-", f"YAML syntax error in front matter: "
-                                                                   f"{_yaml_problem(exc, 1)}"))
+            reader.issues.append(_syntax_issue(display, front, exc, "YAML syntax error in front matter", 1))
             continue
         origin = Origin(display, node, line_offset=1)
         meta = reader.validate(DocMeta, Entry(data if data is not None else {}, [origin]), "front matter")
@@ -498,6 +493,31 @@ def load_pack(pack: str | Path) -> EraPack:
     :returns: the frozen :class:`EraPack`.
     :raises PackError: listing every problem, each with file, line, column and field path.
     """
+    return read_located(pack).pack
+
+
+@dataclass
+class Located:
+    """A loaded pack with where each of its entries came from, so later checks (``packs.lint``) report a finding at
+    its file, line and field exactly as the validator reports an error."""
+
+    pack: EraPack
+    reader: _Reader
+    tables: dict[str, dict[str, tuple[Entry, Any]]]
+    era_entry: Entry
+
+    def warn(self, kind: str, key: str, path: tuple[Any, ...], message: str) -> None:
+        """Record a warning at field ``path`` of the entry ``key`` of ``kind`` (``era`` for era.yaml, key "")."""
+        entry = self.era_entry if kind == "era" else self.tables[kind][key][0]
+        self.reader.issue(entry.origins, path, kind, message, warning=True)
+
+    def warnings(self) -> list[PackIssue]:
+        """The loader's own warnings and every one :meth:`warn` added."""
+        return list(self.reader.warnings)
+
+
+def read_located(pack: str | Path) -> Located:
+    """:func:`load_pack`, keeping the entries' origins (:class:`Located`). :raises PackError: as load_pack."""
     layers = pack_layers(pack)
     reader = _Reader(layers[-1].name)
     overlay = len(layers) > 1
@@ -541,7 +561,7 @@ def load_pack(pack: str | Path) -> EraPack:
         _check_references(reader, era, single_entries["era"], tables, docs)
     if reader.issues or era is None or "namebanks" not in singles:
         raise PackError(reader.pack, reader.issues)
-    return EraPack(
+    loaded = EraPack(
         era=era,
         namebank=singles["namebanks"],
         content_hash=_hash_folders(layers),
@@ -550,6 +570,7 @@ def load_pack(pack: str | Path) -> EraPack:
         docs={rel: doc for rel, (doc, _) in docs.items()},
         **{kind: {key: parsed for key, (_, parsed) in table.items()} for kind, table in tables.items()},
     )
+    return Located(loaded, reader, tables, single_entries["era"])
 
 
 def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[str, dict[str, tuple[Entry, Any]]],
