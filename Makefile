@@ -11,7 +11,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 1
 
-.PHONY: play new serve test bench soak replay lint docs clean install test-deps
+.PHONY: play new serve test bench soak replay lint docs clean install test-deps map-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ play: $(STAMP)
 new: $(STAMP)
 	@$(BIN)/skald new $(if $(DB),--db $(DB)) $(if $(PACK),--pack $(PACK)) $(if $(SEED),--seed $(SEED))
 
-serve: $(STAMP)
+serve: $(STAMP) map-deps
 	@echo "Skald: open http://$(HOST):$(PORT)/ in a browser to play (the API's docs: http://$(HOST):$(PORT)/docs)"
 	@$(BIN)/skald serve $(if $(DB),--db $(DB)) --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload-packs)
 
@@ -51,6 +51,12 @@ endef
 test-deps:
 	$(call system_package,chromium,chromium,the browser tests)
 	$(call system_package,postgresql,initdb,the PostgreSQL tests)
+	$(call system_package,graphviz,dot,the pack map)
+
+# Graphviz's dot draws the map the play page shows (skald pack map, GET /campaigns/{id}/map.svg); without it the page
+# lists the places as text.
+map-deps:
+	$(call system_package,graphviz,dot,the pack map)
 
 test: $(STAMP) test-deps
 	$(BIN)/python -m pytest

@@ -239,7 +239,8 @@ def test_tokens_are_per_campaign_and_a_wrong_token_learns_nothing(api: Api) -> N
     assert api.turn(b, auth_b, "look around").status_code == 200
     attempts = [("GET", f"/campaigns/{b}", None), ("GET", f"/campaigns/{b}/turns", None),
                 ("GET", f"/campaigns/{b}/rumors", None), ("GET", f"/campaigns/{b}/party", None),
-                ("GET", f"/campaigns/{b}/quests", None), ("POST", f"/campaigns/{b}/turns", {"input": "look"}),
+                ("GET", f"/campaigns/{b}/quests", None), ("GET", f"/campaigns/{b}/map", None),
+                ("GET", f"/campaigns/{b}/map.svg", None), ("POST", f"/campaigns/{b}/turns", {"input": "look"}),
                 ("POST", f"/campaigns/{b}/turns/stream", {"input": "look"}), ("DELETE", f"/campaigns/{b}", None)]
     answers = set()
     for method, path, body in attempts:
@@ -256,6 +257,23 @@ def test_tokens_are_per_campaign_and_a_wrong_token_learns_nothing(api: Api) -> N
     assert len(answers) == 1 and b not in answers.pop()
     assert api.client.get(f"/campaigns/{b}", headers=auth_b).json()["turn_number"] == 1  # untouched
     assert api.client.get(f"/campaigns/{a}", headers=auth_a).json()["turn_number"] == 0
+
+
+def test_the_map_marks_where_you_are_and_have_been(api: Api) -> None:
+    """GET .../map: every place and each way once, the current place and the visited ones (the drawing of it,
+    .../map.svg, is tests/test_pack_map.py's)."""
+    cid, auth = api.new_campaign(seed=8)
+    start = api.client.get(f"/campaigns/{cid}", headers=auth).json()["location"]
+    assert api.turn(cid, auth, "go to the union hall").json()["state"]["location"] == "union_hall"
+    body = api.client.get(f"/campaigns/{cid}/map", headers=auth).json()
+    pack = loader.get_pack(PACK)
+    assert [p["id"] for p in body["locations"]] == list(pack.locations)
+    assert [p["id"] for p in body["locations"] if p["current"]] == ["union_hall"]
+    assert {p["id"] for p in body["locations"] if p["visited"]} >= {start, "union_hall"}
+    pairs = [frozenset((link["a"], link["b"])) for link in body["links"]]
+    assert len(pairs) == len(set(pairs)) == len({frozenset((p.id, k.to)) for p in pack.locations.values()
+                                                 for k in p.links})
+    assert not {"hazards", "npcs", "people"} & {key for p in body["locations"] for key in p}
 
 
 def test_tokens_are_stored_only_as_hashes(api: Api) -> None:

@@ -7,6 +7,8 @@ at 401); a fresh campaign is made for each DELETE. Bounded: at most 20 examples 
 
 from __future__ import annotations
 
+import shutil
+import warnings
 import zlib
 from collections import Counter
 from collections.abc import Iterator
@@ -51,6 +53,10 @@ def test_no_generated_request_gets_a_server_error(target: Target) -> None:
     schema = schemathesis.openapi.from_url(f"{target.url}/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 11
+    if shutil.which("dot") is None:  # the map's drawing needs Graphviz: without it the server answers 503, by design
+        warnings.warn("NO GRAPHVIZ: GET /campaigns/{id}/map.svg is not fuzzed (make test installs graphviz)",
+                      stacklevel=1)
+        operations = [op for op in operations if not op.path.endswith("map.svg")]
     sent: Counter[str] = Counter()
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):

@@ -180,8 +180,10 @@ def test_a_new_player_starts_plays_five_turns_and_comes_back(browser, served, ol
     page.press("#input", "Enter")
     _played(page, 4)
     expect(page.locator('#status dd[data-field="place"]')).to_have_text("Hall of the Ninth Shift")
-    expect(page.locator("#map .place.current")).to_have_attribute("data-id", "union_hall")
-    assert page.locator("#map .place.visited").count() >= 2
+    # the map is the server's Graphviz drawing (GET .../map.svg): the place you are at marked, the visited shaded
+    expect(page.locator("#map svg g.place.current")).to_have_attribute("id", "place-union_hall")
+    assert page.locator("#map svg g.place.visited").count() >= 2
+    assert page.locator("#map svg g.place").count() == 17 and "15 min" in page.locator("#map svg").text_content()
     page.locator("body").press("1")  # 4: the keyboard picks suggestion 1
     _played(page, 5)
     page.locator("#suggestions button").nth(1).click()  # 5: a suggestion, clicked
@@ -329,3 +331,24 @@ def test_guided_creation_in_the_page_answers_the_packs_questions_then_plays(brow
     expect(page.locator("#suggestions button")).to_have_count(4)
     expect(page.locator("#game")).to_be_visible()
     assert errors == []
+
+
+@pytest.fixture(scope="module")
+def served_without_dot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``skald serve`` process that cannot draw maps: no Graphviz ``dot`` on its PATH."""
+    yield from _serve(tmp_path_factory.mktemp("nodot"), {"SKALD_LLM": "off", "SKALD_RETRIEVAL": "false",
+                                                         "SKALD_API_CREATE_PER_MINUTE": "0",
+                                                         "PATH": str(Path(sys.executable).parent)})
+
+
+def test_the_map_is_a_list_of_places_when_the_server_cannot_draw_it(browser, served_without_dot) -> None:
+    errors: list[str] = []
+    page = _page(browser, served_without_dot, DESKTOP, errors)
+    _start(page, pack="cinder_reach", seed=8)
+    places = page.locator("#map .map-list li.place")
+    expect(places).to_have_count(17)
+    expect(page.locator("#map .map-list li.place.current")).to_contain_text("(you are here)")
+    expect(page.locator("#map svg")).to_have_count(0)
+    assert "Kettle Row 5 min" in page.locator("#map").inner_text()  # each place's ways with their travel times
+    assert page.locator("#notice").is_hidden()  # no error message: the map's data is all there
+    assert [e for e in errors if "503" not in e] == []  # only the map.svg request's 503 in the console

@@ -46,3 +46,17 @@ def test_the_loaders_own_warnings_are_linted_too():
 def test_a_pack_that_does_not_load_is_its_errors_not_a_lint():
     with pytest.raises(PackError):
         lint(FIXTURES / "broken" / "dangling_npc_location")
+
+
+def test_the_command_prints_each_warning_and_exits_by_strictness():
+    from skald.cli.pack_commands import pack_app
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    case = str(FIXTURES / "lint" / "stage_wording")
+    said = runner.invoke(pack_app, ["lint", case])
+    assert said.exit_code == 0 and "quests.yaml:9:18  quests[0].stages[1].objective" in said.output
+    assert runner.invoke(pack_app, ["lint", case, "--strict"]).exit_code == 1
+    assert runner.invoke(pack_app, ["lint", "--strict"]).exit_code == 0  # the shipped packs
+    broken = runner.invoke(pack_app, ["lint", str(FIXTURES / "broken" / "hp_zero")])
+    assert broken.exit_code == 2 and "skald pack validate" in broken.output

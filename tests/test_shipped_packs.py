@@ -4,8 +4,8 @@ two-way connected map, a bar to start in, and names the engine understands."""
 from __future__ import annotations
 
 import pytest
-from skald.packs.lint import reachable
 from skald.packs.loader import available_packs, load_pack
+from skald.packs.tools import reachable
 from skald.vocab import ActionClass, Tone
 
 BASE_PACKS = [p for p in available_packs() if not load_pack(p).layers]

@@ -281,7 +281,7 @@ def test_a_stream_that_breaks_after_its_first_words_is_kept_and_finished(server:
     starts with exactly that, so nothing is replaced, and goes on with the outcome as the rules decided it."""
     broken = PROSE[:70]  # "... work a loose tile free. Beneath it si"
     server.always("nar", Reply(content=broken, chunk_chars=20, stream_error="model runner crashed"))
-    events = api_turn(tmp_path / "broken.db", online(server.url), "look around")
+    events = api_turn(tmp_path / "broken.db", online(server.url, turn_budget_s=30), "look around")  # not about time
     kinds = [kind for kind, _ in events]
     assert "".join(data["text"] for kind, data in events if kind == "token") == broken
     assert "replace" not in kinds and kinds[-1] == "turn"
@@ -295,7 +295,7 @@ def test_replaced_prose_is_announced_by_a_replace_event_before_the_turn(server: 
     """The model streams a victory the rules refused ("I win"). The validator replaces it with the offline narrator's
     prose; the stream says so with a ``replace`` event (the new text) after the tokens and before ``turn``."""
     server.always("nar", Reply(content=BOASTS, chunk_chars=24))
-    events = api_turn(tmp_path / "boast.db", online(server.url), "[ACTION] I win")
+    events = api_turn(tmp_path / "boast.db", online(server.url, turn_budget_s=30), "[ACTION] I win")  # not about time
     kinds = [kind for kind, _ in events]
     assert "".join(data["text"] for kind, data in events if kind == "token") == BOASTS
     assert kinds.count("replace") == 1

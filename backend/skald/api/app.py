@@ -55,6 +55,7 @@ from skald.errors import (
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache, PackError, UnknownPackError
 from skald.packs.loader import available_packs
+from skald.packs.map import MapError, player_svg
 from skald.packs.models import EraPack
 from skald.settings import get_settings
 from skald.store.tokens import token_hash
@@ -470,6 +471,21 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         """The pack's locations and the links between them (travel minutes, risk), with where you are and where you
         have been on this branch: what the play page draws."""
         return engine.map(campaign_id)
+
+    @app.get("/campaigns/{campaign_id}/map.svg", response_class=Response, tags=["campaigns"], responses={
+        200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}},
+              "description": "the map as SVG (Graphviz's drawing: no scripts, no style attributes)"},
+        **answers(401, 404, 422, 503, when={404: GONE, 503: "the campaign's era pack does not load on this server, "
+                                                            "or the server cannot draw maps (no Graphviz `dot`)"})})
+    def campaign_map_svg(campaign_id: Campaign) -> Response:
+        """The map of `/map` drawn: every place and way with its travel time and risk, where you are filled and
+        where you have been shaded (SVG, laid out by Graphviz: `skald pack map ID --player` draws the same). 503
+        when the server has no Graphviz `dot` program: draw `/map`'s data yourself then."""
+        try:
+            drawn = player_svg(engine.map(campaign_id))
+        except MapError as exc:
+            return error(503, str(exc))
+        return Response(drawn, media_type="image/svg+xml")
 
     @app.get("/campaigns/{campaign_id}/news", response_model=NewsView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
     def news(campaign_id: Campaign) -> NewsView:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-pack_app = typer.Typer(help="Era pack tools for designers: validate, new, draft, schema, show.",
+pack_app = typer.Typer(help="Era pack tools for designers: validate, lint, map, new, draft, schema, show.",
                        no_args_is_help=True)
 
 
@@ -214,6 +214,83 @@ def show_cmd(
         console.print(table)
     else:
         console.print("Problems: none found", style="green")
+
+
+@pack_app.command("lint")
+def lint_cmd(
+    packs: Annotated[list[str] | None, typer.Argument(
+        metavar="ID|PATH", help="pack ids or pack folders (default: every shipped pack)", show_default=False)
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="exit 1 when there is any warning")] = False,
+) -> None:
+    """Warn about content that validates but can never happen in play: places no link reaches, people and items
+    nothing places or grants, quest stages that cannot complete, rumors and events that never fire. Each warning
+    names file:line:column and the field. Exits 0 (1 with --strict when there are warnings; 2 when a pack does not
+    load: fix its errors first, see skald pack validate)."""
+    from skald.packs.lint import lint
+    from skald.packs.loader import PackError, available_packs
+
+    refs = list(packs or available_packs())
+    warned = broken = 0
+    for ref in refs:
+        try:
+            found = lint(ref)
+        except PackError as exc:
+            typer.echo(f"FAIL  {exc.pack}: does not load ({len(exc.issues)} error(s)); skald pack validate {ref} "
+                       "lists them")
+            broken += 1
+            continue
+        typer.echo(f"{'ok  ' if not found.warnings else 'warn'}  {found.pack}: {len(found.warnings)} warning(s)")
+        for warning in found.warnings:
+            typer.echo(f"  {warning}")
+        warned += len(found.warnings)
+    typer.echo(f"{len(refs)} pack(s) linted, {warned} warning(s)")
+    raise typer.Exit(2 if broken else 1 if strict and warned else 0)
+
+
+@pack_app.command("map")
+def map_cmd(
+    pack: Annotated[str, typer.Argument(metavar="ID", help="pack id or pack folder")],
+    out: Annotated[str | None, typer.Option("--out", "-o", help="the file to write (default: <id>-map.<format> in "
+                                                                "the current folder); - writes to standard output",
+                                            show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="svg or png")] = "svg",
+    player: Annotated[bool, typer.Option("--player", help="the player's map, as the play page shows it: places, "
+                                                          "ways and travel times; no hazards, people or quests"
+                                         )] = False,
+) -> None:
+    """Draw the pack's map with Graphviz: places and ways with travel times and risk, hazards, who is placed where
+    (NPCs, companions) and where quest stages happen. Needs Graphviz's `dot` program (apt-get install graphviz)."""
+    import sys
+
+    from skald.packs.loader import PackError, load_pack
+    from skald.packs.map import FORMATS, MapError, designer_map, player_map
+    from skald.views import map_of
+
+    if fmt not in FORMATS:
+        typer.echo(f"skald pack map: --format must be one of {', '.join(FORMATS)}", err=True)
+        raise typer.Exit(2)
+    if out == "-" and fmt == "png" and sys.stdout.isatty():
+        typer.echo("skald pack map: a PNG is not for a terminal: write it to a file with --out", err=True)
+        raise typer.Exit(2)
+    try:
+        loaded = load_pack(pack)
+        drawn = player_map(map_of(loaded, "", set()), fmt) if player else designer_map(loaded, fmt)
+    except (PackError, LookupError, OSError, MapError) as exc:
+        typer.echo(f"skald pack map: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if out == "-":
+        sys.stdout.buffer.write(drawn)
+        sys.stdout.buffer.flush()
+        return
+    target = Path(out) if out else Path.cwd() / f"{loaded.id}-map.{fmt}"
+    try:
+        target.write_bytes(drawn)
+    except OSError as exc:
+        typer.echo(f"skald pack map: cannot write {target}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    kind = "player's" if player else "designer's"
+    typer.echo(f"wrote the {kind} map of {loaded.id} ({len(loaded.locations)} places) to {_shown(target)}")
 
 
 def _shown(path: Path) -> str:

@@ -239,9 +239,21 @@ class TravelGraph:
 
 
 def entry_points(pack: EraPack) -> list[str]:
+    """Every location play can begin at, in order: the era's ``start_locations``, backgrounds' and their answers'
+    ``start_location``, episodes' ``starts_at.location``, and the defeat rule's ``recover_location``."""
     starts = list(pack.era.start_locations)
-    starts += [b.start_location for b in pack.backgrounds.values() if b.start_location]
+    for background in pack.backgrounds.values():
+        starts += [background.start_location] if background.start_location else []
+        starts += [c.effects.start_location for q in background.questions for c in q.choices
+                   if c.effects.start_location]
+    starts += [e.starts_at.location for e in pack.episodes.values() if e.starts_at.location]
+    starts.append(pack.era.rules.defeat.recover_location)
     return list(dict.fromkeys(starts))
+
+
+def reachable(pack: EraPack, origins: set[str] | list[str]) -> set[str]:
+    """The locations a chain of links reaches from ``origins`` (travel goes only the way a link points)."""
+    return _flood({loc.id: [link.to for link in loc.links] for loc in pack.locations.values()}, list(origins))
 
 
 def travel_graph(pack: EraPack) -> TravelGraph:
@@ -291,11 +303,13 @@ def npc_places(pack: EraPack, npc_id: str) -> set[str]:
 
 @dataclass(frozen=True)
 class Problem:
-    """One finding: ``what`` is ``npc``, ``companion``, ``faction`` or ``quest``; ``id`` the entry's id."""
+    """One finding: ``what`` is ``npc``, ``companion``, ``faction`` or ``quest``; ``id`` the entry's id; ``path`` the
+    field inside the entry it is about (``packs.lint`` reports it at that field's line)."""
 
     what: str
     id: str
     problem: str
+    path: tuple[Any, ...] = ()
 
 
 def people_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
@@ -307,12 +321,13 @@ def people_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
         if missing:
             out.append(Problem("npc", npc.id, f"location(s) that do not exist: {', '.join(missing)}"))
         if not places & reachable:
-            out.append(Problem("npc", npc.id, f"never at a reachable location (at {', '.join(sorted(places))})"))
+            out.append(Problem("npc", npc.id, f"never at a reachable location (at {', '.join(sorted(places))})",
+                               ("location",)))
     for comp in pack.companions.values():
         if comp.location not in pack.locations:
-            out.append(Problem("companion", comp.id, f"location {comp.location!r} does not exist"))
+            out.append(Problem("companion", comp.id, f"location {comp.location!r} does not exist", ("location",)))
         elif comp.location not in reachable:
-            out.append(Problem("companion", comp.id, f"at {comp.location}, which is unreachable"))
+            out.append(Problem("companion", comp.id, f"at {comp.location}, which is unreachable", ("location",)))
     return out
 
 
@@ -340,38 +355,43 @@ def item_sources(pack: EraPack, reachable: set[str]) -> dict[str, list[str]]:
     return sources
 
 
-def _quest_problems(pack: EraPack, quest: Quest, reachable: set[str], items: set[str]) -> list[str]:
-    problems = []
+def _quest_problems(pack: EraPack, quest: Quest, reachable: set[str],
+                    items: set[str]) -> list[tuple[tuple[Any, ...], str]]:
+    """(the field inside the quest, what is wrong) for each reason the quest can never be completed."""
+    problems: list[tuple[tuple[Any, ...], str]] = []
     giver = pack.npcs.get(quest.giver)
     if giver is None:
-        problems.append(f"giver {quest.giver!r} is not an NPC")
+        problems.append((("giver",), f"giver {quest.giver!r} is not an NPC"))
     elif not npc_places(pack, giver.id) & reachable:
-        problems.append(f"giver {quest.giver} is never at a reachable location")
-    for stage in quest.stages:
-        when, where = stage.when, f"stage {stage.id}: "
+        problems.append((("giver",), f"giver {quest.giver} is never at a reachable location"))
+    for n, stage in enumerate(quest.stages):
+        when, where, at = stage.when, f"stage {stage.id}: ", ("stages", n, "when")
         if when.location is not None and when.location not in reachable:
-            problems.append(where + f"location {when.location} is "
-                            + ("unreachable" if when.location in pack.locations else "not a location"))
+            problems.append(((*at, "location"), where + f"location {when.location} is "
+                             + ("unreachable" if when.location in pack.locations else "not a location")))
         if when.npc is not None:
             if when.npc not in pack.npcs:
-                problems.append(where + f"{when.npc!r} is not an NPC")
+                problems.append(((*at, "npc"), where + f"{when.npc!r} is not an NPC"))
             else:
                 places = npc_places(pack, when.npc)
                 if not places & reachable:
-                    problems.append(where + f"NPC {when.npc} is never at a reachable location")
+                    problems.append(((*at, "npc"), where + f"NPC {when.npc} is never at a reachable location"))
                 elif when.location is not None and when.location not in places:
-                    problems.append(where + f"NPC {when.npc} is never at {when.location} "
-                                    f"(only at {', '.join(sorted(places))})")
+                    problems.append(((*at, "npc"), where + f"NPC {when.npc} is never at {when.location} "
+                                     f"(only at {', '.join(sorted(places))}): change the location, or add it to "
+                                     "their roams"))
         if when.item is not None and when.item not in items:
-            problems.append(where + f"item {when.item} is not sold, found or given anywhere the player can reach "
-                            "(no shop, discovery, background or other quest's reward)")
+            problems.append(((*at, "item"), where + f"item {when.item} is not sold, found or given anywhere the "
+                             "player can reach (no shop, discovery, background or other quest's reward)"))
     return problems
 
 
-def quest_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
-    """Quests that can never be completed. Items from quest rewards count once the quest giving them is
-    itself completable (worked out to a fixed point)."""
+def obtainable(pack: EraPack, reachable: set[str]) -> tuple[set[str], dict[str, Quest]]:
+    """(every item a player can come to hold, the quests that can never be completed): shops and discoveries at
+    reachable places, backgrounds (and their answers), and the rewards of quests that can be completed, worked out
+    to a fixed point (a quest may need an item another quest gives)."""
     items = set(item_sources(pack, reachable))
+    items |= {i for b in pack.backgrounds.values() for q in b.questions for c in q.choices for i in c.effects.items}
     pending = dict(pack.quests)
     changed = True
     while changed:
@@ -381,14 +401,20 @@ def quest_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
                 items |= set(quest.reward.items)
                 del pending[qid]
                 changed = True
-    return [Problem("quest", qid, problem) for qid, quest in pending.items()
-            for problem in _quest_problems(pack, quest, reachable, items)]
+    return items, pending
+
+
+def quest_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
+    """Quests that can never be completed (see :func:`obtainable`), one :class:`Problem` per reason."""
+    items, pending = obtainable(pack, reachable)
+    return [Problem("quest", qid, problem, path) for qid, quest in pending.items()
+            for path, problem in _quest_problems(pack, quest, reachable, items)]
 
 
 def recruit_problems(pack: EraPack, impossible_quests: set[str]) -> list[Problem]:
     """Companions whose recruitment requires a quest that can never be completed."""
     return [Problem("companion", c.id, f"can never be recruited: requires quest {c.recruit.requires_quest}, "
-                                       "which can never be completed")
+                                       "which can never be completed", ("recruit", "requires_quest"))
             for c in pack.companions.values() if c.recruit.requires_quest in impossible_quests]
 
 

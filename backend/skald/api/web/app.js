@@ -24,8 +24,10 @@ class ApiError extends Error {
   }
 }
 
-async function api(method, path, body) {
-  const headers = { "Accept": "application/json" };
+// A request to the API with the campaign's token: the decoded JSON answer, or with another `accept` (the map's
+// "image/svg+xml") the answer's text. An error answer (JSON) throws an ApiError.
+async function api(method, path, body, accept = "application/json") {
+  const headers = { "Accept": accept };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (game.token) headers["Authorization"] = `Bearer ${game.token}`;
   let reply;
@@ -35,6 +37,7 @@ async function api(method, path, body) {
     throw new ApiError(0, { detail: "The server did not answer: is `skald serve` still running?" });
   }
   if (reply.status === 204) return null;
+  if (reply.ok && accept !== "application/json") return reply.text();
   const data = await reply.json().catch(() => ({}));
   if (!reply.ok) throw new ApiError(reply.status, data);
   return data;
@@ -461,10 +464,14 @@ async function earlier() {
 async function refreshPanels(status) {
   const base = `/campaigns/${encodeURIComponent(game.id)}`;
   try {
-    const [view, party, quests, rumors, news, inventory, map] = await Promise.all([
+    const [view, party, quests, rumors, news, inventory, map, drawing] = await Promise.all([
       status ? Promise.resolve(null) : api("GET", base), api("GET", `${base}/party`), api("GET", `${base}/quests`),
       api("GET", `${base}/rumors`), api("GET", `${base}/news`), api("GET", `${base}/inventory`),
-      api("GET", `${base}/map`)]);
+      api("GET", `${base}/map`),
+      api("GET", `${base}/map.svg`, undefined, "image/svg+xml").catch((err) => {
+        if (err.status === 503) return null;  // the server cannot draw maps (no Graphviz): the places as text
+        throw err;
+      })]);
     showStatus(status || view);
     fill("party", party, (c) => `${c.name}, ${c.role}${c.in_party ? " (with you)" : ""}: affinity ${c.affinity}`,
          "No companions yet.");
@@ -473,7 +480,7 @@ async function refreshPanels(status) {
     fill("inventory", inventory.items, (i) => `${i.name}${i.qty > 1 ? ` ×${i.qty}` : ""}`, "Nothing carried.");
     fill("rumors", rumors.known, (r) => r.text, "No rumors heard yet.");
     fill("news", news.news.slice(-3), (n) => n, "");
-    drawMap(map);
+    drawMap(map, drawing);
   } catch (err) {
     if (err.status !== 409) notify(explain(err), () => refreshPanels());
   }
@@ -500,60 +507,57 @@ function fill(id, items, line, empty) {
   for (const item of items) { const li = document.createElement("li"); li.textContent = line(item); list.append(li); }
 }
 
-// The map: locations in layers by distance (in links) from the first location, drawn as SVG.
-function drawMap(map) {
-  const NS = "http://www.w3.org/2000/svg";
-  const ids = map.locations.map((l) => l.id);
-  const next = new Map(ids.map((id) => [id, []]));
-  for (const link of map.links) { next.get(link.a).push(link.b); next.get(link.b).push(link.a); }
-  const layer = new Map();
-  const start = ids[0];
-  const queue = [start];
-  layer.set(start, 0);
-  while (queue.length) {
-    const here = queue.shift();
-    for (const there of next.get(here)) if (!layer.has(there)) { layer.set(there, layer.get(here) + 1); queue.push(there); }
-  }
-  let far = Math.max(0, ...layer.values());
-  for (const id of ids) if (!layer.has(id)) layer.set(id, ++far);
-  const columns = [];
-  for (const id of ids) (columns[layer.get(id)] ||= []).push(id);
-  const W = 150, H = 56, pos = new Map();
-  columns.forEach((col, x) => col.forEach((id, y) => pos.set(id, [20 + x * W, 24 + y * H + (x % 2) * (H / 2)])));
-  const width = columns.length * W, height = Math.max(...columns.map((c) => c.length)) * H + H / 2 + 20;
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("width", width);  // drawn at its own size: the panel scrolls sideways rather than shrink the names
-  svg.setAttribute("height", height);
-  svg.setAttribute("role", "img");
+// The map: the server's drawing (GET .../map.svg: Graphviz's SVG, the same as `skald pack map ID --player`), its
+// places the "place" elements with "current" and "visited" classes; or, when the server cannot draw it, the places
+// and their ways as a list.
+function drawMap(map, drawing) {
+  const box = $("map");
+  box.textContent = "";
   const here = map.locations.find((l) => l.current);
-  svg.setAttribute("aria-label", `Map: you are at ${here ? here.name : "an unknown place"}; ` +
-                   `${map.locations.filter((l) => l.visited).length} of ${map.locations.length} places visited`);
-  for (const link of map.links) {
-    const [x1, y1] = pos.get(link.a), [x2, y2] = pos.get(link.b);
-    const line = document.createElementNS(NS, "line");
-    Object.entries({ x1, y1, x2, y2 }).forEach(([k, v]) => line.setAttribute(k, v));
-    line.setAttribute("class", `link risk-${String(link.risk).toLowerCase()}`);
-    const title = document.createElementNS(NS, "title");
-    title.textContent = `${link.minutes} min`;
-    line.append(title);
-    svg.append(line);
+  const summary = `Map: you are at ${here ? here.name : "an unknown place"}; ` +
+                  `${map.locations.filter((l) => l.visited).length} of ${map.locations.length} places visited`;
+  const svg = drawing ? svgElement(drawing) : null;
+  if (svg) {
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", summary);
+    box.append(svg);  // drawn at its own size: the panel scrolls sideways rather than shrink the names
+    centreMap();
+    return;
   }
+  const names = new Map(map.locations.map((l) => [l.id, l.name]));
+  const list = document.createElement("ul");
+  list.className = "map-list";
+  list.setAttribute("aria-label", summary);
   for (const place of map.locations) {
-    const [x, y] = pos.get(place.id);
-    const g = document.createElementNS(NS, "g");
-    g.setAttribute("class", `place${place.current ? " current" : ""}${place.visited ? " visited" : ""}`);
-    g.dataset.id = place.id;
-    const dot = document.createElementNS(NS, "circle");
-    dot.setAttribute("cx", x); dot.setAttribute("cy", y); dot.setAttribute("r", place.current ? 8 : 6);
-    const label = document.createElementNS(NS, "text");
-    label.setAttribute("x", x + 11); label.setAttribute("y", y + 4);
-    label.textContent = place.name;
-    g.append(dot, label);
-    svg.append(g);
+    const ways = map.links.filter((k) => k.a === place.id || k.b === place.id).map((k) =>
+      `${names.get(k.a === place.id ? k.b : k.a)} ${k.minutes} min` +
+      (k.risk === "SAFE" ? "" : ` (${String(k.risk).toLowerCase()})`));
+    const item = document.createElement("li");
+    item.className = `place${place.current ? " current" : ""}${place.visited ? " visited" : ""}`;
+    item.dataset.id = place.id;
+    item.textContent = `${place.name}${place.current ? " (you are here)" : place.visited ? " (visited)" : ""}` +
+                       (ways.length ? `: ${ways.join(", ")}` : "");
+    list.append(item);
   }
-  $("map").textContent = "";
-  $("map").append(svg);
+  box.append(list);
+}
+
+// On a screen narrower than the map, scroll the map to where you are.
+function centreMap() {
+  const box = $("map"), spot = box.querySelector("svg g.place.current");
+  if (!spot || box.scrollWidth <= box.clientWidth) return;
+  const at = spot.getBoundingClientRect(), frame = box.getBoundingClientRect();
+  box.scrollLeft += at.left + at.width / 2 - (frame.left + frame.width / 2);
+}
+
+// An <svg> element for this page from SVG text, or null when it is not SVG. Graphviz draws no script and no style
+// attribute (the page's CSP would refuse both); scripts and foreign content are dropped all the same.
+function svgElement(text) {
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const root = doc.documentElement;
+  if (root.namespaceURI !== "http://www.w3.org/2000/svg" || root.localName !== "svg") return null;
+  root.querySelectorAll("script, foreignObject").forEach((node) => node.remove());
+  return document.importNode(root, true);
 }
 
 // ------------------------------------------------------------------------------------------------ wiring
@@ -588,5 +592,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
   $("notice-retry").addEventListener("click", () => { $("notice").hidden = true; if (retryAction) retryAction(); });
   document.addEventListener("keydown", onKey);
+  window.addEventListener("resize", centreMap);
   resume();
 });
