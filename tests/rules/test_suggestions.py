@@ -242,6 +242,16 @@ def test_an_active_quest_points_the_way(make_state, pack):
     assert any("Juno" in label and "Short Pour" in label for label in offer), offer
 
 
+def test_a_quest_way_and_a_plain_walk_never_lead_through_the_same_door(make_state, pack):
+    """At Kettle Row with Short Pour active, the promise leads to the Scrip Market; the plain travel offer goes
+    somewhere else (two suggestions to one door read as one choice), whatever the seed."""
+    for seed in range(12):
+        state = make_state(location="kettle_row", seed=seed)
+        state.quests["short_pour"] = QuestState(id="short_pour", stage=0)
+        offer = _offer(state, pack)
+        assert "Scrip Market" in offer[0] and "Scrip Market" not in offer[3], (seed, offer)
+
+
 def test_a_success_is_pressed_and_a_failure_offers_a_retreat(make_state, pack):
     from skald.rules.candidates import ThisTurn
     from skald.state import MechanicResult

@@ -119,7 +119,7 @@ def candidates(view: PersistentState, pack: EraPack, scene: Scene, rng: random.R
     people.sort(key=lambda p: (p.id != now.target, rng.random()))  # the one just addressed first, then any order
     _follow_up(pool, view, pack, scene, now, people)
     _recover(pool, view, pack, here.type)
-    _quests(pool, view, pack, scene)
+    heading = _quests(pool, view, pack, scene)
     for person in people[:3]:
         _person(pool, view, pack, person, rng)
     for person in hostile_here(people, view):
@@ -127,7 +127,7 @@ def candidates(view: PersistentState, pack: EraPack, scene: Scene, rng: random.R
         pool.add(SCENE, f"Attack {person.name}", Tone.RENEGADE,
                  Risk.DANGEROUS if npc and npc.damage >= 5 else Risk.RISKY, ActionClass.ATTACK)
     _companions(pool, view, pack, scene)
-    _place(pool, view, pack, scene, rng)
+    _place(pool, view, pack, scene, rng, heading)
     return pool.ranked(rng, offered)
 
 
@@ -207,9 +207,11 @@ def _recover(pool: _Pool, view: PersistentState, pack: EraPack, place_type: str)
                      family=item.name.lower())
 
 
-def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> None:
-    """The next step of every active quest, in the words its stage's conditions accept."""
+def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> set[str]:
+    """The next step of every active quest, in the words its stage's conditions accept; returns the places the quests
+    send the player to (their travel is offered as keeping a promise, so the plain travel offer goes elsewhere)."""
     here = {p.id: p for p in scene.present}
+    heading: set[str] = set()
     for qid, qstate in view.quests.items():
         if qstate.status != QuestStatus.ACTIVE or qid not in pack.quests:
             continue
@@ -225,6 +227,7 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
                 for label in (f"Head to {spot} to keep your word", f"Make for {spot} to keep your promise",
                               f"Keep your word and head for {spot}"):
                     pool.add(QUEST, label, Tone.PARAGON, risk, ActionClass.TRAVEL, family=name)
+                heading.add(path[0].to)
             continue
         person = here.get(when.npc) if when.npc else None
         if when.npc and person is None:
@@ -247,6 +250,7 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
         if person is not None and not kinds and not when.item:
             pool.add(QUEST, f"Tell {first} how {quest.title} stands", Tone.NEUTRAL, Risk.SAFE,
                      ActionClass.DIALOGUE_ONLY)
+    return heading
 
 
 def _quest_step(kind: str, first: str, title: str, place: str) -> tuple[str, Tone, Risk, ActionClass] | None:
@@ -295,7 +299,10 @@ def _companions(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene)
             pool.add(SCENE, f"Talk to {comp.name}", Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY)
 
 
-def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng: random.Random) -> None:
+def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng: random.Random,
+           heading: set[str] | frozenset[str] = frozenset()) -> None:
+    """What the place offers: a search, a theft, travel along two of its links (not the first step of a way a quest
+    already offers: two suggestions to the same door read as one), its shop."""
     here = pack.locations[scene.location]
     rough = here.type in ROUGH
     risk = Risk.RISKY if rough else Risk.SAFE
@@ -307,7 +314,7 @@ def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng:
     pool.add(FILLER, rng.choice(["Steal what you can while no one is looking", "Steal into the back room while nobody "
                                  "watches", "Steal something small while backs are turned"]),
              Tone.RENEGADE, steal, ActionClass.SNEAK)
-    links = list(here.links)
+    links = [link for link in here.links if link.to not in heading] or list(here.links)
     rng.shuffle(links)
     for link in links[:2]:
         verb = rng.choice(["Travel to", "Walk to", "Make for"])
