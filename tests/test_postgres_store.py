@@ -53,6 +53,20 @@ def test_a_read_only_store_reads_and_refuses_a_turn(url):
         reader.close()
 
 
+def test_a_read_only_open_of_an_empty_database_creates_nothing(pg_server):
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute("CREATE DATABASE readonly_empty")
+    empty = pg_server.rsplit("/", 1)[0] + "/readonly_empty"
+    try:
+        with pytest.raises(SaveFileError) as refused:
+            Engine(empty, retriever=None, readonly=True)
+        assert refused.value.reason == "no_schema"
+        with psycopg.connect(empty) as conn:
+            assert conn.execute("SELECT to_regclass('skald_schema')").fetchone()[0] is None
+    finally:
+        drop_database(empty)
+
+
 def test_connections_the_server_drops_are_replaced_and_no_turn_is_lost(url, pg_server):
     engine = Engine(url, retriever=None)
     try:

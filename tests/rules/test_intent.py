@@ -175,3 +175,18 @@ def test_a_kind_of_place_travels_to_the_nearest_one(pack_id, start, text, kind):
     minutes = {loc: sum(lk.minutes for lk in route(pack, start, loc) or []) for loc, info in pack.locations.items()
                if info.type == kind and loc != start}
     assert minutes[routed.target_location] == min(minutes.values())  # the nearest of its kind
+
+
+def test_map_lists_the_ways_from_here_and_the_quickest_way_everywhere_else(pack):
+    from skald.rules.meta_commands import MetaContext, respond
+    from skald.rules.start import new_state
+
+    state = new_state(pack, seed=3)
+    state.location = "kettle_row"
+    text, quits = respond("map", MetaContext(state=state.persistent(), pack=pack))
+    assert not quits and text.startswith("You are at Kettle Row. Ways from here:")
+    for link in pack.locations["kettle_row"].links:  # every way out, with its minutes
+        assert f"{pack.locations[link.to].name}: {link.minutes} min" in text
+    assert "  Slagside: 20 min, by way of the Lowvent Clinic" in text  # two links, the quickest
+    assert "The Drill Graveyard: 135 min (dangerous)" in text  # the worst risk on the way
+    assert "No way from here" not in text  # every place of the shipped pack is reachable

@@ -13,6 +13,7 @@ from skald.persistent import EpisodeEvaluation, PersistentState
 from skald.rules import episode_commands, timeline
 from skald.rules.episode_commands import Act
 from skald.views import StatusView
+from skald.vocab import Risk
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,44 @@ class Quit(MetaCommand):
                f"{ctx.resume}"
 
 
-COMMANDS: tuple[MetaCommand, ...] = (Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(),
+class Map(MetaCommand):
+    """the ways from here, and how far every other place is"""
+
+    keys = ("map",)
+
+    def run(self, ctx: MetaContext) -> str:
+        """The place's links (minutes, risk), then every other place by the quickest way there (``rules.scene.route``:
+        its minutes, its worst risk, the first place on the way), then the places no way reaches from here."""
+        from skald.rules.scene import RISK_ORDER, route
+        from skald.text import place_at_start, the_place
+
+        pack, here = ctx.pack, ctx.state.location
+        names = {p.id: place_at_start(p.name) for p in pack.locations.values()}
+        ways = [f"  {names[link.to]}: {link.minutes} min{_risk(link.risk)}" for link in pack.locations[here].links]
+        further, cut_off = [], []
+        for place in pack.locations:
+            path = route(pack, here, place) if place != here else []
+            if path is None:
+                cut_off.append(names[place])
+            elif len(path) > 1:
+                minutes = sum(link.minutes for link in path)
+                risk = max((link.risk for link in path), key=RISK_ORDER.__getitem__)
+                further.append((minutes, f"  {names[place]}: {minutes} min{_risk(risk)}, by way of "
+                                f"{the_place(pack.locations[path[0].to].name)}"))
+        text = f"You are at {the_place(pack.locations[here].name)}. Ways from here:\n" + ("\n".join(ways) or "  none")
+        if further:
+            text += "\nFurther on, the quickest way:\n" + "\n".join(line for _, line in sorted(further))
+        if cut_off:
+            text += f"\nNo way from here to: {', '.join(cut_off)}"
+        return text
+
+
+def _risk(risk: Risk) -> str:
+    """`` (risky)`` / `` (dangerous)`` after a way's minutes; nothing for a safe one."""
+    return "" if risk == Risk.SAFE else f" ({risk.value.lower()})"
+
+
+COMMANDS: tuple[MetaCommand, ...] = (Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Map(),
                                      EpisodeNow(), Journal(), End(), Next(), Save(), Load(), Quit())
 BY_KEY: dict[str, MetaCommand] = {key: cmd for cmd in COMMANDS for key in cmd.keys}
 

@@ -84,7 +84,7 @@ def connect(path: str | Path, *, readonly: bool = False, synchronous: str = "NOR
     if isinstance(path, str) and "://" in path:
         from skald.store import postgres
 
-        postgres.ensure_schema(path)
+        postgres.ensure_schema(path, readonly=readonly)
         return postgres.PgConnection(postgres.open_raw(path), path, readonly=readonly)  # type: ignore[return-value]
     memory = str(path) == MEMORY
     try:

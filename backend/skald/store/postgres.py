@@ -186,18 +186,33 @@ def unreachable(url: str, exc: Exception) -> SaveFileError:
                          "check SKALD_DB_URL, that the server runs and that the user may connect")
 
 
-def ensure_schema(url: str) -> int:
-    """Give the database the store's schema when it has none (``pg_schema.create``) and return its version.
+def ensure_schema(url: str, *, readonly: bool = False) -> int:
+    """Give the database the store's schema when it has none, or bring an older one up to date
+    (``pg_schema.create``), and return its version. ``readonly``: change nothing, only check that the schema is
+    there and this Skald's.
 
-    :raises SaveFileError: the server cannot be reached, or the database holds a newer schema (``newer_schema``).
+    :raises SaveFileError: the server cannot be reached; the database holds a newer schema (``newer_schema``) or one
+        that cannot be upgraded (``old_schema``); or, ``readonly``, it has no schema or an older one (``no_schema``,
+        ``old_schema``).
     """
     from skald.store import pg_schema
+    from skald.store.schema import SCHEMA_VERSION
 
-    raw = open_raw(url, readonly=False)
+    raw = open_raw(url, readonly=readonly)
     try:
-        return pg_schema.create(raw, shown(url))
+        if not readonly:
+            return pg_schema.create(raw, shown(url))
+        found = pg_schema.version(raw)
     finally:
         raw.close()
+    if found is None:
+        raise SaveFileError(shown(url), "no_schema", "has no Skald schema yet, and was opened read-only; play once "
+                            "(or run skald db upgrade) to create it")
+    if found != SCHEMA_VERSION:
+        reason = "newer_schema" if found > SCHEMA_VERSION else "old_schema"
+        raise SaveFileError(shown(url), reason, f"has schema version {found}; this Skald has {SCHEMA_VERSION}, and "
+                            "it was opened read-only: open it for play (or run skald db upgrade) first")
+    return found
 
 
 class PgPool:
@@ -216,7 +231,7 @@ class PgPool:
         self.path = shown(url)  # what messages name (never the password)
         self.url = url
         self.readonly = readonly
-        ensure_schema(url)
+        ensure_schema(url, readonly=readonly)
         # check: a connection is tried before it is lent, so after a server restart the dead ones are replaced
         # instead of failing one request each (one empty query's round trip per request)
         self._pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, configure=_configure,
