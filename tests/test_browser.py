@@ -290,7 +290,7 @@ def test_the_page_has_a_content_security_policy_and_no_serious_accessibility_vio
     assert errors == []
 
 
-def test_a_scene_a_fork_and_an_undo_from_the_page(browser, served_offline) -> None:
+def test_a_scene_a_fork_undo_redo_switch_and_delete_from_the_page(browser, served_offline) -> None:
     errors: list[str] = []
     page = _page(browser, served_offline, DESKTOP, errors)
     _start(page, pack="cinder_reach")
@@ -309,6 +309,23 @@ def test_a_scene_a_fork_and_an_undo_from_the_page(browser, served_offline) -> No
     page.click("#undo")
     expect(page.locator("#log .entry")).to_have_count(5)
     expect(page.locator("#log .entry").last).to_contain_text("Undone")
+    expect(page.locator("#redo")).to_be_visible()  # the undone turn can be replayed
+    page.click("#redo")
+    expect(page.locator("#log .entry").last).to_contain_text("Redone")
+    expect(page.locator("#redo")).to_be_hidden()
+    branches = page.locator("#branches li")
+    expect(branches).to_have_count(2)
+    expect(branches.nth(1)).to_contain_text("other-way (you are here): turn 2, The Slag & Lantern, from main at turn 1")
+    expect(branches.nth(0)).to_contain_text("main: turn 1")
+    page.get_by_role("button", name="Switch to branch main").click()  # back to the line the fork left
+    expect(page.locator("#branch")).to_have_text("")
+    expect(page.locator("#log .entry")).to_have_count(1)  # the log shows main's story now, from where it stands
+    expect(page.locator("#log .entry").first).to_contain_text("Where you are")
+    expect(branches.nth(0)).to_contain_text("main (you are here)")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete branch other-way").click()
+    expect(branches).to_have_count(2)  # main, and the line saying there is only one
+    expect(branches.nth(1)).to_contain_text("Only this line so far")
     assert errors == []
 
 

@@ -290,7 +290,9 @@ function showOffer(suggestions) {
 
 function setBusy(busy) {
   game.busy = busy;
-  for (const b of document.querySelectorAll("#suggestions button, #play, #undo, #retry")) b.disabled = busy;
+  for (const b of document.querySelectorAll("#suggestions button, #play, #undo, #redo, #retry, #branches button")) {
+    b.disabled = busy;
+  }
 }
 
 async function play(input, shown) {
@@ -464,10 +466,10 @@ async function earlier() {
 async function refreshPanels(status) {
   const base = `/campaigns/${encodeURIComponent(game.id)}`;
   try {
-    const [view, party, quests, rumors, news, inventory, map, drawing] = await Promise.all([
+    const [view, party, quests, rumors, news, inventory, map, branches, drawing] = await Promise.all([
       status ? Promise.resolve(null) : api("GET", base), api("GET", `${base}/party`), api("GET", `${base}/quests`),
       api("GET", `${base}/rumors`), api("GET", `${base}/news`), api("GET", `${base}/inventory`),
-      api("GET", `${base}/map`),
+      api("GET", `${base}/map`), api("GET", `${base}/branches`),
       api("GET", `${base}/map.svg`, undefined, "image/svg+xml").catch((err) => {
         if (err.status === 503) return null;  // the server cannot draw maps (no Graphviz): the places as text
         throw err;
@@ -481,8 +483,78 @@ async function refreshPanels(status) {
     fill("rumors", rumors.known, (r) => r.text, "No rumors heard yet.");
     fill("news", news.news.slice(-3), (n) => n, "");
     drawMap(map, drawing);
+    showBranches(branches, map);
   } catch (err) {
     if (err.status !== 409) notify(explain(err), () => refreshPanels());
+  }
+}
+
+// The campaign's branches (GET .../branches): where each stands, a switch and a delete for the others; Redo shows
+// when the current one has undone turns to replay.
+function showBranches(branches, map) {
+  const names = new Map(map.locations.map((l) => [l.id, l.name]));
+  const list = $("branches");
+  list.textContent = "";
+  const current = branches.find((b) => b.current);
+  $("redo").hidden = !current || current.tip_turn <= current.head_turn;
+  for (const b of branches) {
+    const li = document.createElement("li");
+    const text = document.createElement("span");
+    const from = b.forked_from ? `, from ${b.forked_from} at turn ${b.forked_at}` : "";
+    text.textContent = `${b.name}${b.current ? " (you are here)" : ""}: turn ${b.head_turn}, ` +
+                       `${names.get(b.location) || b.location}${from}`;
+    li.append(text);
+    if (!b.current) {
+      li.append(branchButton("Switch", `Switch to branch ${b.name}`, () => switchTo(b.name)));
+      if (b.name !== "main") {  // the campaign's first line stays (the command /delete-branch main can still remove it)
+        li.append(branchButton("Delete", `Delete branch ${b.name}`, () => deleteBranch(b.name)));
+      }
+    }
+    list.append(li);
+  }
+  if (branches.length === 1) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = "Only this line so far. \u201cStart a branch here\u201d keeps it and tries another way.";
+    list.append(li);
+  }
+}
+
+function branchButton(label, describe, action) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "quiet small";
+  button.textContent = label;
+  button.setAttribute("aria-label", describe);
+  button.addEventListener("click", action);
+  return button;
+}
+
+// Switching shows the other branch from where it stands: the story so far is that branch's (earlier turns load on
+// demand), not the one the page was showing.
+async function switchTo(name) {
+  if (game.busy) return;
+  setBusy(true);
+  try {
+    const turn = await api("POST", `/campaigns/${encodeURIComponent(game.id)}/branches/${encodeURIComponent(name)}/switch`);
+    enterGame(await api("GET", `/campaigns/${encodeURIComponent(game.id)}/scene`));
+    $("branch").textContent = turn.branch && turn.branch !== "main" ? `branch ${turn.branch}` : "";
+  } catch (err) {
+    notify(err.body && err.body.reason ? err.message : explain(err));
+  } finally {
+    setBusy(false);
+  }
+}
+
+async function deleteBranch(name) {
+  if (game.busy || !window.confirm(`Delete branch ${name}? Its turns that no other branch shares are gone for good.`)) {
+    return;
+  }
+  try {
+    await api("DELETE", `/campaigns/${encodeURIComponent(game.id)}/branches/${encodeURIComponent(name)}`);
+    refreshPanels();
+  } catch (err) {
+    notify(err.body && err.body.reason ? err.message : explain(err));
   }
 }
 
@@ -585,6 +657,7 @@ document.addEventListener("DOMContentLoaded", () => {
     play(typed, picked ? picked.label : typed);
   });
   $("undo").addEventListener("click", () => timeline("undo", "undo"));
+  $("redo").addEventListener("click", () => timeline("redo", "redo"));
   $("retry").addEventListener("click", () => timeline("retry", "retry"));
   $("fork").addEventListener("click", fork);
   $("earlier").addEventListener("click", earlier);
