@@ -270,7 +270,7 @@ def test_every_call_failing_still_commits_with_offline_prose(server: FakeOllama,
                                                              tmp_path: Path) -> None:
     for model in ("dir", "nar", "ref"):
         server.always(model, http_error(500))
-    llm = online(server)
+    llm = online(server, timeout_s=30.0)  # not about time: a busy machine must not cut the retries short
     failing = play_settled(tmp_path / "online.db", cinder, llm, server, ["look around"] * BRIEFED_WITHIN,
                            until_briefed=True)
     turns = len(failing.states)
