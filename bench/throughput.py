@@ -44,16 +44,13 @@ def measure(db: str | Path, workers: int, workdir: Path) -> tuple[load.Result, l
 
 
 @contextmanager
-def pg_databases() -> Iterator[Callable[[str], str]]:
-    """``make(name)``: a new database, with Skald's schema, on a PostgreSQL server that lives as long as this."""
-    import psycopg
+def pg_databases() -> Iterator[Callable[[], str]]:
+    """``make()``: a new database, with Skald's schema, on a PostgreSQL server that lives as long as this."""
     from skald.store.db import connect
 
     with postgres.server() as url:
-        def make(name: str) -> str:
-            with psycopg.connect(url, autocommit=True) as admin:
-                admin.execute(f"CREATE DATABASE {name}")
-            db = postgres.database(url, name)
+        def make() -> str:
+            db = postgres.new_database(url, template=None)
             connect(db).close()  # the schema, before the workers start side by side
             return db
 
@@ -77,10 +74,10 @@ def run() -> list[str]:
             return lines + ["  PostgreSQL figures skipped: no PostgreSQL binaries (initdb, pg_ctl); install Debian's "
                             "postgresql"]
         with pg_databases() as make:
-            one, broken = measure(make("bench_w1"), 1, work)
+            one, broken = measure(make(), 1, work)
             ratio = one.turns_per_s / base.turns_per_s if base.turns_per_s else 0.0
             lines.append(line("PostgreSQL, 1 worker:", one, broken, f"reported; {ratio:.2f} x SQLite with 1 worker"))
-            four, broken = measure(make("bench_w4"), 4, work)
+            four, broken = measure(make(), 4, work)
             ratio = four.turns_per_s / one.turns_per_s if one.turns_per_s else 0.0
             lines.append(line("PostgreSQL, 4 workers:", four, broken,
                               f"reported; {ratio:.2f} x PostgreSQL with 1 worker"))

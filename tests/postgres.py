@@ -81,13 +81,15 @@ def database(url: str, name: str) -> str:
     return url.rsplit("/", 1)[0] + "/" + name
 
 
-def new_database(server: str) -> str:
-    """A new database on the test server ``server`` (a copy of the one holding Skald's schema); its URL."""
+def new_database(server: str, template: str | None = "skald_template") -> str:
+    """A new database on the server of ``server``: a copy of ``template`` (by default the one holding Skald's schema,
+    made by conftest's ``pg_server``), or empty with ``template=None``; its URL."""
     import psycopg
 
     name = f"t{next(_databases)}"
+    copy = f" TEMPLATE {template}" if template else ""
     with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name} TEMPLATE skald_template")
+        admin.execute(f"CREATE DATABASE {name}{copy}")
     return database(server, name)
 
 

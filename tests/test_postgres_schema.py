@@ -3,8 +3,6 @@ same tables, columns, primary keys, foreign keys and indexes, numbers turns itse
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from skald.store import pg_schema
 from skald.store.schema import SCHEMA_VERSION
@@ -12,16 +10,11 @@ from skald.store.schema import SCHEMA_VERSION
 psycopg = pytest.importorskip("psycopg")
 import postgres  # noqa: E402
 
-_empty = itertools.count()
-
 
 @pytest.fixture
 def pg_url(pg_server):
     """A new, empty database on the session's PostgreSQL server (conftest), dropped after."""
-    name = f"empty{next(_empty)}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    url = postgres.database(pg_server, name)
+    url = postgres.new_database(pg_server, template=None)
     yield url
     postgres.drop_database(url)
 

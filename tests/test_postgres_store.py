@@ -54,9 +54,7 @@ def test_a_read_only_store_reads_and_refuses_a_turn(url):
 
 
 def test_a_read_only_open_of_an_empty_database_creates_nothing(pg_server):
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute("CREATE DATABASE readonly_empty")
-    empty = pg_server.rsplit("/", 1)[0] + "/readonly_empty"
+    empty = new_database(pg_server, template=None)
     try:
         with pytest.raises(SaveFileError) as refused:
             Engine(empty, retriever=None, readonly=True)
@@ -92,9 +90,7 @@ def test_a_server_that_is_not_there_is_one_plain_error_without_the_password():
 
 def test_doctor_and_db_upgrade_report_the_schema_version(pg_server):
     runner = CliRunner()
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute("CREATE DATABASE doctor_empty")
-    empty = pg_server.rsplit("/", 1)[0] + "/doctor_empty"
+    empty = new_database(pg_server, template=None)
     try:
         said = runner.invoke(app, ["doctor", "--db", empty])
         assert "answers and is empty" in said.output

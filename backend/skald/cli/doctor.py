@@ -36,25 +36,22 @@ def _pulled(model: str, names: list[str]) -> bool:
 
 
 def _postgres(url: str) -> Check:
-    """The PostgreSQL database answers and has this Skald's schema version (read only: nothing is created)."""
-    from skald.store import pg_schema, postgres
+    """The PostgreSQL database answers and has this Skald's schema version (``postgres.ensure_schema`` read-only:
+    nothing is created or upgraded)."""
+    from skald.store import postgres
     from skald.store.schema import SCHEMA_VERSION
 
     where = postgres.shown(url)
     try:
-        raw = postgres.open_raw(url)
+        version = postgres.ensure_schema(url, readonly=True)
     except SaveFileError as exc:
-        return Check(False, str(exc), "start the server, or correct SKALD_DB_URL / --db")
-    try:
-        version = pg_schema.version(raw)
-    finally:
-        raw.close()
-    if version is None:
-        return Check(True, f"database {where} answers and is empty; the first skald serve (or skald db upgrade) "
-                     f"gives it the schema (version {SCHEMA_VERSION})")
-    if version != SCHEMA_VERSION:
-        return Check(False, f"database {where} has schema version {version}; this Skald has {SCHEMA_VERSION}",
-                     "use the Skald that wrote it, or move the campaigns with skald db export / import")
+        if exc.reason == "no_schema":
+            return Check(True, f"database {where} answers and is empty; the first skald serve (or skald db upgrade) "
+                         f"gives it the schema (version {SCHEMA_VERSION})")
+        fix = {"cannot_open": "start the server, or correct SKALD_DB_URL / --db",
+               "old_schema": "skald db upgrade --db URL adds what this Skald's schema has since"}.get(
+            exc.reason, "use the Skald that wrote it, or move the campaigns with skald db export / import")
+        return Check(False, str(exc), fix)
     return Check(True, f"database {where} answers (PostgreSQL, schema version {version})")
 
 
