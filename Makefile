@@ -6,6 +6,7 @@ STAMP  := $(VENV)/.installed
 DB     ?=
 PACK   ?=
 SEED   ?=
+PYTEST_ARGS ?=
 CAMPAIGN ?=
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
@@ -52,14 +53,16 @@ test-deps:
 	$(call system_package,chromium,chromium,the browser tests)
 	$(call system_package,postgresql,initdb,the PostgreSQL tests)
 	$(call system_package,graphviz,dot,the pack map)
+	$(call system_package,faketime,faketime,the test that plays stored data 400 days ahead)
 
 # Graphviz's dot draws the map the play page shows (skald pack map, GET /campaigns/{id}/map.svg); without it the page
 # lists the places as text.
 map-deps:
 	$(call system_package,graphviz,dot,the pack map)
 
+# PYTEST_ARGS: more pytest options (.ci/run adds --durations=15, so a creeping suite shows).
 test: $(STAMP) test-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 replay: $(STAMP)
 	$(BIN)/skald replay data/recordings

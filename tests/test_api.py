@@ -380,7 +380,7 @@ def test_two_racing_turns_on_one_campaign_one_commits_and_the_other_gets_409(api
         barrier.reset()
 
         def play_at(line: str, number: int = number) -> httpx.Response:
-            barrier.wait(5)
+            barrier.wait(30)
             return api.turn(cid, auth, line, expected_turn=number)
 
         with ThreadPoolExecutor(2) as pool:

@@ -11,7 +11,7 @@ from skald import events
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
 from skald.persistent import DirectorState, Profile, Scenes
-from skald.store import reads
+from skald.store import idempotency, reads
 from skald.store.db import connect
 from support import ROOT
 
@@ -87,26 +87,33 @@ def _unpacked(tmp_path) -> str:
 def test_keys_left_pending_by_an_old_engine_are_settled_when_the_save_is_opened(tmp_path, offline_llm):
     """An engine before m004 wrote a key, then the turn, then the response: a crash in between left the key pending.
     Opening the save settles each one once: the turn committed -> its transcript is the stored response (a retry
-    is not played again); it did not -> the key is dropped (a retry plays it)."""
+    is not played again); it did not -> the key is dropped (a retry plays it).
+
+    Time is an input: the engine's clock stands an hour after the newest key the old engine stored, whatever the
+    date the test runs on, and the keys this test adds are stamped a minute before that clock."""
     import hashlib
     import sqlite3
+    from datetime import timedelta
 
+    from skald import wallclock
     from skald.engine import Engine
 
     path = _unpacked(tmp_path)
     cid = "4f0c293091a1"
     raw = sqlite3.connect(path)  # the old schema, as the old engine left it (no migration has run yet)
+    [newest] = raw.execute("SELECT MAX(created_at) FROM api_idempotency").fetchone()
+    clock = wallclock.fixed(wallclock.parse(newest) + timedelta(hours=1))
+    pending = wallclock.stamp(clock() - timedelta(minutes=1))
     turn = raw.execute("SELECT turn_number, input FROM turns WHERE campaign_id = ? ORDER BY turn_number DESC",
                        (cid,)).fetchone()
     sha = hashlib.sha256(turn[1].encode()).hexdigest()
     raw.execute("INSERT INTO api_idempotency (campaign_id, key, input_hash, based_on, created_at) VALUES "
-                "(?, 'played', ?, ?, '2026-11-01T00:00:00.000+00:00')", (cid, sha, turn[0] - 1))
+                "(?, 'played', ?, ?, ?)", (cid, sha, turn[0] - 1, pending))
     raw.execute("INSERT INTO api_idempotency (campaign_id, key, input_hash, based_on, created_at) VALUES "
-                "(?, 'lost', ?, ?, '2026-11-01T00:00:00.000+00:00')",
-                (cid, hashlib.sha256(b"go outside").hexdigest(), turn[0]))
+                "(?, 'lost', ?, ?, ?)", (cid, hashlib.sha256(b"go outside").hexdigest(), turn[0], pending))
     raw.commit()
     raw.close()
-    engine = Engine(path, llm=offline_llm, retriever=None)
+    engine = Engine(path, llm=offline_llm, retriever=None, clock=clock)
     try:
         retried = engine.play_turn(cid, turn[1], key="played")
         assert retried.replayed and retried.body["turn_number"] == turn[0] and retried.body["recovered"]
@@ -115,5 +122,11 @@ def test_keys_left_pending_by_an_old_engine_are_settled_when_the_save_is_opened(
         assert not fresh.replayed and fresh.view.turn_number == turn[0] + 1
         old_key = engine.play_turn(cid, "look around", key="key-0")  # stored by the old engine, in its old shape
         assert old_key.replayed and old_key.view is None and old_key.body["turn_number"] == 1
+        # a day later the old engine's keys have aged out: the next committed turn prunes them, and a retry of one
+        # plays as a new turn
+        clock.advance(hours=idempotency.RETENTION_HOURS)
+        engine.play_turn(cid, "look around", key="a-day-later")
+        aged = engine.play_turn(cid, "look around", key="key-0")
+        assert not aged.replayed and aged.view.turn_number == turn[0] + 3
     finally:
         engine.close()

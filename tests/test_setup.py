@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama, text, tool_call
+from skald import wallclock
 from skald.engine import Engine
 from skald.llm.client import LLMClient
 from skald.llm.conversation import ConversationError, ConversationRunner, Phase
@@ -209,10 +210,11 @@ def test_skald_new_interactive_under_a_pseudo_terminal(tmp_path):
     os.close(child)
     seen = b""
 
-    def until(mark: bytes, timeout: float = 60) -> None:
+    def until(mark: bytes, timeout: float = 60, times: int = 1) -> None:
+        """Read until ``mark`` has been printed ``times`` times in all (a generous deadline, never a pace)."""
         nonlocal seen
         end = time.monotonic() + timeout
-        while mark not in seen:
+        while seen.count(mark) < times:
             left = end - time.monotonic()
             assert left > 0, seen.decode(errors="replace")[-800:]
             ready, _, _ = select.select([main], [], [], left)
@@ -230,8 +232,8 @@ def test_skald_new_interactive_under_a_pseudo_terminal(tmp_path):
         until(b"  1. ")  # the choices, numbered
         until(b"> ")
         os.write(main, b"1\n")
-        for _ in range(8):  # the background's questions, tone and limits: defaults
-            time.sleep(0.2)
+        for _ in range(8):  # the background's questions, tone and limits: defaults, each once it is asked
+            until(b"> ", times=seen.count(b"> ") + 1)
             os.write(main, b"\n")
         until(b"is ready.")
     finally:
@@ -398,14 +400,15 @@ def test_setup_sessions_expire_and_are_bounded(monkeypatch):
     from skald.api import setup as api_setup
     from skald.api.setup import NewSetup, SetupMessage, SetupSessions
 
-    now = [0.0]
-    engine = Engine(":memory:", llm=LLMClient(Settings(llm="off"), online=False), packs=PackCache(), retriever=None)
-    sessions = SetupSessions(engine, clock=lambda: now[0])
+    clock = wallclock.fixed("2031-02-03T04:05:06+00:00")
+    engine = Engine(":memory:", llm=LLMClient(Settings(llm="off"), online=False), packs=PackCache(), retriever=None,
+                    clock=clock)
+    sessions = SetupSessions(engine)  # the engine's clock
     monkeypatch.setattr(api_setup, "MAX_SESSIONS", 3)
     ids = [sessions.open(NewSetup(pack="cinder_reach")).setup_id for _ in range(4)]
     with pytest.raises(Exception, match="no such setup session"):
         sessions.message(ids[0], SetupMessage(text="Mara"))  # the oldest was dropped for the fourth
-    now[0] += api_setup.IDLE_S + 1
+    clock.advance(seconds=api_setup.IDLE_S + 1)
     with pytest.raises(Exception, match="no such setup session"):
         sessions.message(ids[3], SetupMessage(text="Mara"))  # expired
     fresh = sessions.open(NewSetup(pack="cinder_reach")).setup_id

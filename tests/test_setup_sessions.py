@@ -4,8 +4,11 @@ left by a worker that died ends by itself."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from fastapi import HTTPException
+from skald import wallclock
 from skald.api.setup import NewSetup, SetupMessage, SetupSessions
 from skald.engine import Engine
 from skald.llm.client import LLMClient
@@ -18,8 +21,9 @@ BOTH_STORES = True  # every test runs on SQLite and on PostgreSQL (conftest)
 
 @pytest.fixture
 def workers(db_path):
-    engines = [Engine(db_path, llm=LLMClient(Settings(llm="off"), online=False), packs=PackCache(), retriever=None)
-               for _ in range(2)]
+    clock = wallclock.fixed("2031-02-03T04:05:06+00:00")
+    engines = [Engine(db_path, llm=LLMClient(Settings(llm="off"), online=False), packs=PackCache(), retriever=None,
+                      clock=clock) for _ in range(2)]
     yield engines
     for engine in engines:
         engine.close()
@@ -36,7 +40,7 @@ def test_any_worker_answers_the_next_message_and_a_race_gets_409(workers):
     with pytest.raises(HTTPException) as busy:
         a.message(opened.setup_id, SetupMessage(text="she/her"))
     assert busy.value.status_code == 409
-    later = SetupSessions(workers[1], clock=lambda: a.clock() + setup_sessions.LEASE_S + 1)
+    later = SetupSessions(workers[1], clock=lambda: a.clock() + timedelta(seconds=setup_sessions.LEASE_S + 1))
     assert later.message(opened.setup_id, SetupMessage(text="")).question.id != asked.question.id  # lease ended
     sheet, _, made = b.finish(opened.setup_id)
     assert sheet.name == "Mara Venn" and made.state.player.name == "Mara Venn"

@@ -6,12 +6,14 @@ import random
 import sqlite3
 from dataclasses import dataclass
 
+from skald import wallclock
 from skald.events import Limits
 from skald.llm.client import LLMClient
 from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import Position
+from skald.wallclock import WallClock
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class TurnContext:
     ``deadline`` is when the turn's LLM budget runs out, in ``time.monotonic()`` seconds (the start of the turn plus
     ``SKALD_TURN_BUDGET_S``): every LLM call ends by it, and a role left without time uses its offline fallback
     (None: no turn budget, each call has only its role's timeout).
+    ``clock`` is the wall clock Commit stamps the turn with and ages idempotency keys by (``wallclock``; tests fix
+    it).
     """
 
     conn: sqlite3.Connection
@@ -42,3 +46,4 @@ class TurnContext:
     position: Position | None = None
     resume: str | None = None
     deadline: float | None = None
+    clock: WallClock = wallclock.system

@@ -31,7 +31,7 @@ from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
-from skald import views
+from skald import views, wallclock
 from skald.errors import BranchError, KeyReused, TurnBusy, TurnConflictError, TurnStale
 from skald.events import limits_of
 from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
@@ -51,6 +51,7 @@ from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
 from skald.store.timeline import Position
 from skald.transcripts import SceneTranscript
+from skald.wallclock import WallClock
 
 SEED_MAX = 2**31 - 1
 # Where a turn can be held between its steps, in order: after the idempotency key was looked up, after the
@@ -65,18 +66,20 @@ def _no_pause(point: str) -> None:
 
 def start_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, background: str | None = None,
                    name: str = "Wren", campaign_id: str | None = None, token_hash: str | None = None,
-                   sheet: setup.CharacterSheet | None = None, summary: str = "") -> GameState:
+                   sheet: setup.CharacterSheet | None = None, summary: str = "",
+                   clock: WallClock = wallclock.system) -> GameState:
     """Create and store a new campaign at turn 0 (with its API token's hash, in the same transaction) on an open
     connection; return its state. With ``sheet`` (guided creation's artifact) the character is the sheet's
     (``rules.setup.apply``; ``background`` and ``name`` are ignored) and ``summary`` becomes the character's first
-    episodic memory, in the same transaction. :raises ValueError: unknown background or location. :raises
-    sqlite3.IntegrityError: the id is taken."""
+    episodic memory, in the same transaction; ``clock`` stamps it. :raises ValueError: unknown background or
+    location. :raises sqlite3.IntegrityError: the id is taken."""
     if sheet is not None:
         state = setup.apply(pack, sheet, seed=seed, campaign_id=campaign_id)
-        writer.create_campaign(conn, state, pack.content_hash, token_hash, memory=setup.memory(summary, sheet))
+        writer.create_campaign(conn, state, pack.content_hash, token_hash, memory=setup.memory(summary, sheet),
+                               clock=clock)
         return state
     state = new_state(pack, seed=seed, background=background, name=name, campaign_id=campaign_id)
-    writer.create_campaign(conn, state, pack.content_hash, token_hash)
+    writer.create_campaign(conn, state, pack.content_hash, token_hash, clock=clock)
     return state
 
 
@@ -154,12 +157,15 @@ class Engine:
     :param resume: how this frontend resumes a campaign, given its id (what /quit and /save tell the player).
     :param readonly: open the save file read-only (listing and reading campaigns; playing raises ``SaveFileError``).
     :param synchronous: SQLite's ``synchronous`` mode, ``NORMAL`` or ``FULL`` (default: ``SKALD_DB_SYNCHRONOUS``).
+    :param clock: the wall clock that stamps what is stored (``created_at``, ``updated_at``) and ages idempotency keys
+        and guided creation's sessions (``wallclock``; default: the machine's; tests fix it).
     :raises SaveFileError: the save file cannot be opened, is damaged or is from a newer Skald.
     """
 
     def __init__(self, db: str | Path, *, llm: LLMClient | None = None, packs: PackCache | None = None,
                  retriever: Any = True, graph: CompiledStateGraph | None = None,
-                 resume: Callable[[str], str] | None = None, readonly: bool = False, synchronous: str | None = None):
+                 resume: Callable[[str], str] | None = None, readonly: bool = False, synchronous: str | None = None,
+                 clock: WallClock = wallclock.system):
         if synchronous is None:
             from skald.settings import get_settings
 
@@ -170,6 +176,7 @@ class Engine:
         self.retriever = retriever
         self.graph = graph
         self.resume = resume
+        self.clock = clock
         self._busy: set[str] = set()
         self._busy_guard = threading.Lock()
         self.pause: Callable[[str], None] = _no_pause  # tests stop a turn between its steps (see PAUSE_POINTS)
@@ -202,7 +209,7 @@ class Engine:
             state = start_campaign(conn, pack, seed=seed, background=background, name=name,
                                    campaign_id=campaign_id or uuid.uuid4().hex[:12],
                                    token_hash=tokens.token_hash(token) if token else None, sheet=sheet,
-                                   summary=summary)
+                                   summary=summary, clock=self.clock)
             self._brief(conn, state, pack)
         return Created(state, views.campaign(state, pack), self._scene(state, pack, resumed=False), token)
 
@@ -310,7 +317,7 @@ class Engine:
                     final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
                                      llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
                                      keyed=slot.keyed, resume=self._resume(slot.campaign_id),
-                                     position=slot.position)
+                                     position=slot.position, clock=self.clock)
                 except (TurnConflictError, KeyTaken) as exc:
                     self.pause("committed")
                     return self._lost_race(slot, exc)
@@ -330,7 +337,7 @@ class Engine:
                                                      pack=slot.pack, llm=self.llm, graph=self.graph,
                                                      retriever=self.retriever, keyed=slot.keyed,
                                                      resume=self._resume(slot.campaign_id),
-                                                     position=slot.position):
+                                                     position=slot.position, clock=self.clock):
                         if kind == "turn":
                             yield "turn", Played(body=payload.view.model_dump(mode="json"), view=payload.view,
                                                  state=payload)

@@ -24,6 +24,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from skald import wallclock
 from skald.context import TurnContext
 from skald.events import limits_of
 from skald.llm import briefs
@@ -54,6 +55,7 @@ from skald.settings import get_settings
 from skald.state import CharacterTask, GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import Position
+from skald.wallclock import WallClock
 
 # The pipeline after the router's branch, in order, as a turn without a scene runs it (a scene runs between the
 # director and the narrator: see ``nodes.scene``).
@@ -124,7 +126,8 @@ def resolve_retriever(retriever: LazyRetriever | None | bool) -> LazyRetriever |
 
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
-             resume: str | None = None, position: Position | None = None) -> tuple[TurnInput, TurnContext]:
+             resume: str | None = None, position: Position | None = None,
+             clock: WallClock = wallclock.system) -> tuple[TurnInput, TurnContext]:
     started = time.monotonic()  # the turn's LLM budget counts from here
     text = resolve_choice(check_player_input(state.player_input, get_settings().max_input_chars), state.offer)
     start = GameState.starting(state, text)
@@ -143,6 +146,7 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, l
         position=position,
         resume=resume,
         deadline=started + llm.settings.turn_budget_s,
+        clock=clock,
     )
     return start, context
 
@@ -151,7 +155,8 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
              llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
              on_token: Callable[[str], None] | None = None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
-             resume: str | None = None, position: Position | None = None) -> GameState:
+             resume: str | None = None, position: Position | None = None,
+             clock: WallClock = wallclock.system) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     The turn's LLM calls share one budget, ``SKALD_TURN_BUDGET_S`` seconds of the ``llm`` client's settings, counted
@@ -165,6 +170,7 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :param resume: how the frontend resumes the campaign, for /quit and /save (default: ``skald play --campaign``).
     :param position: where in the turn tree the turn is played (``store.timeline.position``; a retry's from
         ``Engine.claim``); None: after the current branch's head, which must still be at ``state``'s turn.
+    :param clock: the wall clock Commit stamps the turn with and ages idempotency keys by (``wallclock``).
     :returns: the state this turn committed plus its per-turn fields (text, suggestions, warnings...).
     :raises PlayerInputError: empty, oversized or control-character input, or a number that picks no suggestion;
         nothing was played or written.
@@ -172,13 +178,13 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :raises KeyTaken: another turn holds ``keyed``'s key; nothing was written.
     """
     if on_token is None:
-        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position)
+        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position, clock)
         final = GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
         _prefetch(context, final)
         return final
     final = None
     for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed,
-                                     resume=resume, position=position):
+                                     resume=resume, position=position, clock=clock):
         if kind == "token":
             on_token(payload)
         elif kind == "turn":
@@ -189,7 +195,8 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
 def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None = None,
                 llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
                 retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
-                resume: str | None = None, position: Position | None = None) -> Iterator[tuple[str, Any]]:
+                resume: str | None = None, position: Position | None = None,
+                clock: WallClock = wallclock.system) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
     ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token,
@@ -197,7 +204,7 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
     usable, or the validator found it told the outcome wrongly: show ``text`` instead of the tokens; the turn's view
     has ``prose_replaced``), and last ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
-    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position)
+    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position, clock)
     final = None
     for mode, payload in (graph or compiled_graph()).stream(state, context=context,
                                                             stream_mode=["updates", "custom", "values"]):

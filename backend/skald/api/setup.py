@@ -17,9 +17,8 @@ message at a time per session, across workers: a second while the first is answe
 from __future__ import annotations
 
 import secrets
-import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from fastapi import HTTPException
@@ -31,6 +30,7 @@ from skald.llm.setup_stages import character
 from skald.packs.models import EraPack
 from skald.rules import setup
 from skald.store import setup_sessions
+from skald.wallclock import WallClock
 
 MAX_SESSIONS = 64
 IDLE_S = 1800.0
@@ -98,15 +98,15 @@ class Session:
 class SetupSessions:
     """The open setup sessions, kept in the engine's store (see the module docstring for the bounds).
 
-    :param clock: seconds since the epoch (tests move it).
+    :param clock: the wall clock that stamps and ages sessions (``wallclock``; default: the engine's).
     """
 
-    def __init__(self, engine: Engine, *, clock=time.time):
+    def __init__(self, engine: Engine, *, clock: WallClock | None = None):
         self.engine = engine
-        self.clock = clock
+        self.clock = clock or engine.clock
 
     def _now(self) -> datetime:
-        return datetime.fromtimestamp(self.clock(), UTC)
+        return self.clock()
 
     def open(self, body: NewSetup) -> SetupReply:
         pack = self.engine.packs.get(body.pack)

@@ -47,7 +47,7 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     keyed = dataclasses.replace(ctx.keyed, response=view.model_dump_json()) if ctx.keyed else None
     writer.commit_turn(ctx.conn, writer.CommittedTurn(
         before=state, after=committed, events=state.staged_events, row=row, keyed=keyed, position=ctx.position,
-        memory=memory.summarize(state, ctx.pack) if state.intent != Intent.META else None))
+        memory=memory.summarize(state, ctx.pack) if state.intent != Intent.META else None), clock=ctx.clock)
     return {name: getattr(committed, name) for name in PERSISTENT_FIELDS} | {"after": committed, "view": view}
 
 
@@ -67,7 +67,7 @@ def _commit_move(state: GameState, ctx: TurnContext) -> dict:
         shown.update(update | {"view": view})
         return view.model_dump_json()
 
-    writer.apply_move(ctx.conn, state.campaign.id, move, ctx.limits, ctx.keyed, respond)
+    writer.apply_move(ctx.conn, state.campaign.id, move, ctx.limits, ctx.keyed, respond, clock=ctx.clock)
     ctx.llm.briefs.forget(briefs.holder(state.campaign.id, move.branch))  # they may recall turns off the new line
     return shown
 

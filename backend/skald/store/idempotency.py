@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+
+from skald import wallclock
 
 RETENTION_HOURS = 24  # a retry older than this plays as a new turn (a client retries within seconds or minutes)
 
@@ -61,8 +63,9 @@ def record(conn: sqlite3.Connection, campaign_id: str, keyed: KeyedTurn, based_o
         raise KeyTaken(keyed.key)
 
 
-def prune(conn: sqlite3.Connection, campaign_id: str, now: datetime | None = None) -> int:
-    """Delete the campaign's records older than the retention (inside the commit transaction); returns how many."""
-    cutoff = ((now or datetime.now(UTC)) - timedelta(hours=RETENTION_HOURS)).isoformat(timespec="milliseconds")
+def prune(conn: sqlite3.Connection, campaign_id: str, now: datetime) -> int:
+    """Delete the campaign's records stamped more than :data:`RETENTION_HOURS` before ``now`` (the committing turn's
+    wall clock, ``wallclock``), inside the commit transaction; returns how many."""
+    cutoff = wallclock.stamp(now - timedelta(hours=RETENTION_HOURS))
     return conn.execute("DELETE FROM api_idempotency WHERE campaign_id = ? AND created_at < ?",
                         (campaign_id, cutoff)).rowcount

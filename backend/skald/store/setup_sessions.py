@@ -7,7 +7,7 @@ session is **leased** (``busy_until``): a second message meanwhile, on any worke
 worker that died ends by itself after :data:`LEASE_S` seconds. Sessions idle longer than the API's bound are pruned
 when a new one opens, and at most ``limit`` are kept (the oldest idle ones go first).
 
-Times are ISO 8601 UTC strings (``writer.now``); they compare as text.
+Times are ISO 8601 UTC strings (``wallclock.stamp``); they compare as text. ``now`` is always the caller's clock.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from skald import wallclock
 from skald.store.db import writing
 
 LEASE_S = 300.0  # a message is answered (the setup model's calls included) well within this
@@ -36,8 +37,7 @@ class Stored:
     messages: int
 
 
-def _stamp(at: datetime) -> str:
-    return at.astimezone(UTC).isoformat(timespec="milliseconds")
+_stamp = wallclock.stamp
 
 
 def put(conn: sqlite3.Connection, stored: Stored, now: datetime, *, idle_s: float, limit: int) -> None:

@@ -21,9 +21,10 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from skald import wallclock
 from skald.errors import BranchError, TurnConflictError
 from skald.events import BaseEvent, EpisodeCompleted, Limits, SceneBeat
 from skald.persistent import PersistentState
@@ -32,13 +33,9 @@ from skald.store import db, idempotency, reads, timeline
 from skald.store.db import write_retrying, writing
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import MAIN, Position
+from skald.wallclock import WallClock
 
 SNAPSHOT_EVERY = 50  # K: a snapshot of the state every K turns, so loading any turn folds at most K turns of events
-
-
-def now() -> str:
-    """The current UTC time as stored in ``created_at`` / ``updated_at`` columns (ISO 8601, milliseconds)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -75,33 +72,35 @@ class CommittedTurn:
 
 
 def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash: str,
-                    token_hash: str | None = None, memory: str | None = None) -> None:
+                    token_hash: str | None = None, memory: str | None = None, *,
+                    clock: WallClock = wallclock.system) -> None:
     """Store a new campaign at turn 0 (and, with ``token_hash``, its API token; with ``memory``, the character's
-    first episodic memory, at turn 0: the summary of guided creation) in one transaction.
+    first episodic memory, at turn 0: the summary of guided creation) in one transaction, stamped ``clock()``.
 
     :raises sqlite3.IntegrityError: a campaign with this id exists; nothing was written.
     """
-    stamp = now()
+    at = wallclock.stamp(clock())
     with writing(conn):
         conn.execute(
             "INSERT INTO campaigns (id, pack_id, pack_hash, seed, turn_number, story_turns, initial_state, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)",
             (state.campaign.id, state.campaign.pack_id, pack_hash, state.campaign.seed,
-             state.persistent().model_dump_json(), stamp, stamp),
+             state.persistent().model_dump_json(), at, at),
         )
         conn.execute("INSERT INTO branches (campaign_id, name, head_turn_id, head_turn, created_at, updated_at) VALUES "
-                     "(?, ?, 0, 0, ?, ?)", (state.campaign.id, MAIN, stamp, stamp))
+                     "(?, ?, 0, 0, ?, ?)", (state.campaign.id, MAIN, at, at))
         _write_projections(conn, state.campaign.id, None, state)
         if token_hash is not None:
             conn.execute("INSERT INTO api_tokens (campaign_id, token_hash, created_at) VALUES (?, ?, ?)",
-                         (state.campaign.id, token_hash, stamp))
+                         (state.campaign.id, token_hash, at))
         if memory:
             conn.execute("INSERT INTO turn_memories (campaign_id, turn_number, turn_id, location, summary) VALUES "
                          "(?, 0, 0, ?, ?)", (state.campaign.id, state.location, memory))
 
 
-def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
-    """Persist one played turn as a child of its position's parent and move its branch's head to it.
+def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn, *, clock: WallClock = wallclock.system) -> None:
+    """Persist one played turn as a child of its position's parent and move its branch's head to it, stamped
+    ``clock()`` (which also decides which idempotency keys are old enough to prune).
 
     The compare-and-swap is on the branch's head: it must still be ``position.expect`` (without a position: the
     current branch's head must still be at ``before``'s turn number). The turn's line (``branch_turns``) gets the
@@ -116,15 +115,15 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
         (serialization, deadlock) is retried whole a bounded number of times first (``db.write_retrying``); the
         compare-and-swap makes a retry after another turn won a :class:`TurnConflictError`, never a second turn.
     """
-    write_retrying(lambda: _commit(conn, turn), conn)
+    write_retrying(lambda: _commit(conn, turn, clock()), conn)
 
 
-def _commit(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
+def _commit(conn: sqlite3.Connection, turn: CommittedTurn, now: datetime) -> None:
     before, after = turn.before, turn.after
     cid = before.campaign.id
     number = after.campaign.turn_number
     row = turn.row
-    stamp = now()
+    stamp = wallclock.stamp(now)
     with writing(conn, campaign=cid):
         current = timeline.current_branch(conn, cid)
         pos = turn.position or _at_head(conn, cid, current, before.campaign.turn_number)
@@ -174,7 +173,7 @@ def _commit(conn: sqlite3.Connection, turn: CommittedTurn) -> None:
                          (cid, number, turn_id, after.persistent().model_dump_json()))
         if turn.keyed is not None:
             idempotency.record(conn, cid, turn.keyed, before.campaign.turn_number, number, stamp)
-            idempotency.prune(conn, cid)
+            idempotency.prune(conn, cid, now)
 
 
 def _at_head(conn: sqlite3.Connection, cid: str, branch: str, expected_number: int) -> Position:
@@ -207,22 +206,23 @@ def _move(conn: sqlite3.Connection, cid: str, branch: str, expect: int, turn_id:
 
 
 def apply_move(conn: sqlite3.Connection, campaign_id: str, move: Move, limits: Limits, keyed: KeyedTurn | None = None,
-               respond: Callable[[PersistentState], str] | None = None) -> PersistentState:
-    """Carry out a timeline command's move (``rules.timeline``) in one transaction and return the state at the head
-    of the branch the player is then on (the moved or new branch; for a delete, the current one). When that branch
-    is the current one, the projection tables are rewritten to its head in the same transaction. ``respond(state)``
-    makes the answer inside the transaction; under an idempotency key it is stored with the key there, so a retry of
-    the request gets that answer and never moves the head twice.
+               respond: Callable[[PersistentState], str] | None = None, *,
+               clock: WallClock = wallclock.system) -> PersistentState:
+    """Carry out a timeline command's move (``rules.timeline``) in one transaction (stamped ``clock()``) and return
+    the state at the head of the branch the player is then on (the moved or new branch; for a delete, the current
+    one). When that branch is the current one, the projection tables are rewritten to its head in the same
+    transaction. ``respond(state)`` makes the answer inside the transaction; under an idempotency key it is stored
+    with the key there, so a retry of the request gets that answer and never moves the head twice.
 
     :raises TurnConflictError: the head the command was planned on moved meanwhile; nothing was changed.
     :raises BranchError: the branch is gone, its name is taken, or it became the current one (delete).
     """
-    return write_retrying(lambda: _apply(conn, campaign_id, move, limits, keyed, respond), conn)
+    return write_retrying(lambda: _apply(conn, campaign_id, move, limits, keyed, respond, clock()), conn)
 
 
 def _apply(conn: sqlite3.Connection, cid: str, move: Move, limits: Limits, keyed: KeyedTurn | None,
-           respond: Callable[[PersistentState], str] | None) -> PersistentState:
-    stamp = now()
+           respond: Callable[[PersistentState], str] | None, now: datetime) -> PersistentState:
+    stamp = wallclock.stamp(now)
     with writing(conn, campaign=cid):
         current = timeline.current_branch(conn, cid)
         if move.kind == "delete":
