@@ -185,7 +185,9 @@ def play(mode: Mode, name: str, server: FakeOllama, cinder: EraPack, tmp_path: P
     mode.script(server)
     llm = LLMClient(Settings(llm="on", ollama_base_url=server.url, director_model="dir", narrator_model="nar",
                              suggestion_refiner_model="ref", llm_timeout_s=mode.timeout_s, retry_backoff_s=0.01,
-                             evaluator_enabled=False))  # the per-turn roles; the evaluator: tests/test_episodes_api.py
+                             evaluator_enabled=False), clock=lambda: 1000.0)  # the per-turn roles (the evaluator:
+    # tests/test_episodes_api.py); the breakers' clock stands still, so how slowly a busy machine plays the 20 lines
+    # never closes a circuit the fault opened
     conn = connect(tmp_path / f"{name}.db")
     state = start_campaign(conn, cinder, seed=1, campaign_id=f"faults-{name}")
     sent: list[list[str]] = []

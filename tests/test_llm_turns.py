@@ -123,10 +123,11 @@ def brief_block(body: dict[str, Any]) -> str:
 
 
 def online(server: FakeOllama, timeout_s: float = 30.0) -> LLMClient:
-    """A client of the fake; its timeout is an upper bound a busy machine never reaches (tests of timeouts set
-    their own)."""
+    """A client of the fake. Nothing here is about time unless a test says so: the role timeout and the turn budget
+    are upper bounds a busy machine never reaches, and the breakers' clock stands still, so a circuit a test opened
+    stays open however slowly the test runs (tests of timeouts set their own)."""
     return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=timeout_s, retry_backoff_s=0.01,
-                              **MODELS))
+                              turn_budget_s=max(120.0, 4 * timeout_s), **MODELS), clock=lambda: 1000.0)
 
 
 def test_every_role_answers(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
