@@ -5,13 +5,27 @@ from __future__ import annotations
 
 import sys
 
-from bench import api, briefs, durability, engine, hung, narration, packs, rag, replay, scenes, startup, throughput
+from bench import (
+    api,
+    briefs,
+    durability,
+    engine,
+    hung,
+    narration,
+    packs,
+    rag,
+    replay,
+    scenes,
+    startup,
+    throughput,
+    understanding,
+)
 
 
 def main(argv: list[str]) -> None:
     windows = (10, 1000, 10_000) if "--long" in argv else (10, 1000)
-    for part in (packs.run, rag.run, lambda: engine.run(windows), narration.run, briefs.run, scenes.run, replay.run,
-                 startup.run, api.run, throughput.run, hung.run, durability.run):
+    for part in (packs.run, rag.run, lambda: engine.run(windows), narration.run, understanding.run, briefs.run,
+                 scenes.run, replay.run, startup.run, api.run, throughput.run, hung.run, durability.run):
         for line in part():
             print(line, flush=True)
 

@@ -62,6 +62,10 @@ class RouterOutput(Model):
     target_item: str | None = None
     meta_command: str | None = None
     meta_args: str = ""
+    verb: str | None = Field(None, description="the parser's standard action (rules.parser): a reply (yes, why...), a "
+                             "question (who_runs, about...), examine, a small deed (sing, pray...), eat, drink, leave, "
+                             "flee, back or go; None: the action class alone says what to do")
+    topic: str | None = Field(None, description="what the verb is about, as the player put it ('barrel by the hearth')")
 
 
 class MechanicResult(Model):

@@ -127,8 +127,9 @@ def test_travel_to_a_named_place(route):
     assert (out.action_class, out.target_location) == (ActionClass.TRAVEL, "lowvent_clinic")
 
 
-def test_travel_without_a_known_destination_is_not_travel_outside_combat(route):
-    assert route("travel somewhere nice").action_class == ActionClass.INTERACT
+def test_travel_without_a_known_destination_asks_the_way_or_takes_the_way_out(route):
+    out = route("travel somewhere nice")  # the parser reads it as leaving: the answer names the ways from here
+    assert (out.action_class, out.verb) == (ActionClass.TRAVEL, "leave")
 
 
 def test_fleeing_in_combat_is_travel(route, state):

@@ -34,7 +34,7 @@ def test_ordinary_actions_are_not_wishes(text):
 
 
 def test_anything_the_rules_cannot_resolve_gets_no_roll_and_no_success(state, play):
-    turn = play(state, "dance on the table")
+    turn = play(state, "xyzzy the plugh")  # no verb the parser knows (a dance is a small deed: rules.deeds)
     assert turn.result.impossible and turn.result.roll is None
     assert "not something the world answers to" in turn.result.summary
 

@@ -12,9 +12,10 @@ import random
 
 from skald import events as ev
 from skald.packs.models import EraPack, Link
-from skald.rules import clock, dice, feelings, interact, party, trade
+from skald.rules import clock, conversation, deeds, dice, examine, feelings, interact, party, references, trade
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
+from skald.rules.parser import addressee, object_of
 from skald.rules.resolution import (
     DISPOSITION_MOD,
     ROUGH_PLACES,
@@ -41,11 +42,16 @@ NEEDS_TARGET = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDAT
 
 
 def talk_result(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
-    """TALK needs no check: a synthesised NO_ROLL result costing 8 minutes; may pass on a rumor."""
+    """TALK needs no check: a synthesised NO_ROLL result costing 8 minutes; may pass on a rumor. A reply or a question
+    the parser read (``router.verb``) is answered from the pack (``rules.conversation``)."""
+    if router.verb is not None:
+        return conversation.answer(router, state, pack)
     minutes = clock.time_cost(ActionClass.DIALOGUE_ONLY)
     events = [ev.TimeAdvance(minutes=minutes)]
     people = {p.id: p for p in everyone_at(state, pack, state.location)}
     target = people.get(router.target_npc or "")
+    if target is None and not router.absent_npc:  # "talk to the singer lady": whoever the words describe
+        target = references.person(addressee(router.text), state, pack, list(people.values()))
     if target is None and router.absent_npc:
         summary = absent_line(router.absent_npc, state, pack)
     elif target:
@@ -55,7 +61,7 @@ def talk_result(router: RouterOutput, state: GameState, pack: EraPack) -> Resolu
         if rumor:
             events.append(ev.RumorHeard(rumor=rumor, source=target.id))
     else:
-        summary = "You speak up; whoever is near can hear you."
+        summary = conversation.nobody_by_that_name(router, state, pack)
     result = MechanicResult(
         action_class=ActionClass.DIALOGUE_ONLY, risk=Risk.SAFE, outcome=Outcome.NO_ROLL, minutes=minutes,
         summary=summary,
@@ -68,7 +74,7 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
 
     :returns: the :class:`MechanicResult` and the staged events (TIME_ADVANCE first).
     """
-    resolver = _RESOLVERS.get(router.action_class, interact.resolve)
+    resolver = VERBS.get(router.verb or "") or _RESOLVERS.get(router.action_class, interact.resolve)
     if router.absent_npc and router.action_class in NEEDS_TARGET:
         res = Resolution(make_result(router, None, 2, absent_line(router.absent_npc, state, pack), impossible=True))
     else:
@@ -171,6 +177,8 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         events = enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
         summary = f"You try to run, but {state.combat.enemy_name} cuts you off and lands a blow."
         return Resolution(make_result(router, chk, 2, summary, fail_stress(chk)), events)
+    if dest is None and router.verb in ("leave", "flee", "back", "go"):
+        return Resolution(make_result(router, None, 1, _which_way(router, state, pack), impossible=True))
     if dest is None or dest == state.location:
         names = ", ".join(the_place(pack.locations[link.to].name) for link in here.links)
         summary = ("You are already here." if dest == state.location else
@@ -302,7 +310,8 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
     chk = roll_check(router, state, pack, rng, risk)
     events: list[ev.BaseEvent] = []
     found = hidden_here(state, pack)
-    if chk.outcome.succeeded and found is not None:
+    found_here = chk.outcome.succeeded and found is not None
+    if found_here:
         events += found_events(found, state, here.id)
         summary = f"You find something: {found.text}"
     elif chk.outcome.succeeded:
@@ -312,9 +321,25 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
     else:
         summary = phrase(state, "You look, but nothing useful turns up.", "You search and come up empty.",
                          "Whatever is here, you do not find it this time.")
+    thing = object_of(router.text)
+    if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | {"clue", "clues"}:
+        summary = f"You search the {thing}. {summary}"  # what was searched, named
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     minutes = clock.time_cost(ActionClass.INVESTIGATE)
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)
+
+
+def _which_way(router: RouterOutput, state: GameState, pack: EraPack) -> str:
+    """The answer to a way out that is not clear ("leave" with several ways) or a place that is not there ("head to
+    the docks" where there are none): the ways from here, with their minutes and risk."""
+    here = pack.locations[state.location]
+    ways = or_list([f"{the_place(pack.locations[lk.to].name)} ({lk.minutes} min"
+                    f"{'' if lk.risk == Risk.SAFE else ', ' + lk.risk.value.lower()})" for lk in here.links])
+    if router.verb == "go" and router.topic:
+        return f"There is no {router.topic} within reach of {the_place(here.name)}; from here you can go to {ways}."
+    if router.verb == "back":
+        return f"There is no way back that you know of from {the_place(here.name)}; from here you can go to {ways}."
+    return f"Which way? From {the_place(here.name)} you can go to {ways}."
 
 
 def _use_item(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
@@ -360,6 +385,14 @@ def _recover(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     stress = min(rule.stress, pack.era.rules.max_stress - state.player.stress)
     return Resolution(make_result(router, None, rule.minutes, rule.text, stress=stress), events)
 
+
+VERBS = {  # a verb the parser read (rules.parser) has its own resolver, whatever its action class
+    "examine": examine.resolve,
+    **{verb: deeds.resolve for verb in ("eat", "drink", "sing", "dance", "pray", "sit", "stand", "wait", "watch",
+                                         "listen", "smell", "taste", "touch", "warm", "nod", "wave", "laugh", "think",
+                                         "sleep", "jump", "kiss", "wake", "throw", "drop", "wear", "clean", "tie",
+                                         "cut", "swim", "play", "write", "do")},
+}
 
 _RESOLVERS = {
     ActionClass.ATTACK: _attack,

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
-from skald.rules import timeline
+from skald.rules import parser, references, timeline
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, route
@@ -34,17 +34,22 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.RECRUIT, _words(r"join (?:me|us|you|your crew|my crew|the crew|my party)", "recruit", "hire",
                                  "sign on", "come with me")),
     (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
-                                "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl")),
+                                "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl", "headbutt",
+                                "elbow", "slap", "smack", "wallop", "knock out", "strangle", "throttle", "choke",
+                                "bludgeon", "club", "jump on", "lunge at", "go for")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
                                     "glare at", "warn .{0,20} off")),
     (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
                                  "disguise", "claim to be", "feign", "pose as", "fib")),
     (ActionClass.PERSUADE, _words("persuade", "convince", "negotiate", "bargain", "haggle", "plead", "reason with",
-                                  "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over")),
+                                  "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over",
+                                  "win .{1,25} over", "flirt", "beg", "sweet[- ]talk", "woo", "sway", "coax", "cajole",
+                                  "on (?:my|our) side", "make a speech", "give a speech", "rally", "implore")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
-    (ActionClass.SELL, _words("sell", "pawn", "trade in", "offload", "flog")),
-    (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for")),
+    (ActionClass.SELL, _words("sell", "pawn", "trade in", "offload", "flog", "trade (?:my|away|off)",
+                              "swap (?:my|away)", "barter (?:my|away)", "exchange my")),
+    (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for", "get me (?:a|an|some|the|one)")),
     (ActionClass.INTERACT, _words("lend a hand", "give .{0,30}a hand", "offer a hand", "help out")),  # not gifts
     (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )hand", "donate",
                               "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
@@ -57,6 +62,7 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.DIALOGUE_ONLY, re.compile(r"^(?:talk|speak|ask|tell|say|greet|chat|reply|answer|hello|hi|hey|"
                                            r"thank|introduce|wave|nod|whisper|shout|call out)\b|^[\"']")),
     (ActionClass.INVESTIGATE, _words("look", "search", "examine", "inspect", "investigate", "study", "read",
+                                     "rummage", "poke around", "snoop", "nose around", "scout", "hunt around",
                                      "scan", "check", "survey", "observe", "listen", "eavesdrop", "explore",
                                      "watch", "peer", "analy[sz]e", "look around")),
     (ActionClass.INTERACT, _words("open", "take", "pick up", "grab", "push", "pull", "climb", "repair",
@@ -173,14 +179,27 @@ def _match_location(text: str, state: PersistentState, pack: EraPack) -> str | N
         if _mentions(text, name) or _mentions(text, loc_id) or any(_mentions(text, a)
                                                                    for a in _aliases_of(pack).get(loc_id, ())):
             return loc_id
-    for loc_id in ordered:  # a distinctive word of the name ("the Rift Clinic" -> "clinic")
-        words = [w for w in re.findall(r"[a-z]{4,}", _norm(pack.locations[loc_id].name)) if w not in {"the"}]
-        if any(_mentions(text, w) for w in words):
+    for loc_id in ordered:  # a distinctive word of the name ("the Rift Clinic" -> "clinic"), unless the line puts
+        # another name before it ("the Charter House" is not "the Tithe House")
+        name = _norm(pack.locations[loc_id].name)
+        words = [w for w in re.findall(r"[a-z]{4,}", name) if w not in {"the"}]
+        if any(_mentions(text, w) and not _named_otherwise(text, w, name) for w in words):
             return loc_id
     for kind, words in PLACE_WORDS.items():  # "the inn", "a doctor": the nearest place of that kind
         if any(_mentions(text, w) for w in words):
             return _nearest(state.location, [loc for loc in ordered if pack.locations[loc].type == kind], pack)
     return None
+
+
+_BEFORE_A_NAME = frozenset({"the", "a", "an", "to", "at", "into", "for", "back", "my", "this", "that", "old", "of",
+                            "toward", "towards", "down", "up", "over", "through", "in", "on", "go", "head", "walk"})
+
+
+def _named_otherwise(text: str, word: str, name: str) -> bool:
+    """Whether ``word`` stands in ``text`` after a word that is neither in ``name`` nor a little word ('charter
+    house' against 'tithe house')."""
+    found = re.search(r"(\w+)\s+" + re.escape(word) + r"\b", text)
+    return found is not None and found.group(1) not in _BEFORE_A_NAME and found.group(1) not in name.split()
 
 
 def _nearest(origin: str, candidates: list[str], pack: EraPack) -> str | None:
@@ -257,7 +276,8 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     # Everything the classification below depends on; the suggestion check classifies the same labels in the same
     # scenes turn after turn, so the answer is kept (RouterOutput is never modified once made).
     key = (pack.id, pack.content_hash, text, state.location, state.combat is None,
-           tuple((p.id, p.name, p.role) for p in people), tuple(state.player.inventory))
+           tuple((p.id, p.name, p.role) for p in people), tuple(state.player.inventory),
+           last_spoken_with(state, pack, people), _came_from(state))
     routed = _CLASSIFIED.get(key)
     if routed is None:
         routed = _classify_text(text, state, pack, people)
@@ -294,11 +314,65 @@ def kind_of(raw: str, state: PersistentState, pack: EraPack) -> tuple[ActionClas
     return kind
 
 
+# Action classes the patterns name so plainly that no reading of the line overrules them ("can I buy a drink?" buys).
+STRONG = frozenset({ActionClass.RECRUIT, ActionClass.ATTACK, ActionClass.INTIMIDATE, ActionClass.DECEIVE,
+                    ActionClass.PERSUADE, ActionClass.SNEAK, ActionClass.SELL, ActionClass.BUY, ActionClass.GIVE})
+LONG_WAIT = re.compile(r"\b(?:night|nightfall|morning|dawn|dusk|evening|noon|hours?|tomorrow|sunrise|sunset|dark|"
+                       r"for a while)\b")
+VAGUE_PLACES = frozenset({"somewhere", "anywhere", "elsewhere", "nice", "else", "away", "around", "off", "safe",
+                          "quiet", "new", "different", "place", "out", "outside", "onward", "onwards", "ahead",
+                          "forward", "further", "far", "along"})
+PRONOUN_WORDS = re.compile(r"\b(?:him|her|them|he|she)\b")
+
+
+def last_spoken_with(state: PersistentState, pack: EraPack, people: list[PresentNpc]) -> str | None:
+    """The person here the player last addressed by name or role, within the turns ``state.recent`` keeps and
+    without leaving this place since; None when there is none."""
+    for turn in reversed(state.recent):
+        if turn.location != state.location:
+            return None
+        if turn.action_class == ActionClass.META:
+            continue
+        said = _norm(turn.input)
+        found = _match_npc(said, people, pack)
+        if found is None and turn.action_class in TALKING:  # "talk to the old man": whoever the words describe
+            described = references.person(parser.addressee(said), state, pack, people)
+            found = described.id if described else None
+        if found is not None:
+            return found
+    return None
+
+
+TALKING = frozenset({ActionClass.DIALOGUE_ONLY, ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE,
+                     ActionClass.RECRUIT, ActionClass.GIVE})
+
+
+def _came_from(state: PersistentState) -> str | None:
+    """The place the player was in before this one (from the turns ``state.recent`` keeps)."""
+    return next((t.location for t in reversed(state.recent) if t.location != state.location), None)
+
+
 def _classify_text(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc]) -> RouterOutput:
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
+    reading = parser.read(text) if action not in STRONG else None
+    if reading is not None:
+        routed = _as_read(reading, text, action, state, pack, people)
+        if routed is not None:
+            return routed
     target_npc = _match_npc(text, people, pack)
+    if target_npc is None and PRONOUN_WORDS.search(text):  # "thank her": the person last spoken with
+        target_npc = last_spoken_with(state, pack, people)
+    if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe
+        described = references.person(parser.addressee(text), state, pack, people)
+        target_npc = described.id if described else None
+    if action is None and reading is None and target_npc is None and len(text.split()) <= 12:
+        talking = last_spoken_with(state, pack, people)  # the conversation goes on: a line said to them
+        if talking is not None and state.recent and state.recent[-1].action_class == ActionClass.DIALOGUE_ONLY:
+            return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY,
+                                tone=classify_tone(text, ActionClass.DIALOGUE_ONLY), text=text, target_npc=talking,
+                                verb="said")
     absent_npc = None
     if target_npc is None:
         here = {q.id for q in people}
@@ -323,3 +397,71 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         target_location=target_location,
         target_item=target_item,
     )
+
+
+def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, state: PersistentState, pack: EraPack,
+             people: list[PresentNpc]) -> RouterOutput | None:
+    """The router's output for a line the parser read (``rules.parser``), or None when the action patterns already
+    place it better (a named destination, an item carried to eat, a long wait that is a rest)."""
+    def out(action_class: ActionClass, **fields) -> RouterOutput:
+        intent = Intent.TALK if action_class == ActionClass.DIALOGUE_ONLY else Intent.ACTION
+        return RouterOutput(intent=intent, action_class=action_class, tone=classify_tone(text, action_class),
+                            text=text, verb=reading.verb, topic=reading.topic or None, **fields)
+
+    kind = reading.kind
+    if reading.weak and action not in (None, ActionClass.DIALOGUE_ONLY, ActionClass.INTERACT, ActionClass.TRAVEL,
+                                       ActionClass.USE_ITEM):
+        return None  # "ok, I search the room": the action, not the "ok"
+    if reading.weak and action == ActionClass.TRAVEL and _match_location(text, state, pack) not in (None,
+                                                                                                  state.location):
+        return None  # "sure, let us go to Cockle Row"
+    if kind == "inventory":
+        return RouterOutput(intent=Intent.META, action_class=ActionClass.META, tone=Tone.NEUTRAL, text=text,
+                            meta_command="inventory")
+    named = _match_npc(text, people, pack)
+    last = last_spoken_with(state, pack, people)
+    if kind in ("reply", "question"):
+        if named is None and PRONOUN_WORDS.search(text):
+            named = last
+        if named is None and reading.verb == "hello":  # "oi, old man!": whoever the words describe
+            found = references.person(text, state, pack, people)
+            named = found.id if found else None
+        return out(ActionClass.DIALOGUE_ONLY, target_npc=named or last)
+    if kind == "examine":
+        return out(ActionClass.INVESTIGATE, target_npc=named or (last if reading.topic in references.PRONOUNS
+                                                                 else None))
+    if kind in ("eat", "drink"):
+        item = _match_item(text, state, pack)
+        if action == ActionClass.USE_ITEM and item is not None and state.player.inventory.get(item, 0) > 0:
+            return None  # "drink my water ration": the item's own use
+        return out(ActionClass.INTERACT, target_item=item)
+    if kind == "deed":
+        if reading.verb in ("watch", "listen") and action == ActionClass.INVESTIGATE and named is not None:
+            return None  # "watch Gault for a weakness": reading a person is a check
+        if reading.verb == "sleep" or (reading.verb == "wait" and LONG_WAIT.search(text)):  # a night's sleep or a
+            return None if action == ActionClass.REST else out(ActionClass.REST)  # long wait is a rest
+        return out(ActionClass.INTERACT, target_npc=named or (last if PRONOUN_WORDS.search(text) else None))
+    if kind in ("leave", "go"):
+        if action == ActionClass.TRAVEL and _match_location(text, state, pack) not in (None, state.location):
+            return None  # a place the patterns name: travel there
+        vague = kind == "go" and not references.words(reading.topic) - VAGUE_PLACES
+        if vague:  # "travel somewhere nice": the way out, or the question which way
+            reading = parser.Reading("leave", "leave")
+            kind = "leave"
+        to = references.way_out(reading.verb, state, pack, _came_from(state)) if kind == "leave" else None
+        if kind == "go" and reading.topic:
+            to = references.place(reading.topic, state, pack)
+            if to is not None and references.words(reading.topic) - references.words(
+                    f"{pack.locations[to].name} {' '.join(pack.locations[to].aliases)} {pack.locations[to].type}"):
+                to = None  # a word of it names no place here ("kettle row" is not "Cockle Row")
+            if to is None:  # "walk up to the bar and say hi", "go chat up the singer": not a journey
+                person = references.person(reading.topic, state, pack, people)
+                if person is not None:
+                    return out(ActionClass.DIALOGUE_ONLY, target_npc=person.id).model_copy(
+                        update={"verb": None, "topic": None})
+        if kind == "leave" and to is None and action == ActionClass.TRAVEL:
+            named_place = _match_location(text, state, pack)
+            if named_place == state.location:  # "flee the tavern": out of it
+                to = references.way_out(reading.verb, state, pack, _came_from(state))
+        return out(ActionClass.TRAVEL, target_location=to)
+    return None

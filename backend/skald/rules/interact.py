@@ -26,6 +26,7 @@ from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules import clock, dice
 from skald.rules.money import money
+from skald.rules.parser import object_of
 from skald.rules.resolution import (
     ROUGH_PLACES,
     Resolution,
@@ -59,6 +60,7 @@ WISH_ANSWERS: dict[Wish, str] = {
     "instructions": "You say it aloud to no one in particular. The world does not take orders, and nothing changes.",
     "fiat": "Wishing does not fill a purse or mend a wound; nothing changes.",
     "victory": "Saying it does not make it so; the world carries on exactly as it was.",
+    "feat": "That is beyond you, and beyond anyone in this place and age: nothing happens.",
 }
 
 
@@ -162,7 +164,9 @@ def _hands_on(router: RouterOutput, state: GameState, pack: EraPack, rng: random
     here = pack.locations[state.location]
     found = hidden_here(state, pack)
     if found is None:
-        return _nothing(router, state, f"You try, but nothing in {the_place(here.name)} answers to it; there is "
+        thing = object_of(router.text)
+        tried = f"You try the {thing}" if thing else "You try"
+        return _nothing(router, state, f"{tried}, but nothing in {the_place(here.name)} answers to it; there is "
                                        "nothing left to find that way.")
     risk = Risk.RISKY if here.type in ROUGH_PLACES else Risk.SAFE
     chk = roll_check(router, state, pack, rng, risk, stat=stat)

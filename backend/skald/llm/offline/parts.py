@@ -109,7 +109,8 @@ def events(d: Draft, scene: Scene) -> None:
                 d.put(EVENTS, d.choose_any("joins", ph.JOINS, comp=pack.companions[cid].name), must=True)
             case ev.CompanionLeave(companion=cid) if cid in pack.companions:
                 d.put(EVENTS, d.choose_any("leaves", ph.LEAVES, comp=pack.companions[cid].name), must=True)
-            case ev.RumorHeard(rumor=rid) if rid in pack.rumors:
+            case ev.RumorHeard(rumor=rid) if rid in pack.rumors and d.tail(pack.rumors[rid].text).rstrip(
+                    ".").lower() not in summary.lower():  # told already when the rules' answer is the rumor itself
                 text = d.tail(pack.rumors[rid].text)
                 teller = scene.people.get(e.source)
                 line = d.choose("rumor-from", ph.RUMOR_FROM, text=text, **teller.fields()) if teller else None
@@ -133,7 +134,9 @@ def _quest(d: Draft, e: ev.QuestUpdate, pack: EraPack) -> None:
     if e.status == QuestStatus.COMPLETED:
         d.put(EVENTS, d.choose_any("quest-done", ph.QUEST_DONE, title=quest.title, Title=quest.title), must=True)
     elif e.stage == 0:
-        d.put(EVENTS, d.choose_any("quest-offer", ph.QUEST_OFFER, text=d.tail(quest.summary)), must=True)
+        told = (d.result.summary if d.result else "").lower()
+        if end(quest.summary).rstrip(".").lower() not in told:  # the rules' answer may be the job itself
+            d.put(EVENTS, d.choose_any("quest-offer", ph.QUEST_OFFER, text=d.tail(quest.summary)), must=True)
     elif e.stage < len(quest.stages):
         d.put(EVENTS, d.choose_any("quest-next", ph.QUEST_NEXT, text=d.tail(quest.stages[e.stage].objective)),
               must=True)

@@ -1,0 +1,333 @@
+"""Talk that answers what was said: replies to whoever spoke last and questions to the room, answered from the pack.
+
+A reply ("yes", "why?", "tell me more", "no thanks") goes to the person the player was talking with (the router
+names them: the person addressed, else the last one spoken with here, else the first person here). Saying yes to
+someone who has a job for you takes it up (Encounter starts a giver's quest when you talk to them); "why?" and "tell
+me more" get what they know (a rumor not yet heard, or their job). A question is answered by someone here, or by
+the narrator when nobody is:
+
+- who runs this place: its keeper (a person who lives and works here) and whose ground it is (its faction);
+- what can I do here: what is sold here, who is here, whether there is work, and the ways on;
+- where can I go / where am I: the ways out with their minutes and risk / the place;
+- any news / what do people say about X: a rumor (about X), the latest news, or plainly nothing;
+- who is X / how much is X / where is X / what time is it: the person, the price, the way or the place, the clock.
+
+Talk costs 8 minutes (``rules.clock``) and never rolls. Skald's own wording.
+"""
+
+from __future__ import annotations
+
+from skald import events as ev
+from skald.packs.models import EraPack
+from skald.rules import clock, references
+from skald.rules.money import money
+from skald.rules.parser import addressee
+from skald.rules.resolution import Resolution, phrase, rumor_for
+from skald.rules.scene import everyone_at, route
+from skald.rules.trade import DRINK_PRICE
+from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
+from skald.text import end, or_list, sentences, the_place, with_article
+from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
+
+DRINK_WORDS = frozenset({"drink", "ale", "beer", "pint", "cup", "mug", "wine", "grog", "dram", "round"})
+KEEPER_WORDS = frozenset({"innkeeper", "keeper", "owner", "proprietor", "landlord", "landlady", "master", "mistress",
+                          "boss", "foreman", "steward", "warden", "prior", "provost", "reeve", "chief", "head",
+                          "bartender", "publican", "host", "hostess", "quartermaster", "clerk", "factor", "matron"})
+
+
+def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
+    """The talk turn for a reply or a question (``router.verb``), as a NO_ROLL result costing 8 minutes."""
+    people = everyone_at(state, pack, state.location)
+    speaker = next((p for p in people if p.id == router.target_npc), None)
+    locals_ = [p for p in people if not p.companion]
+    if speaker is None and router.verb not in _QUESTIONS and locals_:
+        speaker = locals_[0]
+    asked = _QUESTIONS.get(router.verb or "")
+    if asked is not None:
+        summary, events = asked(router.topic or "", speaker, locals_, state, pack)
+    else:
+        summary, events = _reply(router.verb or "", speaker, state, pack, router.text)
+    minutes = clock.time_cost(ActionClass.DIALOGUE_ONLY)
+    result = MechanicResult(action_class=ActionClass.DIALOGUE_ONLY, risk=Risk.SAFE, outcome=Outcome.NO_ROLL,
+                            minutes=minutes, summary=summary)
+    return Resolution(result, [ev.TimeAdvance(minutes=minutes), *events])
+
+
+# ------------------------------------------------------------------ replies
+
+
+def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, said: str = "") -> tuple[str, list]:
+    if who is None:
+        return ("You say it to the room, but nobody here is waiting on your answer.", [])
+    first = who.name.split()[0]
+    job = _their_job(who, state, pack)
+    if verb == "yes":
+        if job:
+            return (f"You give {who.name} your word: {end(job)}", [])
+        return (phrase(state, f"You tell {who.name} yes, and {first} takes you at your word.",
+                       f"You agree with {who.name}; {first} seems satisfied with that.",
+                       f"\"Yes,\" you tell {who.name}, and {first} nods."), [])
+    if verb == "no":
+        return (phrase(state, f"You tell {who.name} no; {first} lets it drop, for now.",
+                       f"You turn {who.name} down, and {first} shrugs it off.",
+                       f"\"No,\" you tell {who.name}. {first} does not press it."), [])
+    if verb in ("why", "more"):
+        rumor_id = rumor_for(state, pack, who)
+        if rumor_id is not None:
+            told = pack.rumors[rumor_id].text
+            return (f"You press {who.name}, and {first} tells you what people say: {end(told)}",
+                    [ev.RumorHeard(rumor=rumor_id, source=who.id)])
+        if job:
+            return (f"You ask {who.name} to say more; {first} comes back to the job: {end(job)}", [])
+        return (f"You ask {who.name} to say more. {first} tells you about themselves: "
+                f"{end(_first_sentence(who.description))}", [])
+    if verb in PLEASANTRIES:
+        return (phrase(state, *(t.format(name=who.name, first=first) for t in PLEASANTRIES[verb])), [])
+    line = said.strip().rstrip(".!") or "..."
+    return (phrase(state, f"\"{line[:1].upper()}{line[1:]},\" you tell {who.name}, and {first} hears you out.",
+                   f"You answer {who.name}: \"{line[:1].upper()}{line[1:]}.\" {first} takes that in."), [])
+
+
+PLEASANTRIES = {  # (verb -> ways of telling it), {name} and {first} filled in
+    "thanks": ("You thank {name}, and {first} accepts it with a nod.",
+               "You thank {name}; {first} seems to appreciate it."),
+    "sorry": ("You apologise to {name}, and {first} lets it go.",
+              "You tell {name} you are sorry; {first} takes it well enough."),
+    "hello": ("You greet {name}, and {first} greets you back.",
+              "You say hello to {name}; {first} looks up and answers in kind."),
+    "bye": ("You take your leave of {name}; {first} sees you off with a nod.", "You say goodbye to {name}."),
+}
+
+
+def _their_job(who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
+    """The current objective of an active quest this person gave, if any."""
+    for quest_id, quest_state in state.quests.items():
+        quest = pack.quests.get(quest_id)
+        if quest and quest.giver == who.id and quest_state.status == QuestStatus.ACTIVE:
+            stage = quest.stages[min(quest_state.stage, len(quest.stages) - 1)]
+            return stage.objective
+    return None
+
+
+def _first_sentence(text: str) -> str:
+    told = sentences(text)
+    return told[0] if told else text
+
+
+# ------------------------------------------------------------------ questions
+
+
+def _teller(speaker: PresentNpc | None, locals_: list[PresentNpc]) -> tuple[str, PresentNpc | None]:
+    """Who answers: the person asked, else the first person here, else nobody (the narrator)."""
+    who = speaker or (locals_[0] if locals_ else None)
+    return (f"{who.name} tells you" if who else "As far as you can tell"), who
+
+
+def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    here = pack.locations[state.location]
+    homed = [n for n in pack.npcs.values() if n.location == here.id and n.id not in state.world.defeated_npcs]
+    keeper = next((n for n in homed if KEEPER_WORDS & references.words(n.role)), homed[0] if homed else None)
+    faction = pack.factions.get(here.faction) if here.faction else None
+    ground = f"; {the_place(faction.name)} hold sway there" if faction else ""
+    told, _ = _teller(speaker, locals_)
+    if keeper is None:
+        return (f"{told} that nobody in particular keeps {the_place(here.name)}{ground}.", [])
+    if speaker is not None and keeper.id == speaker.id:
+        return (f"{keeper.name} runs {the_place(here.name)} and tells you so{ground}.", [])
+    return (f"{told} that {keeper.name}, {with_article(keeper.role)}, runs {the_place(here.name)}{ground}.", [])
+
+
+def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    here = pack.locations[state.location]
+    parts = []
+    if here.shop:
+        parts.append("buy " + or_list([f"{pack.items[i].name.lower()} ({money(pack.items[i].value, pack)})"
+                                       for i in here.shop[:4]], "and"))
+    if locals_:
+        parts.append("talk to " + or_list([p.name for p in locals_[:3]], "or"))
+    if here.type not in ("wilds", "ruins", "mine") and state.combat is None:
+        parts.append("look for work")
+    told, _ = _teller(speaker, locals_)
+    ways = _ways(state, pack)
+    doing = f"in {the_place(here.name)} you can {'; '.join(parts)}" if parts else \
+        f"there is little to do in {the_place(here.name)}"
+    return (f"{told} that {doing}. {ways}", [])
+
+
+def _ways(state: GameState, pack: EraPack) -> str:
+    here = pack.locations[state.location]
+    ways = [f"{the_place(pack.locations[link.to].name)} ({link.minutes} min"
+            f"{'' if link.risk == Risk.SAFE else ', ' + link.risk.value.lower()})" for link in here.links]
+    return f"From {the_place(here.name)} the way{'s lead' if len(ways) > 1 else ' leads'} to {or_list(ways, 'and')}."
+
+
+def _where_go(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    return (_ways(state, pack), [])
+
+
+def _where_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    here = pack.locations[state.location]
+    return (f"You are in {the_place(here.name)}: {end(_first_sentence(here.description))} {_ways(state, pack)}", [])
+
+
+def _news(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    told, who = _teller(speaker, locals_)
+    if who is not None:
+        rumor_id = rumor_for(state, pack, who)
+        if rumor_id is not None:
+            return (f"{told} what people are saying: {end(pack.rumors[rumor_id].text)}",
+                    [ev.RumorHeard(rumor=rumor_id, source=who.id)])
+    if state.world.news:
+        return (f"{told} the latest: {end(state.world.news[-1])}", [])
+    return (f"{told} there is no news worth the name today.", [])
+
+
+WORK_WORDS = frozenset({"work", "job", "jobs", "task", "employment", "gig", "labour", "labor", "coin", "money"})
+
+
+def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    told, who = _teller(speaker, locals_)
+    subject = _the(topic)
+    wanted = references.words(topic)
+    for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name
+        mine = who is not None and quest.giver == who.id
+        if (mine and wanted & WORK_WORDS) or len(wanted & references.words(f"{quest.title} {quest.summary}")) >= 2 or (
+                mine and wanted & references.words(quest.title)):
+            return (f"Asked about {subject}, {told.lower() if who is None else told} about the job: "
+                    f"{end(quest.summary)}", [])
+    if wanted & WORK_WORDS:
+        here = pack.locations[state.location]
+        if here.type in ("wilds", "ruins", "mine"):
+            return (f"{told} there is no work to be had in {the_place(here.name)}.", [])
+        return (f"{told} that an hour's honest work in {the_place(here.name)} pays a few "
+                f"{pack.era.currency.many}, and that is what there is.", [])
+    rumor = references.rumor(topic, state, pack)
+    if rumor is not None:
+        heard = [] if rumor.id in state.world.known_rumors or who is None else [
+            ev.RumorHeard(rumor=rumor.id, source=who.id)]
+        return (f"Asked about {subject}, {told.lower() if who is None else told} this: {end(rumor.text)}", heard)
+    person = next((n for n in [*pack.npcs.values(), *pack.companions.values()]
+                   if references.words(topic) & references.words(f"{n.name} {' '.join(n.aliases)}") or (
+                       (who is None or n.id != who.id) and references.kindred(topic) & references.kindred(n.role))),
+                  None)
+    if person is not None:
+        return (f"Asked about {subject}, {told.lower() if who is None else told} that {person.name} is "
+                f"{with_article(person.role)}: {end(_first_sentence(person.description))}", [])
+    place_id = references.place(topic, state, pack)
+    if place_id is not None and references.words(topic) & references.words(pack.locations[place_id].name):
+        loc = pack.locations[place_id]
+        return (f"Asked about {subject}, {told.lower() if who is None else told} that {the_place(loc.name)} is "
+                f"{_away(state, pack, place_id)}: {end(_first_sentence(loc.description))}", [])
+    faction = next((f for f in pack.factions.values() if references.kindred(topic) & references.words(
+        f"{f.name} {' '.join(f.aliases)}")), None)
+    if faction is not None:
+        return (f"Asked about {subject}, {told.lower() if who is None else told} what everyone knows of "
+                f"{the_place(faction.name)}: {end(_first_sentence(faction.description))}", [])
+    line = references.detail(topic, state, pack)
+    if line is not None:
+        return (f"About {subject}: {end(line)}", [])
+    item = references.item(topic, state, pack)
+    if item is not None:
+        return (f"Asked about {subject}, {told.lower() if who is None else told} that {item.name.lower()} is "
+                f"{money(item.value, pack)} or so: {end(_first_sentence(item.description))}", [])
+    lore = references.lore(topic, pack)
+    if lore is not None:
+        return (f"Asked about {subject}, {told.lower() if who is None else told} what is known: {end(lore)}", [])
+    if who is None:
+        return (f"Nobody here has anything to tell you about {subject}.", [])
+    rumor_id = rumor_for(state, pack, who)
+    if rumor_id is not None:  # the talk goes on: what they do know
+        return (f"{who.name} knows nothing about {subject}, but passes on what people are saying: "
+                f"{end(pack.rumors[rumor_id].text)}", [ev.RumorHeard(rumor=rumor_id, source=who.id)])
+    return (f"{who.name} knows nothing about {subject} worth the telling.", [])
+
+
+def _the(topic: str) -> str:
+    """The subject as a sentence names it: 'the reeve', 'the drowned abbey'; 'work', 'Odile' and a phrase with its
+    own article as they are; 'that' for none."""
+    if not topic:
+        return "that"
+    first = topic.split()[0]
+    if first in WORK_WORDS or first in ("news", "money", "it", "them", "him", "her", "people", "everyone") or \
+            first[:1].isupper() or len(topic.split()) > 4:
+        return topic
+    return f"the {topic}"
+
+
+def _away(state: GameState, pack: EraPack, place_id: str) -> str:
+    if place_id == state.location:
+        return "where you stand"
+    path = route(pack, state.location, place_id)
+    if path is None:
+        return "out of reach from here"
+    return f"{sum(link.minutes for link in path)} minutes away"
+
+
+def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    here = pack.locations[state.location]
+    item = references.item(topic, state, pack)
+    told, _ = _teller(speaker, locals_)
+    stock = or_list([f"{pack.items[i].name.lower()} ({money(pack.items[i].value, pack)})" for i in here.shop], "and")
+    if item is not None and item.id in here.shop:
+        return (f"{told} that the {item.name.lower()} is {money(item.value, pack)} here.", [])
+    if here.type == "bar" and references.words(topic) & DRINK_WORDS:
+        return (f"{told} that a drink is {money(DRINK_PRICE, pack)} here.", [])
+    what = item.name.lower() if item else (topic or "that")
+    sold = f" Here you can buy {stock}." if stock else ""
+    return (f"Nobody sells {what} in {the_place(here.name)}.{sold}", [])
+
+
+def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    told, _ = _teller(speaker, locals_)
+    everyone = [*pack.npcs.values(), *pack.companions.values()]
+    wanted = references.words(topic)
+    person = next((n for n in everyone if wanted & references.words(f"{n.name} {' '.join(n.aliases)}")), None)
+    if person is not None:
+        at = state.world.npc_locations.get(person.id, getattr(person, "location", None))
+        if at is None or at not in pack.locations:
+            return (f"{told} that nobody knows where {person.name} is.", [])
+        where = "right here" if at == state.location else f"at {the_place(pack.locations[at].name)}"
+        return (f"{told} that {person.name} is {where}.", [])
+    place_id = references.place(topic, state, pack)
+    if place_id is not None:
+        loc = pack.locations[place_id]
+        return (f"{told} that {the_place(loc.name)} is {_away(state, pack, place_id)}.", [])
+    return (f"{told} that there is no {topic or 'such place'} near {the_place(pack.locations[state.location].name)}."
+            f" {_ways(state, pack)}", [])
+
+
+def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    people = everyone_at(state, pack, state.location)
+    who = references.person(topic, state, pack, people, speaker.id if speaker else None) or (
+        speaker if topic in references.PRONOUNS else None)
+    if who is None:
+        return _about(topic, speaker, locals_, state, pack)
+    return (f"That is {who.name}, {with_article(who.role)}: {end(_first_sentence(who.description))}", [])
+
+
+def _time(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    now = clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)
+    return (f"It is {clock.time_of_day(state.world.time_minutes)}, {now}.", [])
+
+
+def _ask(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    if references.words(topic):
+        return _about(topic, speaker, locals_, state, pack)
+    return _reply("more", speaker or (locals_[0] if locals_ else None), state, pack)
+
+
+def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -> str:
+    """Talk aimed at somebody who is not here: who was asked for, and who is here to talk to instead."""
+    here = pack.locations[state.location]
+    locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
+    who = addressee(router.text)
+    if who == router.text or not references.words(who):
+        return "You speak up; whoever is near can hear you."
+    instead = f"; you could talk to {or_list(locals_[:3])}" if locals_ else ""
+    return f"There is no {who.removeprefix('the ').removeprefix('a ')} in {the_place(here.name)}{instead}."
+
+
+_QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,
+              "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is, "who_is": _who_is,
+              "time": _time, "ask": _ask}
+QUESTION_VERBS = frozenset(_QUESTIONS)

@@ -1,0 +1,201 @@
+"""Small deeds: real turns that are not a check (sing, dance, pray, sit, wait a little, watch, listen, smell, touch,
+warm your hands, nod, wave, laugh, think, jump, kiss, throw, wash, swim, play a game...), and eating and drinking.
+
+Each takes game time (minutes below), is told in the place's own words (its ``details``, the people here) and has a
+small effect where the rules have one: praying, sitting a while, warming yourself or singing eases 1 stress; eating
+food you carry or buy here heals what the item heals; a drink in a bar is bought as ``rules.trade`` sells it (and
+eases 1 stress). Nothing here rolls a check: a small deed carries no risk. A deed aimed at somebody who is not here,
+or eating with nothing to eat, is answered plainly and changes nothing. Skald's own wording.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from skald import events as ev
+from skald.packs.models import EraPack
+from skald.rules import references, trade
+from skald.rules.money import money
+from skald.rules.resolution import Resolution, make_result, phrase
+from skald.rules.scene import everyone_at, held
+from skald.state import GameState, PresentNpc, RouterOutput
+from skald.text import end, the_place
+
+MINUTES = {"sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 15, "watch": 15, "listen": 5,
+           "smell": 2, "taste": 2, "touch": 2, "warm": 15, "nod": 1, "wave": 1, "laugh": 2, "think": 10, "sleep": 30,
+           "jump": 1, "kiss": 2, "wake": 2, "throw": 2, "drop": 1, "wear": 3, "clean": 10, "tie": 5, "cut": 5,
+           "swim": 20, "play": 30, "write": 10, "eat": 15, "drink": 10}
+EASING = frozenset({"sing", "pray", "sit", "warm"})  # ease 1 stress
+ECHOED = frozenset({"sing", "dance", "pray", "sit", "warm", "wear", "clean", "tie", "cut", "laugh", "think", "jump",
+                    "play", "write", "swim", "stand", "do"})  # told in the player's words when they name a thing
+SOUNDS = ("drum", "hum", "voice", "bell", "creak", "clatter", "talk", "laugh", "song", "sing", "rain", "wind",
+          "water", "slap", "whistle", "hiss", "roar", "ring", "shout", "answer", "murmur", "clank", "thud")
+SMELLS = ("smell", "smoke", "oil", "salt", "ash", "reek", "stink", "scent", "damp", "rot", "brine", "sulph", "tar",
+          "fish", "eel", "ale", "bread")
+TOLD = {  # verb -> ways of telling it: {here} the place, {seen} who looks up, {line} a line of the place
+    "sing": ("You sing a verse in {here}.{seen}", "You raise a song in {here}, and it carries.{seen}"),
+    "dance": ("You dance a few steps in {here}.{seen}", "You take a turn on the floor of {here}.{seen}"),
+    "pray": ("You bow your head in {here} and pray a while.",
+             "You say a quiet prayer in {here}, and the noise of the place falls away for a moment."),
+    "sit": ("You find a seat in {here} and rest your feet. {line}",
+            "You sit a while in {here} and let the place go on around you. {line}"),
+    "wait": ("You wait a quarter of an hour in {here}. {line}", "You let some time pass in {here}. {line}"),
+    "think": ("You take a moment in {here} to think it through.",
+              "You turn things over in your head for a while in {here}."),
+}
+FOOD_TAGS = frozenset({"food"})
+DRINK_TAGS = frozenset({"water", "drink"})
+
+
+def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """A small deed (``router.verb``), or eating and drinking (see the module docstring)."""
+    verb = router.verb or "wait"
+    if verb in ("eat", "drink"):
+        return _consume(router, state, pack, rng, verb)
+    here = pack.locations[state.location]
+    people = everyone_at(state, pack, state.location)
+    locals_ = [p for p in people if not p.companion]
+    topic = router.topic or ""
+    who = next((p for p in people if p.id == router.target_npc), None) or (
+        references.person(topic, state, pack, people) if references.words(topic) else None)
+    if verb in ("kiss", "wake") and who is None:
+        return Resolution(make_result(router, None, 1, f"There is no {topic or 'one'} here for that; in "
+                                      f"{the_place(here.name)} you could turn to {_names(locals_)}.",
+                                      impossible=True))
+    witness = who or (locals_[0] if locals_ else None)
+    if topic and verb in ECHOED:  # "sing the ballad of the fat provost": what the player did, in their words
+        seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
+        summary = f"{second_person(router.text)}{seen}"
+    else:
+        summary = _told(verb, topic, who, witness, state, pack)
+    stress = -1 if verb in EASING and state.player.stress > 0 and state.combat is None else 0
+    if stress:
+        summary += " It eases you a little."
+    return Resolution(make_result(router, None, MINUTES.get(verb, 5), summary, stress=stress))
+
+
+def _names(people: list[PresentNpc]) -> str:
+    return ", ".join(p.name for p in people[:3]) or "nobody at all"
+
+
+def _line(state: GameState, pack: EraPack, words: tuple[str, ...] = ()) -> str:
+    """A line of the place's details (one with any of ``words`` first), rotating with the turn."""
+    here = pack.locations[state.location]
+    lines = [d for d in here.details if any(w in d.lower() for w in words)] or list(here.details) or [here.description]
+    return end(lines[state.turn % len(lines)])
+
+
+def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | None, state: GameState,
+          pack: EraPack) -> str:
+    here = the_place(pack.locations[state.location].name)
+    seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
+    thing = topic or "it"
+    if verb in TOLD:
+        fields = {"here": here, "seen": seen, "line": _line(state, pack)}
+        return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
+    if verb == "stand":
+        return "You get to your feet."
+    if verb == "watch":
+        what = f"the {topic}" if topic else here
+        return f"You watch {what} for a while. {_line(state, pack)}"
+    if verb == "listen":
+        return f"You listen. {_line(state, pack, SOUNDS)}"
+    if verb == "smell":
+        return f"You breathe in the air of {here}. {_line(state, pack, SMELLS)}"
+    if verb in ("taste", "touch"):
+        line = references.detail(topic, state, pack) if topic else None
+        target = who.name if who else f"the {thing}"
+        if who is not None:
+            return f"You reach out to {who.name}, who draws back a little: not from a stranger."
+        return f"You {verb} {target}. {end(line)}" if line else f"You {verb} {target}; nothing comes of it."
+    if verb == "warm":
+        return f"You warm yourself in {here} until the chill lets go."
+    if verb in ("nod", "wave"):
+        if who is not None:
+            return f"You {verb} to {who.name}, and {who.name.split()[0]} answers it with a nod."
+        return f"You {verb} to nobody in particular in {here}.{seen}"
+    if verb == "laugh":
+        return f"You let it out, there in {here}.{seen}"
+    if verb == "sleep":
+        return f"You close your eyes in {here} and doze a little; it is not a night's sleep."
+    if verb == "jump":
+        return f"You jump on the spot; the boards of {here} take it."
+    if verb == "kiss":
+        first = who.name.split()[0]
+        if who.disposition == "friendly":
+            return f"You reach for {who.name}, and {first} takes it in good part."
+        return f"You reach for {who.name}, and {first} steps back: you are not that close."
+    if verb == "wake":
+        return f"You shake {who.name}; they are awake already, and say so."
+    if verb in ("throw", "drop"):
+        item = references.item(topic, state, pack)
+        if item is not None and held(state, item.id):
+            return f"You weigh your {item.name.lower()} in your hand and think better of losing it; you keep it."
+        return f"You have no {thing} to {verb}."
+    if verb == "wear":
+        return f"You adjust what you are wearing against the weather of {here}."
+    if verb == "clean":
+        return f"You clean yourself up as well as {here} allows."
+    if verb in ("tie", "cut"):
+        return f"You find nothing here worth the {'knot' if verb == 'tie' else 'blade'}; you leave {thing} be."
+    if verb == "swim":
+        return f"There is no water here fit to swim in; {here} keeps you on dry boards."
+    if verb == "play":
+        return f"You join a game in {here} for a while, win a little, lose it back.{seen}"
+    if verb == "write":
+        return "You jot a note of what you have seen so far."
+    return f"{second_person(state.player_input)}{seen}".strip() if state.player_input else f"You do that in {here}."
+
+
+_PERSON = [(re.compile(p), r) for p, r in [(r"\bmyself\b", "yourself"), (r"\bmy\b", "your"), (r"\bmine\b", "yours"),
+                                         (r"\bme\b", "you"), (r"\bi am\b", "you are"), (r"\bi\b", "you"),
+                                         (r"\bim\b", "you are")]]
+_LEADING = re.compile(r"^(?:(?:i|ok|so|then|just|now|please|let me|i will|i'll|i try to|i want to|i start to)\s+)+")
+
+
+def second_person(line: str) -> str:
+    """The player's own line told back to them ('pace back and forth' -> 'You pace back and forth.'; 'I roll up my
+    sleeves' -> 'You roll up your sleeves.'), for a small deed the rules have no more to say about."""
+    text = _LEADING.sub("", " ".join(line.lower().split()).strip(" .!?"))
+    for pattern, written in _PERSON:
+        text = pattern.sub(written, text)
+    return f"You {text}." if text else ""
+
+
+def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random, verb: str) -> Resolution:
+    """Eat or drink: what you carry first, then what is sold here (a drink in a bar), else nothing to be had."""
+    here = pack.locations[state.location]
+    tags = FOOD_TAGS if verb == "eat" else DRINK_TAGS
+    named = references.item(router.topic or "", state, pack) if references.words(router.topic or "") else None
+    carried = [i for i in state.player.inventory if held(state, i) and i in pack.items and (
+        set(pack.items[i].tags) & tags or (named is not None and i == named.id))]
+    mine = named.id if named is not None and named.id in carried else (carried[0] if carried else None)
+    minutes = MINUTES[verb]
+    if verb == "drink" and here.type == "bar" and named is None:  # "a drink at the bar": the house's, not your own
+        return trade.buy(router.model_copy(update={"target_item": None}), state, pack, rng)
+    if mine is not None:
+        item = pack.items[mine]
+        healed = min(item.heal, state.player.max_hp - state.player.hp)
+        gain = f" and get {healed} HP back" if healed else ""
+        events = [ev.ItemLose(item=item.id, qty=1)] + ([ev.Heal(amount=item.heal, source=item.id)] if item.heal else [])
+        return Resolution(make_result(router, None, minutes, f"You {verb} your {item.name.lower()}{gain}."), events)
+    sold = [i for i in here.shop if i in pack.items and set(pack.items[i].tags) & tags]
+    if named is not None and named.id in here.shop:
+        sold = [named.id]
+    if sold:
+        item = pack.items[sold[0]]
+        if state.player.credits < item.value:
+            return Resolution(make_result(router, None, 1, f"The {item.name.lower()} here costs "
+                                          f"{money(item.value, pack)}, more than you have.", impossible=True))
+        healed = min(item.heal, state.player.max_hp - state.player.hp)
+        gain = f" and get {healed} HP back" if healed else ""
+        events = [ev.CreditsChange(delta=-item.value, reason=f"bought {item.name}")] + (
+            [ev.Heal(amount=item.heal, source=item.id)] if item.heal else [])
+        return Resolution(make_result(router, None, minutes, f"You buy {item.name.lower()} for "
+                                      f"{money(item.value, pack)} and {verb} it there{gain}."), events)
+    if verb == "drink" and here.type == "bar":
+        return trade.buy(router.model_copy(update={"target_item": None}), state, pack, rng)
+    what = "eat" if verb == "eat" else "drink"
+    return Resolution(make_result(router, None, 1, f"You have nothing to {what}, and nobody sells anything to {what} "
+                                  f"in {the_place(here.name)}.", impossible=True))

@@ -1,0 +1,468 @@
+"""The parser's reading of ordinary English: what a line asks for when the action patterns (``rules.intent``) have
+nothing better to say about it.
+
+``read(text)`` takes a line already lower-cased and stripped of markup and returns a :class:`Reading` or None:
+
+- **reply**: an answer to whoever spoke last ("yes", "no way", "why?", "tell me more", "deal", "I'll take it",
+  "thanks", "sorry", "hello", "bye"), which is talk with that person, not a new action;
+- **question**: a question to the room or to someone ("who runs this place?", "what can I do here?", "where can I
+  go?", "what do people say about the reeve?", "who is that?", "how much is the eel?", "any news?"), answered from
+  the pack (``rules.conversation``);
+- **examine**: looking at one thing ("look at the innkeeper", "examine the barrel by the hearth", "x cat"),
+  answered from the pack (``rules.examine``);
+- **deed**: a small deed that is a real turn (sing, dance, pray, sit, wait a little, watch the door, warm your hands,
+  smell the air, kiss, hug, ...; ``rules.deeds``), and **eat** / **drink**;
+- **leave**: leaving, fleeing or going back ("leave", "go outside", "run", "get out of here", "back"), and **go**
+  somewhere the patterns did not place ("head to the docks");
+- **inventory**: taking stock ("what do I have", "check my pockets", "i").
+
+The verbs are the floor of Inform 7's Standard Rules' actions (taking inventory, eating, drinking, going, exiting,
+looking, examining, waiting, waking, saying yes, saying sorry, thinking, smelling, listening, tasting, touching,
+waving, jumping, sleeping, singing, praying, kissing, ...), read in Skald's own word lists. A typing slip common in
+play ("teh", "wat", "innkeper") is read as meant (:func:`plain`). Deterministic; no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a line asks for. ``kind``: reply | question | examine | deed | eat | drink | leave | go | inventory;
+    ``verb``: the particular one (``yes``, ``who_runs``, ``sing``, ``flee``...); ``topic``: the words it is about
+    (an object, a person, a place or a subject), '' when none. ``weak``: read from its first word alone ("yeah go
+    on", "hmm not sure about that"), so an action the patterns find in the rest comes first."""
+
+    kind: str
+    verb: str
+    topic: str = ""
+    weak: bool = False
+
+
+# Slips of the keyboard and chat shorthand, read as meant (whole words only).
+SLIPS = {
+    "teh": "the", "hte": "the", "th": "the", "wat": "what", "wut": "what", "waht": "what", "whta": "what",
+    "whats": "what is", "wats": "what is", "whos": "who is", "wheres": "where is", "hows": "how is", "u": "you",
+    "ur": "your", "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "ty": "thank you", "k": "ok",
+    "kk": "ok", "okay": "ok", "okey": "ok", "yea": "yes", "ya": "yes", "yah": "yes", "yeh": "yes", "yup": "yes",
+    "yep": "yes", "yeah": "yes", "ye": "yes", "aye": "yes", "nah": "no", "nope": "no", "naw": "no", "im": "i am",
+    "ive": "i have", "id": "i would", "dont": "do not", "cant": "cannot", "wont": "will not", "gonna": "going to",
+    "wanna": "want to", "gotta": "got to", "lemme": "let me", "abt": "about", "cuz": "because", "coz": "because",
+    "bc": "because", "rn": "now", "sry": "sorry", "soz": "sorry", "innkeper": "innkeeper", "inkeeper": "innkeeper",
+    "innkeepr": "innkeeper", "tavren": "tavern", "taven": "tavern", "lok": "look", "loook": "look", "luk": "look",
+    "examin": "examine", "examien": "examine", "exmaine": "examine", "serch": "search", "seach": "search",
+    "arround": "around", "aroud": "around", "somthing": "something", "somethin": "something", "sumthing": "something",
+    "eveyone": "everyone", "evryone": "everyone", "peopel": "people", "poeple": "people", "ppl": "people",
+    "plase": "place", "palce": "place", "sombody": "somebody", "somone": "someone", "freind": "friend",
+    "thier": "their", "wierd": "weird", "becuase": "because", "waht's": "what is", "whats'": "what is",
+    "pary": "pray", "sleeep": "sleep", "dirnk": "drink", "drnik": "drink", "eta": "eat", "leav": "leave",
+    "lave": "leave", "outsdie": "outside", "outisde": "outside", "tel": "tell", "tlak": "talk", "taks": "talk",
+    "tlk": "talk", "qeust": "quest", "jbo": "job", "youre": "you are", "theyre": "they are", "thats": "that is",
+    "whatve": "what have", "its": "it is", "wat's": "what is", "hes": "he is", "shes": "she is", "isnt": "is not",
+    "didnt": "did not", "doesnt": "does not", "wouldnt": "would not", "couldnt": "could not", "ill": "i will",
+    "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "pint": "pint",
+}
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_CONTRACTIONS = [(re.compile(p), r) for p, r in [
+    (r"\bwhat's\b", "what is"), (r"\bwho's\b", "who is"), (r"\bwhere's\b", "where is"), (r"\bhow's\b", "how is"),
+    (r"\bthat's\b", "that is"), (r"\bit's\b", "it is"), (r"\bi'm\b", "i am"), (r"\bi'll\b", "i will"),
+    (r"\bi'd\b", "i would"), (r"\bi've\b", "i have"), (r"\bdon't\b", "do not"), (r"\bcan't\b", "cannot"),
+    (r"\bwon't\b", "will not"), (r"\blet's\b", "let us"), (r"\bthere's\b", "there is"), (r"\byou're\b", "you are"),
+    (r"\bwhat're\b", "what are"), (r"\bisn't\b", "is not"), (r"\bdoesn't\b", "does not"),
+]]
+
+
+_VOCATIVE = re.compile(r"^(?:(?:[a-z']+ ){0,2}[a-z']+ , (?:and )?)+(?=(?:what|who|where|why|how|do|does|is|are|can|"
+                       r"could|will|would|tell|any|have|has)\b)")
+
+
+def plain(text: str) -> str:
+    """``text`` (lower case) with slips read as meant, contractions opened and spaces tidied; '?' and words kept.
+    Names said first ("Hesper, Rhea, what do you make of it?") are left to the router: the line is the question."""
+    text = text.translate(_APOSTROPHES)
+    for pattern, written in _CONTRACTIONS:
+        text = pattern.sub(written, text)
+    words = re.findall(r"[a-z0-9']+|[?!.,;]", text)
+    return _VOCATIVE.sub("", " ".join(SLIPS.get(w, w) for w in words))
+
+
+# What a player says before the deed itself: "i", "i want to", "can i", "let me", "please", "then", "ok so"...
+_LEAD = re.compile(
+    r"^(?:(?:ok|so|well|then|and|now|alright|um+|uh+|hmm+|just|please|quickly|slowly|quietly|carefully|first|"
+    r"maybe|perhaps|gently|calmly)\s+)*"
+    r"(?:(?:i|we)\s+(?:(?:will|would|shall|should|could|can|might|want to|would like to|wish to|am going to|"
+    r"try to|start to|begin to|decide to|go and|then|just|quickly|slowly|quietly)\s+)*"
+    r"|let me\s+|let us\s+|can i\s+|could i\s+|may i\s+|should i\s+|try to\s+|i try to\s+)?"
+    r"(?:(?:please|just|quickly|slowly|quietly|carefully|gently|then)\s+)*")
+_ARTICLE = re.compile(r"^(?:the|a|an|some|my|your|that|this|those|these|his|her|their|our)\s+")
+_TAIL = re.compile(r"\s*[?!.,;]+$")
+
+
+_FUNCTION = re.compile(r"^(?:(?:is|are|was|were|do|does|did|can|could|would|will|should|i|you|we|it|there|to|of|"
+                       r"about|that|this|the|a|an|any|some|my|your|so|really|anyway|again|please|two|both|all)\s+)+")
+
+
+def topic_of(words: str) -> str:
+    """The noun phrase in ``words`` with leading function words ('is the', 'do you', 'about') and closing
+    punctuation removed ('the barrel by the hearth' -> 'barrel by the hearth')."""
+    words = _TAIL.sub("", words.strip()).strip()
+    words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
+                   r"to|at))+$", "", words)
+    return _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
+
+
+def _any(*phrases: str) -> str:
+    return "(?:" + "|".join(phrases) + ")"
+
+
+REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^" + body + r"(?:\s+(?:then|to you|sir|madam|"
+                                                                 r"friend|mate|please))?\s*[?!.,]*$"))
+                                              for verb, body in [
+    ("yes", _any(r"yes(?: yes)*(?: please)?", "ok", "sure(?: thing)?", "deal", "alright", "all right", "fine",
+                 "agreed", "of course", "certainly", "absolutely", "definitely", "fair enough(?:[ ,]+i will take it)?",
+                 "sounds good", "sounds fair", "good", "great", "count me in", "i am in", "why not", "let us do it",
+                 "i will do it", "i will take it", "i will take the job", "i accept", "accept(?: the (?:job|offer|"
+                 "deal|work|task|quest))?", "take the (?:job|offer|deal|work)", "i agree", "you have a deal",
+                 "it is a deal", "done", "very well", "i will help(?: you)?", "yes i will(?: help)?",
+                 r"(?:ok|yes|sure|fine|alright)[ ,]+(?:i will (?:do it|help|take it)|deal|let us go|lead on)")),
+    ("no", _any(r"no(?: no)*", "no thanks", "no thank you", "no way", "not now", "not today", "never", "i refuse",
+                "refuse", "decline(?: the (?:job|offer))?", "i decline", "maybe later", "not interested",
+                "i will pass", "pass", "no deal", "forget it", "not a chance", "i do not think so", "no chance")),
+    ("why", _any("why", "why not", "why is that", "why would i", "how come", "what for", "why me")),
+    ("more", _any("tell me more", "go on", "and", "and then", "what do you mean", "what does that mean", "really",
+                  "explain", "explain that", "say more", "continue", "huh", "what", "meaning", "such as", "like what",
+                  "is that so", "is that right", "what else", "anything else", "how so", "then what", "and so",
+                  "what happened", "what happened next", "seriously", "you sure", "are you sure", "tell me",
+                  "tell me about it", "more", "elaborate", "ok and", "keep going")),
+    ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
+                    "appreciate it", "i appreciate it", "ta")),
+    ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
+                   "pardon", "pardon me", "excuse me")),
+    ("hello", _any("hello", "hi", "hey", "hiya", "howdy", "greetings", "good (?:morning|day|evening|afternoon)",
+                   "hello there", "hi there", "hey there", "well met", "evening", "morning")),
+    ("bye", _any("bye", "goodbye", "good bye", "farewell", "see you", "see you later", "see ya", "later",
+                 "good night", "take care", "so long")),
+]]
+
+# Questions: (verb, pattern); the first match wins; the pattern's ``t`` group is the topic.
+QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
+    ("who_runs", r"\bwho (?:is )?(?:runs|owns|keeps|manages|is in charge|is the (?:boss|owner|keeper)|is in charge "
+                 r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
+                 r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|shop) is\b"),
+    ("where_go", r"\bwhere (?:can|could|should|do|does|might) (?:i|we|one) (?:go|head|travel|get to)\b|\bwhich way\b|"
+                 r"\bwhere (?:does|do) (?:this|that|the \w+) (?:lead|go)\b|\bwhat is (?:nearby|around here|close by)\b|"
+                 r"\bhow do i get out\b|\bwhere (?:are )?the exits?\b|\bany way out\b"),
+    ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat (?:is )?this place\b|\bwhat place is this\b"),
+    ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
+                  r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
+                  r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|\bany (?:work|jobs?)\b|"
+                  r"\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat is for sale\b|\bwhat is on offer\b|"
+                  r"\bwhat do you need\b|\bcan i help\b|\bneed (?:a hand|help)\b"),
+    ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:news|word|gossip|rumou?rs?)\b|"
+             r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
+             r"about|say)\??$|\bheard anything\b|\bwhat is the word\b"),
+    ("about", r"\bwhat do (?:you|ye|they|people|folk)(?: both| two| all| lot)? (?:make|think|reckon) (?:of|about) "
+              r"(?P<t6>.+)"),
+    ("about", r"\b(?:what|anything) (?:do|can|did|does|are|is) (?:people|folk|they|you|anyone|everyone|somebody|"
+              r"the locals) (?:say|know|think|saying|heard|hear|tell)(?:ing)? (?:about|of|on) (?P<t>.+)|"
+              r"\b(?:tell me|what is there to know|what do you know|know anything|heard anything) about (?P<t2>.+)|"
+              r"\bask (?:\w+ )?(?:about|after|regarding) (?P<t3>.+)|\bwhat about (?P<t4>.+)|"
+              r"\bany (?:news|word|rumou?rs?) (?:of|about|on) (?P<t5>.+)"),
+    ("how_much", r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
+                 r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)"),
+    ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) (?:the |a |an )?"
+                 r"(?P<t>.+?)(?: live| stay| work| go| be)?\??$"),
+    ("where_is", r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|hunt for)"
+                 r" (?:the |a |an )?(?P<t>.+)$"),
+    ("what_here", r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
+                  r"(?:your|the) (?:wares|goods|stock|stuff)\b|\bwhat(?: have| do)? you got\b|\bwhat is good "
+                  r"(?:to eat|to drink|here)\b|\bwhat (?:have|has) (?:you|they) got\b"),
+    ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$"),
+    ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
+               r"she|they|it)\b"),
+    ("time", r"\bwhat (?:time|hour|day) is it\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
+             r"\bwhat day is (?:it|today)\b"),
+    ("about", r"^(?:what|who) (?:is|are|was|were) (?:the deal with |up with |going on with |the story with |"
+              r"with )?(?P<t>.+)|^(?:what|who) (?:do|does) (?:the |a |an )?(?P<t2>.+?) (?:do|mean)\??$|"
+              r"^(?:how|why) (?:is|are|does|do|did|was|were) (?P<t3>.+)"),
+    ("ask", r"^(?:who|what|where|when|why|how|which|is|are|do|does|did|can|could|will|would|should|have|has|any)\b"
+            r"(?P<t>.*)\?$|^(?:who|what|where|when|why|how|which)\b(?P<t2>.*)$|^(?:is|are|was|were|has|have|does|did|"
+            r"can|could|will|would|should|do) (?:you|he|she|they|it|the|this|that|there|anyone|anybody|someone|people|"
+            r"folk|any|a|an)\b(?P<t3>.*)$|^(?P<t4>.+)\?$"),
+]]
+
+EXAMINE = re.compile(
+    r"^(?:look (?:closely |carefully |more closely |again |hard )?(?:at|over|upon|into|in)|examine|inspect|"
+    r"see|have a look at|look closer at|take a peek at|peek at|squint at|"
+    r"check out|x|l at|regard|eye|eyeball|view|peer (?:at|into)|stare at|gaze at|glance at|"
+    r"take a (?:closer |good |long |quick )?look at|have a (?:closer |good |long |quick )?look at|read|scrutini[sz]e|"
+    r"look the \w+ over|size up|get a look at|describe)\s+(?P<t>.+)$")
+NOT_THINGS = re.compile(r"^(?:around|about|round|for\b|the (?:room|place|area) for\b)")
+
+DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r")\b")) for verb, body in [
+    ("sing", r"sing|hum|whistle|croon|chant|recite|play (?:a|some|the) (?:tune|song|music)|strike up a song|"
+             r"start singing|burst into song"),
+    ("dance", r"dance|jig|twirl|do a (?:little )?dance"),
+    ("pray", r"pray|say a prayer|offer a prayer|meditate|give thanks|bless|light a candle"),
+    ("sit", r"sit|take a seat|have a seat|find a (?:seat|table|chair|stool|corner)|pull up a (?:chair|stool)|"
+            r"sit down|settle (?:in|down)|lean (?:on|against|back)|lie down|kneel|squat|crouch"),
+    ("stand", r"stand(?: up)?|get up|rise"),
+    ("wait", r"wait|hang about|hang around|bide|loiter|linger|idle|stay(?: put| here| a while)?|do nothing|"
+             r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still"),
+    ("watch", r"watch|keep an eye on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
+    ("listen", r"listen|eavesdrop|hear|overhear|lend an ear|prick up"),
+    ("smell", r"smell|sniff|breathe in|take a (?:deep )?breath|breathe"),
+    ("taste", r"taste|lick|sip"),
+    ("touch", r"touch|feel|rub|stroke|pat|pet|tap|poke|prod|squeeze|scratch|tickle|knock on"),
+    ("warm", r"warm (?:my|your|our) (?:hands|feet|self|bones)|warm up|dry (?:off|my|myself|out)|"
+             r"stand by the (?:fire|hearth|stove|brazier)|sit by the (?:fire|hearth|stove|brazier)|"
+             r"go (?:to|over to|near) the (?:fire|hearth|stove|brazier)"),
+    ("nod", r"nod|bow|curtsy|tip my hat|salute|wink|smile|grin|frown|shrug|sigh|yawn|cough|blush|grimace|"
+            r"raise (?:my|an) eyebrow|stretch|crack my knuckles|clap|applaud|cheer|toast|raise (?:my|a) (?:glass|"
+            r"cup|mug|tankard)"),
+    ("wave", r"wave|beckon|point at|point to|gesture"),
+    ("laugh", r"laugh|chuckle|giggle|snicker|cry|weep|sob|scream|shout|yell|howl|curse|swear"),
+    ("think", r"think|ponder|consider|reflect|wonder|remember|recall|daydream|muse|plan|figure out"),
+    ("sleep", r"sleep|nap|doze(?: off)?|nod off|take a nap|get some sleep|go to bed|rest my eyes|close my eyes|"
+              r"get a room|rent a (?:room|bed)"),
+    ("jump", r"jump|hop|leap|skip"),
+    ("kiss", r"kiss|hug|embrace|cuddle|hold hands with|shake hands with|shake (?:\w+ )?hand|high five|fist bump"),
+    ("wake", r"wake|shake awake|rouse"),
+    ("throw", r"throw|toss|chuck|hurl|flick"),
+    ("drop", r"drop|put down|set down|discard|leave (?:the|my) \w+"),
+    ("wear", r"wear|put on|take off|try on|remove (?:my|the) (?:coat|cloak|hat|boots|gloves)|wrap (?:my|the)|"
+             r"button up"),
+    ("clean", r"wash|clean|wipe|scrub|bathe|polish|tidy|sweep"),
+    ("tie", r"tie|untie|knot|lash|bind"),
+    ("cut", r"cut|carve|whittle|slice|chop"),
+    ("swim", r"swim|wade|paddle|dive|dip (?:my|a) (?:toe|hand|foot)"),
+    ("play", r"play (?:cards|dice|stones|a game|a round)|gamble|join (?:the |a |in the |in )?(?:\w+ )?game|bet|wager|"
+             r"roll dice|arm[- ]wrestle|sit in on the game"),
+    ("write", r"write|scribble|note down|make a note|sketch|draw a"),
+    ("do", r"do (?:some |a few )?(?:push-?ups|sit-?ups|stretches|exercises|squats|a handstand|a cartwheel|a trick)|"
+           r"exercise|juggle|pace|spit|count|stare|gape|gawk|glare|roll up|fold|unfold|stamp|tap|drum|fidget|sulk|"
+           r"lounge|slouch|sprawl|shiver|tremble|blink|hiccup|snore|sneeze|spin|turn around|look up|look down|"
+           r"look out|turn|shuffle|tidy myself|straighten|comb|brush|fix my hair|adjust|check the time|crack|pop|"
+           r"hum along|tap my foot|keep my head down|bite my|chew my|play with|fiddle with|toy with|flip a coin|"
+           r"spin a coin|roll a die|make a face|pull a face|hide my face|cover my face|rub my eyes|warm myself|"
+           r"cross my arms|fold my arms|put my feet up|lean back|kick back|relax|calm down|collect myself|"
+           r"compose myself|steady myself|catch my breath|clear my throat|pat myself|stamp my feet|shake off"),
+]]
+
+EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|breakfast|lunch|dinner|supper|"
+                 r"snack)|grab (?:a bite|some food|something to eat)|order (?:some )?(?:food|a meal|something to "
+                 r"eat|breakfast|lunch|dinner|supper)|get (?:some )?(?:food|something to eat)|find (?:some )?food|"
+                 r"chew|munch|feast|dine|snack|break my fast|fill my belly)\b(?P<t>.*)$")
+DRINK = re.compile(r"^(?:drink|have (?:a |some )?(?:drink|ale|beer|cup|mug|pint|dram|tea|water|wine)|"
+                   r"grab (?:a |some )?(?:drink|ale|beer|pint)|get (?:a |some )?(?:drink|ale|beer|pint|water)|"
+                   r"order (?:a |some )?(?:drink|ale|beer|pint|round|cup|mug|tea|wine)|sip|quench my thirst|"
+                   r"wet my (?:throat|whistle)|down (?:a|my) (?:drink|pint))\b(?P<t>.*)$")
+LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|step out|step outside|walk out|"
+                   r"go outdoors|head outside|get (?:out )?of here|get outta here|get me out|out|outside|exit the "
+                   r"\w+|move on|off i go|time to go|take my leave|be off|let us go|let us leave|i am leaving|"
+                   r"i am off|i should go|i must go|go away|walk away|wander off|leave the \w+|get going|get moving|"
+                   r"hit the road|set off|go|keep going|go on ahead|continue on|press on|carry on)"
+                   r"(?:\s+(?:now|here|this place|the place|the room|quietly|slowly|at once|then|already))*"
+                   r"\s*[?!.,]*$")
+FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee|bolt|scarper|skedaddle|"
+                  r"make a run for it|make a break for it|escape|get away|run out|dash out|hurry out|rush out|"
+                  r"get out (?:fast|quick|now)|leg it|scram|make myself scarce|retreat|back off|back away)"
+                  r"(?:\s+(?:now|from here|from this place|quickly|fast))*\s*[?!.,]*$")
+BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
+GO = re.compile(r"^(?:go|head|walk|run|travel|make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
+                r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?:path|road|way|"
+                r"stairs|ladder|door))(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
+                r"for|through|by|near|the way to))*\s+(?P<t>.+)$")
+INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|got)|what am i (?:carrying|holding)|"
+                       r"what have i got|check (?:my )?(?:pockets?|bag|pack|satchel|purse|inventory|gear|stuff|"
+                       r"belongings|things)|look in (?:my )?(?:pockets?|bag|pack|satchel|purse)|take (?:stock|"
+                       r"inventory)|empty my pockets|how much (?:money|coin|cash) do i have|count my (?:money|coin|"
+                       r"coins)|my (?:inventory|stuff|things|gear|items))\s*[?!.]*$")
+
+
+@lru_cache(maxsize=8192)
+def read(text: str) -> Reading | None:
+    """What ``text`` (lower case, markup stripped) asks for, or None when it reads as none of the kinds above."""
+    said = plain(text)
+    if not said:
+        return None
+    clause = _LEAD.sub("", said, count=1).strip() or said
+    for _, found in _readers():
+        hit = found(clause, said)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _readers():
+    return (("inventory", _inventory), ("reply", _reply), ("leave", _leave), ("examine", _examine),
+            ("eat", _eat), ("question", _question), ("deed", _deed), ("go", _go), ("leave", _loose_leave),
+            ("eat", _loose_eat), ("reply", _weak_reply))
+
+
+def _inventory(clause: str, said: str) -> Reading | None:
+    return Reading("inventory", "inventory") if INVENTORY.match(clause) or INVENTORY.match(said) else None
+
+
+# A reply known by how it starts: the first word (or two) and the verb it gives.
+REPLY_LEADS = {
+    "yes": "yes", "ok": "yes", "sure": "yes", "deal": "yes", "fine": "yes", "alright": "yes", "agreed": "yes",
+    "right": "yes", "absolutely": "yes", "certainly": "yes", "definitely": "yes", "great": "yes", "perfect": "yes",
+    "cool": "yes", "gladly": "yes", "i am in": "yes", "count me": "yes", "it is a deal": "yes", "you have a": "yes",
+    "no": "no", "never": "no", "not": "no", "hmm": "no", "nah": "no", "hardly": "no", "i would rather not": "no",
+    "why": "why", "but why": "why", "how come": "why",
+    "what": "more", "huh": "more", "really": "more", "seriously": "more", "wait": "more", "hold on": "more",
+    "i do not get": "more", "i do not understand": "more", "sorry what": "more", "go on": "more", "and": "more",
+    "you are joking": "more", "you are kidding": "more", "that is not": "more", "that is": "more", "sounds": "more",
+    "lol": "more", "haha": "more", "heh": "more", "ha": "more", "mmhm": "yes", "mm": "more", "uh": "more",
+    "interesting": "more", "i see": "more", "oh": "more", "wow": "more",
+    "thanks": "thanks", "thank": "thanks", "cheers": "thanks",
+    "sorry": "sorry", "apologies": "sorry",
+    "bye": "bye", "goodbye": "bye", "farewell": "bye",
+    "oi": "hello", "hey": "hello", "excuse me": "hello", "hello": "hello", "hi": "hello", "psst": "hello",
+    "you there": "hello", "ahoy": "hello", "greetings": "hello", "good morning": "hello", "good evening": "hello",
+}
+_LEADS = sorted(REPLY_LEADS, key=len, reverse=True)
+
+
+def _reply(clause: str, said: str) -> Reading | None:
+    for text in (said, clause):
+        for verb, pattern in REPLIES:
+            if pattern.match(text):
+                return Reading("reply", verb)
+    return None
+
+
+def _weak_reply(clause: str, said: str) -> Reading | None:
+    bare = re.sub(r"[?!.,;]", " ", said).split()
+    if not bare or len(bare) > 12:
+        return None
+    joined = " ".join(bare)
+    for lead in _LEADS:
+        if joined == lead or joined.startswith(lead + " "):
+            return Reading("reply", REPLY_LEADS[lead], weak=True)
+    return None
+
+
+LOOSE_FLEE = re.compile(r"\b(?:run|bolt|sprint|dash|flee|rush|scarper|scramble|race|hurry|leg it)\b.*\b(?:door|exit|"
+                        r"outside|out|away|stairs|street|off|window|back)\b|\b(?:panic|flee|escape)\b")
+LOOSE_LEAVE = re.compile(r"\b(?:leave|leaving|step outside|head out|get out of (?:here|this \w+)|go outside|"
+                         r"done here|walk out|i am off|be on my way|be going|take off)\b")
+
+
+def _leave(clause: str, said: str) -> Reading | None:
+    if FLEE.match(clause):
+        return Reading("leave", "flee")
+    if BACK.match(clause):
+        return Reading("leave", "back")
+    if LEAVE.match(clause):
+        return Reading("leave", "leave")
+    return None
+
+
+def _loose_leave(clause: str, said: str) -> Reading | None:
+    if len(clause.split()) <= 10 and not re.search(r"\bleave (?:the|my|a|it|him|her|them)\b", clause):
+        if LOOSE_FLEE.search(clause):
+            return Reading("leave", "flee", weak=True)
+        if LOOSE_LEAVE.search(clause):
+            return Reading("leave", "leave", weak=True)
+    return None
+
+
+def _examine(clause: str, said: str) -> Reading | None:
+    found = EXAMINE.match(clause)
+    if found is None:
+        return None
+    topic = topic_of(found.group("t"))
+    if not topic or NOT_THINGS.match(topic):
+        return None
+    return Reading("examine", "examine", topic)
+
+
+LOOSE_DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|drink|drinks|tea|coffee|"
+                         r"brew|dram|thirsty|parched)\b")
+LOOSE_EAT = re.compile(r"\b(?:eat|food|starving|starved|hungry|meal|feed me|bite to eat|stew|bread|supper|breakfast|"
+                       r"lunch|dinner|rations?)\b")
+
+
+def _eat(clause: str, said: str) -> Reading | None:
+    for kind, pattern in (("eat", EAT), ("drink", DRINK)):
+        found = pattern.match(clause)
+        if found:
+            return Reading(kind, kind, topic_of(found.group("t")))
+    return None
+
+
+def _loose_eat(clause: str, said: str) -> Reading | None:
+    if len(clause.split()) <= 10:
+        if LOOSE_EAT.search(clause):
+            return Reading("eat", "eat", weak=True)
+        if LOOSE_DRINK.search(clause):
+            return Reading("drink", "drink", weak=True)
+    return None
+
+
+_FIND = re.compile(r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|"
+                   r"hunt for) |\bshow me (?:your|the) (?:wares|goods|stock|stuff)\b|\bwhatcha\b")
+
+
+_AUX = re.compile(r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|should|do) (?:you|he|she|they|it|the|"
+                  r"this|that|there|anyone|anybody|someone|people|folk|any|a|an)\b")
+
+
+def _question(clause: str, said: str) -> Reading | None:
+    asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) else clause
+    if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _FIND.search(asked) or re.search(
+            r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b", asked)):
+        return None
+    for verb, pattern in QUESTIONS:
+        found = pattern.search(asked)
+        if found:
+            topic = next((g for g in found.groupdict().values() if g), "")
+            return Reading("question", verb, topic_of(topic))
+    return None
+
+
+_WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose", "whom"})
+
+
+def _deed(clause: str, said: str) -> Reading | None:
+    for verb, pattern in DEEDS:
+        found = pattern.match(clause)
+        if found:
+            return Reading("deed", verb, topic_of(clause[found.end():]))
+    return None
+
+
+def _go(clause: str, said: str) -> Reading | None:
+    found = GO.match(clause)
+    if found is None:
+        return None
+    return Reading("go", "go", topic_of(found.group("t")))
+
+
+_VERB_AND_PARTICLE = re.compile(r"^(?:[a-z']+)(?:\s+(?:up|down|out|off|over|under|behind|inside|into|in|on|through|at|"
+                                r"around|round|beneath|below|open|about|for|carefully|closely|again|quickly))*(?:\s+|$)")
+
+
+def object_of(text: str) -> str:
+    """What a hands-on line acts on: the words after its verb and particles, article removed ('open the shutters' ->
+    'shutters', 'look under the table' -> 'table'); '' when there are none."""
+    clause = _LEAD.sub("", plain(text), count=1).strip()
+    found = _VERB_AND_PARTICLE.match(clause)
+    return topic_of(clause[found.end():]) if found else ""
+
+
+_ADDRESS = re.compile(r"^(?:.*?\b)?(?:talk|speak|chat|say (?:hi|hello)|greet|ask|whisper|call out|shout|wave|"
+                      r"nod|reply|answer|introduce (?:myself|yourself)|thank)(?: (?:up|over))?(?: (?:to|with|at))?"
+                      r"\s+(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")
+
+
+def addressee(text: str) -> str:
+    """The words naming who a line is said to ('talk to the singer lady about the See' -> 'the singer lady'); the
+    whole line when it names nobody that way."""
+    found = _ADDRESS.match(text.strip().rstrip("?!."))
+    return found.group("who") if found else text

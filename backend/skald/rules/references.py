@@ -1,0 +1,179 @@
+"""What the words of a line refer to: a person (by name, alias, role, description or pronoun), a thing in the place
+(its description and ``details`` lines), an item, a place (by name, alias or kind) or a rumor.
+
+Every finder scores the content words the topic shares with what it could mean and returns the best, or None when
+nothing shares a word: a word of a name or alias counts three, of a role two, of a description or a detail one.
+Pure and deterministic; the parser (``rules.parser``) supplies the topic.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from skald.packs.models import EraPack, Item, Rumor
+from skald.rules.scene import everyone_at
+from skald.state import GameState, PresentNpc
+from skald.text import sentences
+
+STOP = frozenset("""a an the this that these those some any my your his her their our its of in on at by to for from
+with about over under into onto near beside behind around here there it them him she he they me you us we i is are
+was be one ones thing things bit little kind sort something someone somebody anything anyone please again more
+very just now then so and or but what who whom which where when how why do does did can could would should will
+place room people folk""".split())
+PRONOUNS = frozenset({"him", "her", "them", "he", "she", "they", "that", "this", "it"})
+_WORD = re.compile(r"[a-z]+")
+
+
+# Words players use for the same kind of person or thing; each word also stands for the others of its group.
+KINDRED = [
+    {"innkeeper", "bartender", "barkeeper", "barkeep", "barman", "barmaid", "landlady", "landlord", "publican",
+     "tavernkeeper", "host", "hostess", "owner", "proprietor"},
+    {"singer", "ballad", "minstrel", "bard", "musician", "songs", "song"},
+    {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped"},
+    {"man", "guy", "fellow", "bloke", "gent", "gentleman", "chap", "lad"},
+    {"woman", "lady", "lass", "gal", "miss", "madam", "maam", "dame"},
+    {"fisher", "fisherwoman", "fisherman", "eeler", "fisherfolk"},
+    {"doctor", "medic", "healer", "physician", "surgeon", "nurse"},
+    {"guard", "reeve", "watchman", "constable", "law", "deputy", "warden", "marshal"},
+    {"priest", "cleric", "bishop", "prior", "chaplain", "monk", "nun", "almoner"},
+    {"kid", "boy", "girl", "child", "youngster", "linkboy", "urchin"},
+    {"drinker", "regular", "patron", "customer", "drunk"},
+    {"prospector", "miner", "driller", "digger", "rigger"},
+    {"seller", "vendor", "merchant", "trader", "peddler", "shopkeeper", "dealer"},
+    {"stranger", "newcomer", "outsider", "foreigner"},
+]
+_KIN = {w: frozenset(group) for group in KINDRED for w in group}
+
+
+@lru_cache(maxsize=8192)
+def words(text: str) -> frozenset[str]:
+    """The content words of ``text`` (lower case, stop words out; a plural's -s also matches its singular)."""
+    found = set()
+    for w in _WORD.findall(text.lower()):
+        if w in STOP or len(w) < 2:
+            continue
+        found.add(w)
+        if len(w) > 3 and w.endswith("s"):
+            found.add(w[:-1])
+    return frozenset(found)
+
+
+@lru_cache(maxsize=8192)
+def kindred(text: str) -> frozenset[str]:
+    """:func:`words` and every word of the same kind (``KINDRED``: 'barkeeper' also reads as 'innkeeper')."""
+    found = set(words(text))
+    for w in list(found):
+        found |= _KIN.get(w, frozenset())
+    return frozenset(found)
+
+
+def _best(candidates, score, least: int = 1):
+    """The first candidate with the highest ``score`` (at least ``least``), or None."""
+    best, top = None, least - 1
+    for candidate in candidates:
+        got = score(candidate)
+        if got > top:
+            best, top = candidate, got
+    return best
+
+
+def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc] | None = None,
+           last: str | None = None) -> PresentNpc | None:
+    """The person here ``topic`` names or describes ('the innkeeper', 'the old man', 'odile'); a bare pronoun
+    ('her', 'that') is ``last`` (the person last spoken with) when they are here."""
+    people = everyone_at(state, pack, state.location) if people is None else people
+    wanted = words(topic)
+    if not wanted and topic.strip() in PRONOUNS or wanted <= PRONOUNS and topic.strip():
+        return next((p for p in people if p.id == last), None)
+    aliases = {n.id: " ".join(n.aliases) for n in [*pack.npcs.values(), *pack.companions.values()]}
+    kin = kindred(topic)
+
+    def score(p: PresentNpc) -> int:
+        role = p.role.split()
+        head = kindred(role[-1]) if role else frozenset()
+        return 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
+            len(kin & (kindred(p.role) - head)) + len(kin & words(p.description))
+    return _best(people, score, least=2)  # one shared word of a description or an adjective of a role is not enough
+
+
+def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
+    """The sentence of the place's description or details that tells of ``topic`` ('barrel by the hearth' -> 'A
+    pickling barrel stands by the hearth, ...'), or None."""
+    here = pack.locations[state.location]
+    wanted = words(topic)
+    if not wanted:
+        return None
+    return _best([*here.details, *sentences(here.description)], lambda line: len(wanted & words(line)))
+
+
+def item(topic: str, state: GameState, pack: EraPack) -> Item | None:
+    """The item ``topic`` names: carried first, then sold here, then any in the pack."""
+    wanted = words(topic)
+    if not wanted:
+        return None
+    here = pack.locations[state.location]
+    order = [pack.items[i] for i in [*state.player.inventory, *here.shop, *pack.items] if i in pack.items]
+    return _best(order, lambda found: 3 * len(wanted & words(found.name)) + len(wanted & words(" ".join(found.tags))))
+
+
+def place(topic: str, state: GameState, pack: EraPack) -> str | None:
+    """The id of the place ``topic`` names (name, alias, id or kind), nearest first among equals."""
+    wanted = words(topic)
+    if not wanted:
+        return None
+    linked = [link.to for link in pack.locations[state.location].links]
+
+    def score(loc_id: str) -> int:
+        loc = pack.locations[loc_id]
+        return 3 * len(wanted & words(f"{loc.name} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')}")) + \
+            2 * len(wanted & words(loc.type))
+    return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
+
+
+def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:
+    """The rumor of the pack about ``topic`` (public or already heard: nothing secret is told by asking)."""
+    wanted = words(topic)
+    if not wanted:
+        return None
+    told = [*state.world.known_rumors, *(r for r in state.world.public_rumors if r not in state.world.known_rumors)]
+    return _best([pack.rumors[r] for r in told if r in pack.rumors], lambda found: len(wanted & words(found.text)),
+                 least=min(2, len(wanted)))
+
+
+OUTSIDE_KINDS = ("street", "square", "road", "plaza", "walkway", "yard", "dock", "wilds")
+
+
+def way_out(verb: str, state: GameState, pack: EraPack, came_from: str | None) -> str | None:
+    """Where "leave", "run" or "go back" takes the player from here: back the way they came (``came_from``, for
+    ``back``), the only way out, or the one way out to a street or open ground; None when there are several and
+    nothing tells them apart (the answer then asks which)."""
+    links = pack.locations[state.location].links
+    linked = [link.to for link in links]
+    if verb == "back" and came_from in linked:
+        return came_from
+    if len(linked) == 1:
+        return linked[0]
+    if verb in ("leave", "flee") and came_from in linked and state.combat is None:
+        return came_from
+    outside = [to for to in linked if pack.locations[to].type in OUTSIDE_KINDS]
+    return outside[0] if len(outside) == 1 else None
+
+
+def lore(topic: str, pack: EraPack) -> str | None:
+    """The sentence of the pack's lore (``lore/*.md``) that tells most about ``topic`` (a word of a document's title
+    counts three), or None when no lore shares a word with it."""
+    wanted = words(topic)
+    if not wanted:
+        return None
+    best, score = None, 0
+    for doc in pack.docs.values():
+        if doc.meta.doc_type != "lore":
+            continue
+        titled = 3 * len(wanted & words(f"{doc.meta.title} {' '.join(doc.meta.tags)}"))
+        body = " ".join(row for row in doc.body.splitlines() if row.strip() and not row.startswith("#"))
+        for line in sentences(body):
+            got = titled + 2 * len(wanted & words(line))
+            if got > score and len(line) < 400:
+                best, score = line, got
+    return best if score >= 2 else None

@@ -1,0 +1,122 @@
+"""The parser's reading of ordinary English (``rules.parser``) and what the rules answer to it, on the shipped packs:
+replies go to whoever was spoken with, questions are answered from the pack, a look names what was looked at, small
+deeds take time, leaving takes the way out, and what cannot happen is still refused."""
+
+from __future__ import annotations
+
+import pytest
+from skald.engine import start_campaign
+from skald.graph import run_turn
+from skald.llm.client import LLMClient
+from skald.packs.loader import load_pack
+from skald.rules.parser import Reading, plain, read
+from skald.settings import Settings
+from skald.store.db import connect
+from skald.vocab import ActionClass
+
+
+@pytest.mark.parametrize(("text", "kind", "verb", "topic"), [
+    ("yes", "reply", "yes", ""),
+    ("fair enough, i will take it", "reply", "yes", ""),
+    ("accept the job", "reply", "yes", ""),
+    ("no thanks", "reply", "no", ""),
+    ("why?", "reply", "why", ""),
+    ("tell me more", "reply", "more", ""),
+    ("who runs this place?", "question", "who_runs", ""),
+    ("what can i do here?", "question", "what_here", ""),
+    ("where can i go", "question", "where_go", ""),
+    ("what do people say about the reeve?", "question", "about", "reeve"),
+    ("how much is the smoked eel?", "question", "how_much", "smoked eel"),
+    ("look at the innkeeper", "examine", "examine", "innkeeper"),
+    ("examine teh barrel by the hearth", "examine", "examine", "barrel by the hearth"),
+    ("sing a song", "deed", "sing", "song"),
+    ("i want to pray", "deed", "pray", ""),
+    ("eat something", "eat", "eat", "something"),
+    ("leave", "leave", "leave", ""),
+    ("run", "leave", "flee", ""),
+    ("head to the docks", "go", "go", "docks"),
+    ("what do i have", "inventory", "inventory", ""),
+])
+def test_ordinary_lines_are_read(text, kind, verb, topic):
+    reading = read(text)
+    assert reading is not None and (reading.kind, reading.verb, reading.topic) == (kind, verb, topic), reading
+
+
+@pytest.mark.parametrize("text", ["look around", "search the room", "talk to odile", "go to cockle row"])
+def test_what_the_action_patterns_already_place_is_left_to_them(text):
+    found = read(text)
+    assert found is None or found.kind == "go"  # "go to X": the patterns travel there when X is a place
+
+
+def test_slips_are_read_as_meant():
+    assert plain("wat's teh innkeper doing?") == "what is the innkeeper doing ?"
+    assert read("yeah") == Reading("reply", "yes")
+
+
+@pytest.fixture(scope="module")
+def llm():
+    return LLMClient(Settings(), online=False)
+
+
+def second_move(tmp_path, pack_id: str, first: str, then: str, llm):
+    """``then`` as the second move of a fresh offline game (seed 1) on ``pack_id``."""
+    pack = load_pack(pack_id)
+    conn = connect(tmp_path / "p.db")
+    state = start_campaign(conn, pack, seed=1, campaign_id="parser")
+    for line in (first, then):
+        before = state
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+    conn.close()
+    return before, state
+
+
+def test_a_reply_goes_to_the_person_spoken_with(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "talk to the innkeeper", "why?", llm)
+    assert state.router_output.target_npc == "odile_pask" and "Odile" in state.mechanic_result.summary
+    assert not state.mechanic_result.impossible
+
+
+def test_who_runs_this_place_is_answered_from_the_pack(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", "who runs this place?", llm)
+    assert "Odile Pask" in state.mechanic_result.summary and "Brass Eel" in state.mechanic_result.summary
+
+
+def test_a_look_names_the_thing_looked_at(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", "examine the barrel by the hearth", llm)
+    assert "pickling barrel" in state.mechanic_result.summary and state.mechanic_result.roll is None
+    _, state = second_move(tmp_path / "b", "saltmarsh_reach", "look around", "look at the unicorn", llm)
+    assert state.mechanic_result.impossible and "no unicorn" in state.mechanic_result.summary
+
+
+def test_a_small_deed_takes_time_and_eases_stress(tmp_path, llm):
+    before, state = second_move(tmp_path, "saltmarsh_reach", "look around", "pray", llm)
+    assert state.router_output.action_class == ActionClass.INTERACT and state.mechanic_result.minutes == 15
+    assert state.mechanic_result.roll is None and not state.mechanic_result.impossible
+    assert state.player.stress == max(0, before.player.stress - 1)
+
+
+def test_eating_takes_food_you_carry_or_buys_what_is_sold_here(tmp_path, llm):
+    before, state = second_move(tmp_path, "saltmarsh_reach", "look around", "eat something", llm)
+    assert "smoked eel" in state.mechanic_result.summary
+    carried = before.player.inventory.get("smoked_eel", 0)
+    if carried:  # your own first
+        assert state.player.inventory.get("smoked_eel", 0) == carried - 1
+        assert state.player.credits == before.player.credits
+    else:  # then the house's, at its price
+        assert state.player.credits == before.player.credits - 3
+
+
+def test_leaving_takes_the_only_way_out_and_a_missing_place_is_named(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", "leave", llm)
+    assert state.location == "cockle_row"
+    _, state = second_move(tmp_path / "b", "saltmarsh_reach", "look around", "head to the docks", llm)
+    summary = state.mechanic_result.summary
+    assert state.location == "brass_eel" and "no docks" in summary and "Cockle Row" in summary
+
+
+@pytest.mark.parametrize("text", ["cast fireball at the innkeeper", "summon a dragon", "walk through the wall",
+                                  "skip to the ending", "read the innkeepers mind", "turn back time"])
+def test_what_cannot_happen_is_still_refused(tmp_path, llm, text):
+    before, state = second_move(tmp_path, "saltmarsh_reach", "look around", text, llm)
+    assert state.mechanic_result.impossible
+    assert (state.player.hp, state.player.credits) == (before.player.hp, before.player.credits)

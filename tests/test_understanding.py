@@ -1,0 +1,65 @@
+"""What players type gets a real answer, about what was asked: the corpus of ordinary inputs
+(``data/corpora/player_inputs.yaml``), each played as the second move of a fresh offline game on each base pack
+through the real engine and a real SQLite file (``bench/understanding.py`` measures; ``make bench`` prints the same
+figures beside the issue's targets).
+
+These are deterministic quality gates, not timings. Understood is gated at the target (97%) and every impossible
+request must be refused; addressed is gated at what the parser reaches today (72%, target 90%), so it can only get
+better. The held-out set, never tuned on, is gated on understood (93%) and refused (80%: two of its ten impossible
+requests still get through; the target is 100%).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from support import ROOT
+
+_spec = importlib.util.spec_from_file_location("bench_understanding", ROOT / "bench" / "understanding.py")
+understanding = sys.modules.setdefault(_spec.name, importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(understanding)
+
+UNDERSTOOD_FLOOR, ADDRESSED_FLOOR = 0.97, 0.72
+HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.93, 0.8
+
+
+@pytest.fixture(scope="module", params=understanding.PACKS)
+def figures(request):
+    return understanding.Figures(understanding.play(understanding.corpus(), request.param))
+
+
+@pytest.fixture(scope="module", params=understanding.PACKS)
+def holdout(request):
+    return understanding.Figures(understanding.play(understanding.corpus("player_inputs_holdout.yaml"),
+                                                    request.param))
+
+
+def test_the_corpus_is_what_the_issue_asks_for():
+    entries = understanding.corpus()
+    ordinary = [e for e in entries if e.kind != "impossible"]
+    assert len(ordinary) >= 400 and len(entries) - len(ordinary) >= 40
+    assert len({e.text.lower() for e in entries}) == len(entries)
+    held = {e.text.lower() for e in understanding.corpus("player_inputs_holdout.yaml")}
+    assert not held & {e.text.lower() for e in entries}  # the held-out set is never the tuned one
+
+
+def test_ordinary_input_is_understood(figures):
+    missed = [(a.entry.text, a.summary[:60]) for a in figures.ordinary if not a.understood]
+    assert figures.understood >= UNDERSTOOD_FLOOR, missed
+
+
+def test_the_answer_names_what_was_asked(figures):
+    assert figures.addressed >= ADDRESSED_FLOOR, f"{figures.addressed:.1%}"
+
+
+def test_every_impossible_request_is_refused_honestly(figures):
+    let_through = [(a.entry.text, a.summary) for a in figures.answers
+                   if a.entry.kind == "impossible" and not a.refused]
+    assert not let_through
+
+
+def test_the_held_out_set_is_understood_and_its_impossible_requests_refused(holdout):
+    assert holdout.understood >= HOLDOUT_UNDERSTOOD_FLOOR
+    assert holdout.refused >= HOLDOUT_REFUSED_FLOOR
