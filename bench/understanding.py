@@ -104,7 +104,7 @@ def play(entries: list[Entry], pack_id: str, seed: int = 1) -> list[Answer]:
                 changed = (player.hp, player.credits, sorted(player.inventory)) != (
                     was.hp, was.credits, sorted(was.inventory))
                 answers.append(Answer(entry, pack_id, state.router_output.action_class.value if state.router_output
-                                      else "", result.summary if result else "", state.final_text,
+                                      else "", result.summary if result else state.final_text, state.final_text,
                                       bool(result and result.impossible), changed))
         finally:
             conn.close()

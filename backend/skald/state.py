@@ -172,6 +172,7 @@ class VoiceSheet(Model):
                                    "lines), about its matter")
     attitude: int = Field(0, description="how they feel about the player, -10..10")
     mood: str = "calm"
+    pronouns: str = Field("they/them", description="as prose names them (the pack's, or read from the description)")
 
 
 class SceneUpdate(Model):

@@ -152,6 +152,9 @@ class Npc(Strict):
     aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
                                "('the See' for 'the Salt See'); the router and the validator accept them")
     role: str = Field(..., description="what people call them: bartender, smuggler, ...")
+    pronouns: str | None = Field(None, pattern=r"^[A-Za-z]{1,12}(?:/[A-Za-z]{1,12}){1,3}$",
+                                 description="as prose should name them: she/her, he/him, they/them, or their own "
+                                 "(xe/xem/xyr); default: read from the description")
     location: Id
     faction: Id | None = None
     description: str
@@ -197,6 +200,9 @@ class Companion(Strict):
     aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
                                "('the See' for 'the Salt See'); the router and the validator accept them")
     role: str
+    pronouns: str | None = Field(None, pattern=r"^[A-Za-z]{1,12}(?:/[A-Za-z]{1,12}){1,3}$",
+                                 description="as prose should name them: she/her, he/him, they/them, or their own "
+                                 "(xe/xem/xyr); default: read from the description")
     location: Id
     faction: Id | None = None
     description: str

@@ -52,6 +52,8 @@ def talk_result(router: RouterOutput, state: GameState, pack: EraPack) -> Resolu
     target = people.get(router.target_npc or "")
     if target is None and not router.absent_npc:  # "talk to the singer lady": whoever the words describe
         target = references.person(addressee(router.text), state, pack, list(people.values()))
+    if target is None and not router.absent_npc and references.PRONOUN_TALK.search(router.text):
+        target = next((p for p in people.values() if not p.companion), None)  # "talk to her": the one at hand
     if target is None and router.absent_npc:
         summary = absent_line(router.absent_npc, state, pack)
     elif target:

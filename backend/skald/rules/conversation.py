@@ -281,7 +281,8 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     told, _ = _teller(speaker, locals_)
     everyone = [*pack.npcs.values(), *pack.companions.values()]
     wanted = references.words(topic)
-    person = next((n for n in everyone if wanted & references.words(f"{n.name} {' '.join(n.aliases)}")), None)
+    person = next((n for n in everyone if wanted & references.words(f"{n.name} {' '.join(n.aliases)}")), None) or \
+        next((n for n in everyone if references.kindred(topic) & references.kindred(n.role.split()[-1])), None)
     if person is not None:
         at = state.world.npc_locations.get(person.id, getattr(person, "location", None))
         if at is None or at not in pack.locations:
@@ -294,6 +295,18 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         return (f"{told} that {the_place(loc.name)} is {_away(state, pack, place_id)}.", [])
     return (f"{told} that there is no {topic or 'such place'} near {the_place(pack.locations[state.location].name)}."
             f" {_ways(state, pack)}", [])
+
+
+def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    told, _ = _teller(speaker, locals_)
+    item = references.item(topic, state, pack)
+    if item is None or not references.words(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
+        return (f"{told} that nobody sells {topic or 'that'} anywhere near.", [])
+    shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
+    if not shops:
+        return (f"{told} that nobody sells {with_article(item.name.lower())} anywhere in these parts.", [])
+    where = or_list([f"{the_place(loc.name)} ({_away(state, pack, loc.id)})" for loc in shops[:3]])
+    return (f"{told} that {with_article(item.name.lower())} can be had at {where}, for {money(item.value, pack)}.", [])
 
 
 def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -329,5 +342,5 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 
 _QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,
               "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is, "who_is": _who_is,
-              "time": _time, "ask": _ask}
+              "time": _time, "ask": _ask, "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

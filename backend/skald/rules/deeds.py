@@ -45,6 +45,9 @@ TOLD = {  # verb -> ways of telling it: {here} the place, {seen} who looks up, {
               "You turn things over in your head for a while in {here}."),
 }
 FOOD_TAGS = frozenset({"food"})
+GENERIC_FARE = frozenset({"something", "food", "drink", "meal", "bite", "snack", "breakfast", "lunch", "dinner",
+                          "supper", "beer", "ale", "pint", "wine", "water", "tea", "round", "rations", "ration",
+                          "swig", "sip", "mouthful", "cup", "mug", "glass", "bowl", "stew", "bread", "soup"})
 DRINK_TAGS = frozenset({"water", "drink"})
 
 
@@ -64,7 +67,8 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                                       f"{the_place(here.name)} you could turn to {_names(locals_)}.",
                                       impossible=True))
     witness = who or (locals_[0] if locals_ else None)
-    if topic and verb in ECHOED:  # "sing the ballad of the fat provost": what the player did, in their words
+    echoed = verb in ECHOED or (verb in ("nod", "wave", "laugh") and who is None)
+    if topic and echoed:  # "sing the ballad of the fat provost": what the player did, in their words
         seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
         summary = f"{second_person(router.text)}{seen}"
     else:
@@ -172,6 +176,11 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
         set(pack.items[i].tags) & tags or (named is not None and i == named.id))]
     mine = named.id if named is not None and named.id in carried else (carried[0] if carried else None)
     minutes = MINUTES[verb]
+    asked = references.words(router.topic or "") - GENERIC_FARE
+    if named is None and asked:  # "drink the tincture" where there is none
+        what = router.topic or "that"
+        return Resolution(make_result(router, None, 1, f"You have no {what} to {verb}, and none is sold in "
+                                      f"{the_place(here.name)}.", impossible=True))
     if verb == "drink" and here.type == "bar" and named is None:  # "a drink at the bar": the house's, not your own
         return trade.buy(router.model_copy(update={"target_item": None}), state, pack, rng)
     if mine is not None:

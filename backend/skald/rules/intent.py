@@ -55,7 +55,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                               "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
                               "slip .{1,20} a coin")),
     (ActionClass.USE_ITEM, _words("use", "drink", "eat", "apply", "inject", "swallow", "put on", "wear")),
-    (ActionClass.TRAVEL, _words("go to", "go back to", "travel", "head to", "head for", "head back", "walk to",
+    (ActionClass.TRAVEL, _words("take me to", "lead me to", "bring me to", "show me the way to", "go to",
+                                "go back to", "travel", "head to", "head for", "head back", "walk to",
                                 "leave for", "return to", "ride to", "make for", "set out", "journey",
                                 "go", "move to", "drive to", "flee", "run away", "retreat", "escape")),
     (ActionClass.REST, _words("rest", "sleep", "nap", "wait", "camp", "take a break", "lie low", "catch my breath")),
@@ -89,13 +90,7 @@ TONE_BY_CLASS = {
 }
 
 
-# Everyday words for kinds of place (location ``type``), for "go to the inn" when no place is named.
-PLACE_WORDS = {
-    "bar": ("bar", "tavern", "inn", "pub", "saloon", "alehouse"),
-    "market": ("market", "bazaar", "shops"),
-    "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital"),
-    "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
-}
+PLACE_WORDS = references.PLACE_WORDS  # everyday words for kinds of place, for "go to the inn" when no place is named
 
 
 def _norm(text: str) -> str:
@@ -186,12 +181,13 @@ def _match_location(text: str, state: PersistentState, pack: EraPack) -> str | N
         if any(_mentions(text, w) and not _named_otherwise(text, w, name) for w in words):
             return loc_id
     for kind, words in PLACE_WORDS.items():  # "the inn", "a doctor": the nearest place of that kind
-        if any(_mentions(text, w) for w in words):
+        if any(_mentions(text, w) and not _named_otherwise(text, w, "") for w in words):
             return _nearest(state.location, [loc for loc in ordered if pack.locations[loc].type == kind], pack)
     return None
 
 
 _BEFORE_A_NAME = frozenset({"the", "a", "an", "to", "at", "into", "for", "back", "my", "this", "that", "old", "of",
+                            "nearest", "closest", "local", "next", "other", "another", "some", "any", "new", "good",
                             "toward", "towards", "down", "up", "over", "through", "in", "on", "go", "head", "walk"})
 
 
@@ -215,6 +211,7 @@ def _nearest(origin: str, candidates: list[str], pack: EraPack) -> str | None:
 
 
 def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:
+    text = re.sub(r"\bpick up\b", "take", text)  # the verb, not a pick
     items = pack.items
     candidates = list(state.player.inventory) + list(pack.locations[state.location].shop) + list(items)
     for item_id in candidates:
@@ -319,6 +316,7 @@ STRONG = frozenset({ActionClass.RECRUIT, ActionClass.ATTACK, ActionClass.INTIMID
                     ActionClass.PERSUADE, ActionClass.SNEAK, ActionClass.SELL, ActionClass.BUY, ActionClass.GIVE})
 LONG_WAIT = re.compile(r"\b(?:night|nightfall|morning|dawn|dusk|evening|noon|hours?|tomorrow|sunrise|sunset|dark|"
                        r"for a while)\b")
+WH_WORDS = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose"})
 VAGUE_PLACES = frozenset({"somewhere", "anywhere", "elsewhere", "nice", "else", "away", "around", "off", "safe",
                           "quiet", "new", "different", "place", "out", "outside", "onward", "onwards", "ahead",
                           "forward", "further", "far", "along"})
@@ -356,7 +354,10 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
-    reading = parser.read(text) if action not in STRONG else None
+    reading = parser.read(text)
+    if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
+            reading.kind == "question" and text.split()[0] in WH_WORDS):
+        reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people)
         if routed is not None:

@@ -63,7 +63,7 @@ SLIPS = {
     "tlk": "talk", "qeust": "quest", "jbo": "job", "youre": "you are", "theyre": "they are", "thats": "that is",
     "whatve": "what have", "its": "it is", "wat's": "what is", "hes": "he is", "shes": "she is", "isnt": "is not",
     "didnt": "did not", "doesnt": "does not", "wouldnt": "would not", "couldnt": "could not", "ill": "i will",
-    "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "pint": "pint",
+    "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "ther": "there",
 }
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _CONTRACTIONS = [(re.compile(p), r) for p, r in [
@@ -175,6 +175,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)"),
     ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) (?:the |a |an )?"
                  r"(?P<t>.+?)(?: live| stay| work| go| be)?\??$"),
+    ("where_sold", r"\bwhere (?:can|could|do|might|would|should) (?:i|we|one|you) (?:buy|get|find|purchase|pick up|"
+                   r"get hold of) (?:a |an |some |the )?(?P<t>.+?)\??$"
+                   r"|\bwho (?:sells|has|deals in) (?:a |an |some |the )?(?P<t2>.+?)\??$"),
     ("where_is", r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|hunt for)"
                  r" (?:the |a |an )?(?P<t>.+)$"),
     ("what_here", r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
@@ -414,6 +417,8 @@ _AUX = re.compile(r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|s
 
 
 def _question(clause: str, said: str) -> Reading | None:
+    if re.search(r"\b(?:have|get|had) a (?:quick )?word with\b", said):
+        return None  # talk, not a question
     asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) else clause
     if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _FIND.search(asked) or re.search(
             r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b", asked)):
@@ -457,6 +462,7 @@ def object_of(text: str) -> str:
 
 
 _ADDRESS = re.compile(r"^(?:.*?\b)?(?:talk|speak|chat|say (?:hi|hello)|greet|ask|whisper|call out|shout|wave|"
+                      r"have a word|a word|"
                       r"nod|reply|answer|introduce (?:myself|yourself)|thank)(?: (?:up|over))?(?: (?:to|with|at))?"
                       r"\s+(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")
 

@@ -22,6 +22,7 @@ was be one ones thing things bit little kind sort something someone somebody any
 very just now then so and or but what who whom which where when how why do does did can could would should will
 place room people folk""".split())
 PRONOUNS = frozenset({"him", "her", "them", "he", "she", "they", "that", "this", "it"})
+PRONOUN_TALK = re.compile(r"\b(?:to|with|at|ask|greet|thank) (?:him|her|them)\b")
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -127,7 +128,7 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
     def score(loc_id: str) -> int:
         loc = pack.locations[loc_id]
         return 3 * len(wanted & words(f"{loc.name} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')}")) + \
-            2 * len(wanted & words(loc.type))
+            2 * len(wanted & words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))}"))
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
 
 
@@ -140,6 +141,14 @@ def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:
     return _best([pack.rumors[r] for r in told if r in pack.rumors], lambda found: len(wanted & words(found.text)),
                  least=min(2, len(wanted)))
 
+
+# Everyday words for kinds of place (a location's ``type``).
+PLACE_WORDS = {
+    "bar": ("bar", "tavern", "inn", "pub", "saloon", "alehouse"),
+    "market": ("market", "bazaar", "shops"),
+    "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital", "healer", "physician", "surgeon"),
+    "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
+}
 
 OUTSIDE_KINDS = ("street", "square", "road", "plaza", "walkway", "yard", "dock", "wilds")
 

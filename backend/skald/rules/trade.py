@@ -19,6 +19,7 @@ from skald.packs.models import EraPack, Item
 from skald.rules import clock
 from skald.rules.attitude import attitude
 from skald.rules.money import money
+from skald.rules.parser import object_of
 from skald.rules.resolution import Resolution, faction_rep, make_result, target_of
 from skald.rules.scene import everyone_at, held, route
 from skald.state import GameState, PresentNpc, RouterOutput
@@ -30,6 +31,9 @@ NOTICED_GIFT = 5
 DRINK_PRICE = 2
 
 _AMOUNT = re.compile(r"\b(\d[\d,]*)\b")
+DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|tea|coffee|brew|dram|water|"
+                   r"drinks?|round|thirsty|parched)\b")
+FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b")
 
 
 def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
@@ -37,13 +41,27 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     here = pack.locations[state.location]
     minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
+    if item is None and here.type == "bar" and FOOD.search(router.text) and not DRINK.search(router.text):
+        stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+        return Resolution(make_result(router, None, 1, f"There is no food to be had in {the_place(here.name)}, only "
+                                      f"drink at {money(DRINK_PRICE, pack)}" + (f" and {stock}." if stock else "."),
+                                      impossible=True))
+    wanted = object_of(router.text)
+    if item is None and here.type == "bar" and wanted and not DRINK.search(router.text) and not re.match(
+            r"^(?:something|anything|one|a few|some)$", wanted):  # "get me a burn stim" where none is sold
+        stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+        offer = f"a drink at {money(DRINK_PRICE, pack)}" + (f", {stock}" if stock else "")
+        return Resolution(make_result(router, None, 1, f"There is no {wanted} for sale in {the_place(here.name)}; on "
+                                      f"offer: {offer}.", impossible=True))
     if item is None and here.type == "bar":
         if state.player.credits < DRINK_PRICE:
             return Resolution(make_result(router, None, minutes, f"You cannot cover even a drink: it is "
                                           f"{money(DRINK_PRICE, pack)}, and you have {_purse(state, pack)}.",
                                           impossible=True))
-        return Resolution(make_result(router, None, minutes, f"You buy a drink for {money(DRINK_PRICE, pack)} and "
-                                      "let it take the edge off.", stress=-1),
+        said = DRINK.search(router.text)
+        what = said.group(0) if said and said.group(0) not in ("drink", "drinks", "thirsty", "parched") else "drink"
+        return Resolution(make_result(router, None, minutes, f"You buy {with_article(what)} for "
+                                      f"{money(DRINK_PRICE, pack)} and let it take the edge off.", stress=-1),
                           [ev.CreditsChange(delta=-DRINK_PRICE, reason="a drink")])
     if item is None or item.id not in here.shop:
         stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)

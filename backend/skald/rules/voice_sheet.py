@@ -64,4 +64,5 @@ def sheet(cid: str, state: PersistentState, pack: EraPack, instructions: str = "
         disposition=disposition, speech=entry.speech or speech, background=entry.description,
         traits=list(entry.traits), instructions=instructions,
         lines=list(dict.fromkeys([*scene_lines, *own, *samples])), scene_lines=list(scene_lines),
-        attitude=feeling.attitude if feeling else 0, mood=feeling.mood if feeling else "calm")
+        attitude=feeling.attitude if feeling else 0, mood=feeling.mood if feeling else "calm",
+        pronouns=entry.pronouns or "they/them")

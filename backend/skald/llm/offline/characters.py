@@ -18,6 +18,7 @@ import re
 
 from skald.rules import dice
 from skald.rules.moderator import PASSIVE
+from skald.rules.pronouns import parse as parse_pronouns
 from skald.rules.tag_line import Reply, render
 from skald.state import CharacterTask
 
@@ -31,7 +32,7 @@ GESTURES = {
     "even": ("shrugs", "spreads both hands", "nods slowly"),
     "warm": ("smiles", "makes room at the table", "nods in greeting"),
     "dry": ("raises an eyebrow", "half-smiles", "drums on the table"),
-    "wry": ("snorts", "shakes a head, smiling", "raises a cup an inch"),
+    "wry": ("snorts", "shakes {poss} head, smiling", "raises a cup an inch"),
     "nervous": ("wipes both palms dry", "looks to the door", "keeps very still"),
 }
 EVENT_REACTIONS = ("turns toward the noise", "goes still and listens", "looks to the door", "stops mid-gesture")
@@ -86,7 +87,7 @@ def line(task: CharacterTask) -> str:
         name = task.others[opens_on]
         tone = rng.choice(("sharp", "dry", "even", "cold", "wry"))
         gesture = rng.choice(GESTURES.get(tone, GESTURES["even"])) if rng.random() < 0.6 else None
-        return render(Reply(action="speak", target=name, tone=tone, content=chosen, nonverbal=gesture))
+        return render(Reply(action="speak", target=name, tone=tone, content=chosen, nonverbal=_own(gesture, sheet)))
     if target == "player":
         tone = _tone_for_player(task)
         content = chosen
@@ -103,7 +104,12 @@ def line(task: CharacterTask) -> str:
         content = frame.format(first=first, line=chosen, line_lc=lowered or chosen)
         to = name
     gesture = rng.choice(GESTURES.get(tone, GESTURES["even"])) if rng.random() < 0.6 else None
-    return render(Reply(action="speak", target=to, tone=tone, content=content, nonverbal=gesture))
+    return render(Reply(action="speak", target=to, tone=tone, content=content, nonverbal=_own(gesture, sheet)))
+
+
+def _own(gesture: str | None, sheet) -> str | None:
+    """A gesture with the character's own possessive ('shakes her head'), from their pronouns."""
+    return gesture.format(poss=parse_pronouns(sheet.pronouns).possessive) if gesture else None
 
 
 # sentence starters that read right in lower case after "Name, "

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from skald.packs.models import EraPack, Location
 from skald.rules import clock
 from skald.rules.attitude import attitude
+from skald.rules.pronouns import parse as parse_pronouns
 from skald.rules.voice_sheet import voice_docs
 from skald.state import GameState, PresentNpc
 from skald.text import place_at_start, sentences, the_place, with_article
@@ -78,7 +79,12 @@ def _person(p: PresentNpc, pack: EraPack) -> Person:
     npc = pack.npcs.get(p.id)
     lines = tuple(npc.lines) if npc else ()
     lines += tuple(line for line in voices(pack).get(p.id, ()) if line not in lines)
-    their, them = pronouns(p.description, " ".join(lines))
+    told = getattr(pack.person(p.id), "pronouns", None)
+    if told:  # the pack says
+        said = parse_pronouns(told)
+        their, them = said.possessive, said.object
+    else:
+        their, them = pronouns(p.description, " ".join(lines))
     return Person(p.id, p.name, p.role, p.description, their, them, lines, p.procedural, p.companion)
 
 
