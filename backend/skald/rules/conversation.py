@@ -128,13 +128,13 @@ def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     homed = [n for n in pack.npcs.values() if n.location == here.id and n.id not in state.world.defeated_npcs]
     keeper = next((n for n in homed if KEEPER_WORDS & references.words(n.role)), homed[0] if homed else None)
     faction = pack.factions.get(here.faction) if here.faction else None
-    ground = f"; {the_place(faction.name)} hold sway there" if faction else ""
-    told, _ = _teller(speaker, locals_)
+    ground = f" It answers to {the_place(faction.name)}." if faction else ""
+    told, teller = _teller(speaker, locals_)
     if keeper is None:
-        return (f"{told} that nobody in particular keeps {the_place(here.name)}{ground}.", [])
-    if speaker is not None and keeper.id == speaker.id:
-        return (f"{keeper.name} runs {the_place(here.name)} and tells you so{ground}.", [])
-    return (f"{told} that {keeper.name}, {with_article(keeper.role)}, runs {the_place(here.name)}{ground}.", [])
+        return (f"{told} that nobody in particular keeps {the_place(here.name)}.{ground}", [])
+    if teller is not None and keeper.id == teller.id:
+        return (f"{keeper.name} runs {the_place(here.name)}, and says so.{ground}", [])
+    return (f"{told} that {keeper.name}, {with_article(keeper.role)}, runs {the_place(here.name)}.{ground}", [])
 
 
 def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
