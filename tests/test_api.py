@@ -211,7 +211,7 @@ def test_streamed_tokens_arrive_before_the_turn_with_an_online_narrator(tmp_path
     with FakeOllama(models=["dir", "nar", "ref"]) as fake:
         fake.always("dir", text("Keep it quiet.")).always("nar", dataclasses.replace(text(prose), chunk_chars=12))
         fake.always("ref", json_reply({"suggestions": []}))  # rejected: the engine's own suggestions stay
-        llm = LLMClient(Settings(ollama_base_url=fake.url, llm="on", llm_timeout_s=5, retry_backoff_s=0.01,
+        llm = LLMClient(Settings(ollama_base_url=fake.url, llm="on", llm_timeout_s=30, retry_backoff_s=0.01,
                                  director_model="dir", narrator_model="nar", suggestion_refiner_model="ref",
                                  evaluator_model="ref"))
         with live(tmp_path / "online.db", llm=llm) as api:

@@ -264,7 +264,7 @@ def test_health_names_models_and_urls_only_to_the_admin_key(tmp_path: Path) -> N
     with FakeOllama(models=["dir-model-x", "nar-model-y", "ref-model-z"]) as fake:
         fake.always("dir-model-x", text("Keep it quiet.")).always("nar-model-y", text("The lamps hum."))
         fake.always("ref-model-z", json_reply({"suggestions": []}))
-        llm = LLMClient(Settings(ollama_base_url=fake.url, llm="on", llm_timeout_s=5, director_model="dir-model-x",
+        llm = LLMClient(Settings(ollama_base_url=fake.url, llm="on", llm_timeout_s=30, director_model="dir-model-x",
                                  narrator_model="nar-model-y", suggestion_refiner_model="ref-model-z",
                                  evaluator_model="ref-model-z"))
         with live(tmp_path / "health.db", llm=llm, admin_key="ops-key") as api:

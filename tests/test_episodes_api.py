@@ -77,7 +77,7 @@ def play_mini(tmp_path: Path, llm: LLMClient):
 
 def online(url: str) -> LLMClient:
     return LLMClient(Settings(llm="on", ollama_base_url=url, director_model="d", narrator_model="n",
-                              suggestion_refiner_model="r", evaluator_model="e", llm_timeout_s=5,
+                              suggestion_refiner_model="r", evaluator_model="e", llm_timeout_s=30,
                               retry_backoff_s=0.01))
 
 
@@ -132,7 +132,7 @@ def test_the_beat_classifier_moves_a_beat_one_step_forward_and_never_back(tmp_pa
         fake.always("r", json_reply({"suggestions": []})).always("b", json_reply({"beat": "resolution"}))
         llm = LLMClient(Settings(llm="on", ollama_base_url=fake.url, director_model="d", narrator_model="n",
                                  suggestion_refiner_model="r", evaluator_model="e", beat_classifier_model="b",
-                                 beat_classifier_enabled=True, llm_timeout_s=5, retry_backoff_s=0.01))
+                                 beat_classifier_enabled=True, llm_timeout_s=30, retry_backoff_s=0.01))
         conn = connect(tmp_path / "beats.db")
         state = start_campaign(conn, pack, seed=2, campaign_id="beats")
         state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=pack, llm=llm,

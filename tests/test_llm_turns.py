@@ -94,17 +94,39 @@ class Settled:
         return next(i for i, s in enumerate(self.states) if s.director_instructions.brief_source == "prefetched")
 
 
+def hold_background_briefs(llm: LLMClient) -> threading.Event:
+    """Make every background brief wait, before its first request, until the returned event is set: a test then
+    counts the requests a turn made before any background request can land among them (on a busy machine the
+    brief's thread, started as the turn ends, could otherwise send its first request before ``run_turn`` returns)."""
+    released = threading.Event()
+    start = llm.briefs.start
+
+    def held(campaign: str, key: str, job):
+        def when_released():
+            assert released.wait(60), "the test never released the background brief"
+            return job()
+        return start(campaign, key, when_released)
+
+    llm.briefs.start = held
+    return released
+
+
 def play_settled(db: Path, cinder: EraPack, llm: LLMClient, server: FakeOllama, inputs: list[str],
                  until_briefed: bool = False) -> Settled:
     """Play ``inputs`` one turn at a time, waiting after each for the brief it started (``llm.briefs.settle``);
-    with ``until_briefed``, stop after the first turn that uses a brief written in the background."""
+    with ``until_briefed``, stop after the first turn that uses a brief written in the background. The requests a
+    turn made and those its background brief made are told apart by holding the brief until the turn's are
+    counted (:func:`hold_background_briefs`), not by how fast the turn returned."""
     conn = connect(db)
     state = start_campaign(conn, cinder, seed=3, campaign_id="llm-turns")
     played = Settled(conn, [], [], [])
+    released = hold_background_briefs(llm)
     for line in inputs:
+        released.clear()
         before = len(server.chat_requests())
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=cinder, llm=llm)
         middle = len(server.chat_requests())
+        released.set()
         llm.briefs.settle()
         models = [b["model"] for b in server.chat_requests()]
         played.states.append(state)

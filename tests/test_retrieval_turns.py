@@ -49,7 +49,7 @@ def server() -> Iterator[FakeOllama]:
 
 
 def online(server: FakeOllama) -> LLMClient:
-    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=5, **MODELS))
+    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=30, **MODELS))
 
 
 def play(conn, state, pack, llm, retriever, *lines):

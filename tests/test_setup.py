@@ -42,7 +42,7 @@ def server() -> Iterator[FakeOllama]:
 
 
 def client(server: FakeOllama, **kw: Any) -> LLMClient:
-    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=5, retry_backoff_s=0.01,
+    return LLMClient(Settings(ollama_base_url=server.url, llm="on", llm_timeout_s=30, retry_backoff_s=0.01,
                               retrieval=False, setup_model="set", **kw), online=True)
 
 
