@@ -126,7 +126,7 @@ def _teller(speaker: PresentNpc | None, locals_: list[PresentNpc]) -> tuple[str,
 def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     here = pack.locations[state.location]
     homed = [n for n in pack.npcs.values() if n.location == here.id and n.id not in state.world.defeated_npcs]
-    keeper = next((n for n in homed if KEEPER_WORDS & references.words(n.role)), homed[0] if homed else None)
+    keeper = next((n for n in homed if KEEPER_WORDS & references.words(n.role)), None)  # a street has no keeper
     faction = pack.factions.get(here.faction) if here.faction else None
     ground = f" It answers to {the_place(faction.name)}." if faction else ""
     told, teller = _teller(speaker, locals_)

@@ -16,7 +16,7 @@ from skald.rules import references
 from skald.rules.resolution import Resolution, make_result
 from skald.rules.scene import everyone_at, held
 from skald.state import GameState, RouterOutput
-from skald.text import end, the_place, with_article
+from skald.text import end, the_place
 
 LOOK_MINUTES = 3
 THE_PLACE_WORDS = frozenset({"room", "place", "area", "hall", "surroundings", "scene", "tavern", "inn", "bar", "here",
@@ -31,7 +31,8 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     who = next((p for p in people if p.id == router.target_npc), None) or references.person(
         topic, state, pack, people)
     if who is not None:
-        return _seen(router, f"You look {who.name} over: {with_article(who.role)}. {end(who.description)}")
+        told = end(who.description)
+        return _seen(router, f"You look {who.name} over, the {who.role}: {told[:1].lower()}{told[1:]}")
     item = references.item(topic, state, pack)
     if item is not None and (held(state, item.id) or item.id in here.shop):
         where = "You turn over your" if held(state, item.id) else "You look over the"

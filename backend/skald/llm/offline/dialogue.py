@@ -8,11 +8,13 @@ from skald.llm.offline.draft import SPEECH, Draft, spread
 from skald.persistent import SceneLine
 
 # Skald's own frames. {name} speaker, {to} whom (a name, or "you"), {tone} how (``how``), {words} the line verbatim.
-TO_YOU = ('{name} says to you {tone}: "{words}"', '"{words}" {name} tells you {tone}.',
+# The words always come after who says them: a frame that opens on the words leaves "Hesper says to Rhea in an even
+# voice." as a sentence of its own, which reads as a line with no words once sentences are told apart.
+TO_YOU = ('{name} says to you {tone}: "{words}"', '{name} tells you {tone}: "{words}"',
           '{name} turns to you {tone}: "{words}"')
 TO_OTHER = ('{name} answers {to} {tone}: "{words}"', '{name} rounds on {to} {tone}: "{words}"',
-            '"{words}" {name} says to {to} {tone}.', '{name} turns to {to} {tone}: "{words}"')
-TO_ROOM = ('{name} says to the room {tone}: "{words}"', '"{words}" {name} says {tone}, to nobody in particular.',
+            '{name} says to {to} {tone}: "{words}"', '{name} turns to {to} {tone}: "{words}"')
+TO_ROOM = ('{name} says to the room {tone}: "{words}"', '{name} says {tone}, to nobody in particular: "{words}"',
            '{name} speaks up {tone}: "{words}"')
 # how a scene that ends this turn is told, by why it ended ({names}: its characters' first names)
 ENDS = {
