@@ -15,7 +15,7 @@ from skald.packs.models import EraPack, Link
 from skald.rules import clock, conversation, deeds, dice, examine, feelings, interact, party, references, trade
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
-from skald.rules.parser import addressee, object_of
+from skald.rules.parser import object_of
 from skald.rules.resolution import (
     DISPOSITION_MOD,
     ROUGH_PLACES,
@@ -32,7 +32,7 @@ from skald.rules.resolution import (
     rumor_for,
     target_of,
 )
-from skald.rules.scene import RISK_ORDER, everyone_at, held, link_to, route
+from skald.rules.scene import RISK_ORDER, everyone_at, held, link_to, route, way_label
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import or_list, the_place
 from skald.vocab import ActionClass, Outcome, Risk
@@ -50,8 +50,6 @@ def talk_result(router: RouterOutput, state: GameState, pack: EraPack) -> Resolu
     events = [ev.TimeAdvance(minutes=minutes)]
     people = {p.id: p for p in everyone_at(state, pack, state.location)}
     target = people.get(router.target_npc or "")
-    if target is None and not router.absent_npc:  # "talk to the singer lady": whoever the words describe
-        target = references.person(addressee(router.text), state, pack, list(people.values()))
     if target is None and not router.absent_npc and references.PRONOUN_TALK.search(router.text):
         target = next((p for p in people.values() if not p.companion), None)  # "talk to her": the one at hand
     if target is None and router.absent_npc:
@@ -335,8 +333,7 @@ def _which_way(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     """The answer to a way out that is not clear ("leave" with several ways) or a place that is not there ("head to
     the docks" where there are none): the ways from here, with their minutes and risk."""
     here = pack.locations[state.location]
-    ways = or_list([f"{the_place(pack.locations[lk.to].name)} ({lk.minutes} min"
-                    f"{'' if lk.risk == Risk.SAFE else ', ' + lk.risk.value.lower()})" for lk in here.links])
+    ways = or_list([way_label(pack, lk) for lk in here.links])
     if router.verb == "go" and router.topic:
         return f"There is no {router.topic} within reach of {the_place(here.name)}; from here you can go to {ways}."
     if router.verb == "back":

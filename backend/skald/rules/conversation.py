@@ -23,7 +23,7 @@ from skald.rules import clock, references
 from skald.rules.money import money
 from skald.rules.parser import addressee
 from skald.rules.resolution import Resolution, phrase, rumor_for
-from skald.rules.scene import everyone_at, route
+from skald.rules.scene import everyone_at, route, way_label
 from skald.rules.trade import DRINK_PRICE
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import end, or_list, sentences, the_place, with_article
@@ -156,8 +156,7 @@ def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) ->
 
 def _ways(state: GameState, pack: EraPack) -> str:
     here = pack.locations[state.location]
-    ways = [f"{the_place(pack.locations[link.to].name)} ({link.minutes} min"
-            f"{'' if link.risk == Risk.SAFE else ', ' + link.risk.value.lower()})" for link in here.links]
+    ways = [way_label(pack, link) for link in here.links]
     return f"From {the_place(here.name)} the way{'s lead' if len(ways) > 1 else ' leads'} to {or_list(ways, 'and')}."
 
 

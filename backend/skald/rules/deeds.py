@@ -43,6 +43,16 @@ TOLD = {  # verb -> ways of telling it: {here} the place, {seen} who looks up, {
     "wait": ("You wait a quarter of an hour in {here}. {line}", "You let some time pass in {here}. {line}"),
     "think": ("You take a moment in {here} to think it through.",
               "You turn things over in your head for a while in {here}."),
+    "stand": ("You get to your feet.",),
+    "warm": ("You warm yourself in {here} until the chill lets go.",),
+    "laugh": ("You let it out, there in {here}.{seen}",),
+    "sleep": ("You close your eyes in {here} and doze a little; it is not a night's sleep.",),
+    "jump": ("You jump on the spot; the boards of {here} take it.",),
+    "wear": ("You adjust what you are wearing against the weather of {here}.",),
+    "clean": ("You clean yourself up as well as {here} allows.",),
+    "swim": ("There is no water here fit to swim in; {here} keeps you on dry boards.",),
+    "play": ("You join a game in {here} for a while, win a little, lose it back.{seen}",),
+    "write": ("You jot a note of what you have seen so far.",),
 }
 FOOD_TAGS = frozenset({"food"})
 GENERIC_FARE = frozenset({"something", "food", "drink", "meal", "bite", "snack", "breakfast", "lunch", "dinner",
@@ -98,8 +108,6 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
     if verb in TOLD:
         fields = {"here": here, "seen": seen, "line": _line(state, pack)}
         return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
-    if verb == "stand":
-        return "You get to your feet."
     if verb == "watch":
         what = f"the {topic}" if topic else here
         return f"You watch {what} for a while. {_line(state, pack)}"
@@ -113,18 +121,10 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
         if who is not None:
             return f"You reach out to {who.name}, who draws back a little: not from a stranger."
         return f"You {verb} {target}. {end(line)}" if line else f"You {verb} {target}; nothing comes of it."
-    if verb == "warm":
-        return f"You warm yourself in {here} until the chill lets go."
     if verb in ("nod", "wave"):
         if who is not None:
             return f"You {verb} to {who.name}, and {who.name.split()[0]} answers it with a nod."
         return f"You {verb} to nobody in particular in {here}.{seen}"
-    if verb == "laugh":
-        return f"You let it out, there in {here}.{seen}"
-    if verb == "sleep":
-        return f"You close your eyes in {here} and doze a little; it is not a night's sleep."
-    if verb == "jump":
-        return f"You jump on the spot; the boards of {here} take it."
     if verb == "kiss":
         first = who.name.split()[0]
         if who.disposition == "friendly":
@@ -137,18 +137,8 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
         if item is not None and held(state, item.id):
             return f"You weigh your {item.name.lower()} in your hand and think better of losing it; you keep it."
         return f"You have no {thing} to {verb}."
-    if verb == "wear":
-        return f"You adjust what you are wearing against the weather of {here}."
-    if verb == "clean":
-        return f"You clean yourself up as well as {here} allows."
     if verb in ("tie", "cut"):
         return f"You find nothing here worth the {'knot' if verb == 'tie' else 'blade'}; you leave {thing} be."
-    if verb == "swim":
-        return f"There is no water here fit to swim in; {here} keeps you on dry boards."
-    if verb == "play":
-        return f"You join a game in {here} for a while, win a little, lose it back.{seen}"
-    if verb == "write":
-        return "You jot a note of what you have seen so far."
     return f"{second_person(state.player_input)}{seen}".strip() if state.player_input else f"You do that in {here}."
 
 

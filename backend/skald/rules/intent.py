@@ -8,6 +8,7 @@ cannot steer the result. Word lists are Skald's own.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -272,12 +273,12 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     people = everyone_at(state, pack, state.location)
     # Everything the classification below depends on; the suggestion check classifies the same labels in the same
     # scenes turn after turn, so the answer is kept (RouterOutput is never modified once made).
+    last = last_spoken_with(state, pack, people)
     key = (pack.id, pack.content_hash, text, state.location, state.combat is None,
-           tuple((p.id, p.name, p.role) for p in people), tuple(state.player.inventory),
-           last_spoken_with(state, pack, people), _came_from(state))
+           tuple((p.id, p.name, p.role) for p in people), tuple(state.player.inventory), last, _came_from(state))
     routed = _CLASSIFIED.get(key)
     if routed is None:
-        routed = _classify_text(text, state, pack, people)
+        routed = _classify_text(text, state, pack, people, last)
         if len(_CLASSIFIED) >= CLASSIFIED_KEPT:
             _CLASSIFIED.clear()
         _CLASSIFIED[key] = routed
@@ -350,7 +351,19 @@ def _came_from(state: PersistentState) -> str | None:
     return next((t.location for t in reversed(state.recent) if t.location != state.location), None)
 
 
-def _classify_text(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc]) -> RouterOutput:
+_UNKNOWN = object()  # who the player last spoke with, not worked out yet
+
+
+def _classify_text(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc],
+                   last: str | None | object = _UNKNOWN) -> RouterOutput:
+    """``last``: the person last spoken with (``last_spoken_with``), when the caller has it already; worked out
+    here only when a line needs it."""
+    def talking_to() -> str | None:
+        nonlocal last
+        if last is _UNKNOWN:
+            last = last_spoken_with(state, pack, people)
+        return last
+
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
@@ -359,17 +372,17 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             reading.kind == "question" and text.split()[0] in WH_WORDS):
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
-        routed = _as_read(reading, text, action, state, pack, people)
+        routed = _as_read(reading, text, action, state, pack, people, talking_to)
         if routed is not None:
             return routed
     target_npc = _match_npc(text, people, pack)
     if target_npc is None and PRONOUN_WORDS.search(text):  # "thank her": the person last spoken with
-        target_npc = last_spoken_with(state, pack, people)
+        target_npc = talking_to()
     if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe
         described = references.person(parser.addressee(text), state, pack, people)
         target_npc = described.id if described else None
     if action is None and reading is None and target_npc is None and len(text.split()) <= 12:
-        talking = last_spoken_with(state, pack, people)  # the conversation goes on: a line said to them
+        talking = talking_to()  # the conversation goes on: a line said to them
         if talking is not None and state.recent and state.recent[-1].action_class == ActionClass.DIALOGUE_ONLY:
             return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY,
                                 tone=classify_tone(text, ActionClass.DIALOGUE_ONLY), text=text, target_npc=talking,
@@ -401,7 +414,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
 
 
 def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, state: PersistentState, pack: EraPack,
-             people: list[PresentNpc]) -> RouterOutput | None:
+             people: list[PresentNpc], talking_to: Callable[[], str | None]) -> RouterOutput | None:
     """The router's output for a line the parser read (``rules.parser``), or None when the action patterns already
     place it better (a named destination, an item carried to eat, a long wait that is a rest)."""
     def out(action_class: ActionClass, **fields) -> RouterOutput:
@@ -420,7 +433,7 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         return RouterOutput(intent=Intent.META, action_class=ActionClass.META, tone=Tone.NEUTRAL, text=text,
                             meta_command="inventory")
     named = _match_npc(text, people, pack)
-    last = last_spoken_with(state, pack, people)
+    last = talking_to()
     if kind in ("reply", "question"):
         if named is None and PRONOUN_WORDS.search(text):
             named = last

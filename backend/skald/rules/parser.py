@@ -356,23 +356,23 @@ LOOSE_LEAVE = re.compile(r"\b(?:leave|leaving|step outside|head out|get out of (
                          r"done here|walk out|i am off|be on my way|be going|take off)\b")
 
 
-def _leave(clause: str, said: str) -> Reading | None:
-    if FLEE.match(clause):
-        return Reading("leave", "flee")
-    if BACK.match(clause):
-        return Reading("leave", "back")
-    if LEAVE.match(clause):
-        return Reading("leave", "leave")
+def _first(clause: str, table: tuple[tuple[str, str, re.Pattern[str]], ...], weak: bool = False) -> Reading | None:
+    """The reading of the first (kind, verb, pattern) of ``table`` whose pattern matches the start of ``clause``
+    (``weak``: found anywhere in it, for the loose readers)."""
+    for kind, verb, pattern in table:
+        if (pattern.search if weak else pattern.match)(clause):
+            return Reading(kind, verb, weak=weak)
     return None
+
+
+def _leave(clause: str, said: str) -> Reading | None:
+    return _first(clause, (("leave", "flee", FLEE), ("leave", "back", BACK), ("leave", "leave", LEAVE)))
 
 
 def _loose_leave(clause: str, said: str) -> Reading | None:
-    if len(clause.split()) <= 10 and not re.search(r"\bleave (?:the|my|a|it|him|her|them)\b", clause):
-        if LOOSE_FLEE.search(clause):
-            return Reading("leave", "flee", weak=True)
-        if LOOSE_LEAVE.search(clause):
-            return Reading("leave", "leave", weak=True)
-    return None
+    if len(clause.split()) > 10 or re.search(r"\bleave (?:the|my|a|it|him|her|them)\b", clause):
+        return None
+    return _first(clause, (("leave", "flee", LOOSE_FLEE), ("leave", "leave", LOOSE_LEAVE)), weak=True)
 
 
 def _examine(clause: str, said: str) -> Reading | None:
@@ -400,12 +400,9 @@ def _eat(clause: str, said: str) -> Reading | None:
 
 
 def _loose_eat(clause: str, said: str) -> Reading | None:
-    if len(clause.split()) <= 10:
-        if LOOSE_EAT.search(clause):
-            return Reading("eat", "eat", weak=True)
-        if LOOSE_DRINK.search(clause):
-            return Reading("drink", "drink", weak=True)
-    return None
+    if len(clause.split()) > 10:
+        return None
+    return _first(clause, (("eat", "eat", LOOSE_EAT), ("drink", "drink", LOOSE_DRINK)), weak=True)
 
 
 _FIND = re.compile(r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|"

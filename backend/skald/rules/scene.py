@@ -74,6 +74,14 @@ def links_from(pack: EraPack, location: str) -> list[Link]:
     return pack.locations[location].links
 
 
+def way_label(pack: EraPack, link: Link) -> str:
+    """A way as prose names it: 'Cockle Row (5 min)', 'the Long Causeway (40 min, risky)'."""
+    from skald.text import the_place
+
+    risk = "" if link.risk == Risk.SAFE else ", " + link.risk.value.lower()
+    return f"{the_place(pack.locations[link.to].name)} ({link.minutes} min{risk})"
+
+
 def link_to(pack: EraPack, origin: str, destination: str) -> Link | None:
     return next((link for link in pack.locations[origin].links if link.to == destination), None)
 

@@ -15,7 +15,7 @@ import random
 import re
 
 from skald import events as ev
-from skald.packs.models import EraPack, Item
+from skald.packs.models import EraPack, Item, Location
 from skald.rules import clock
 from skald.rules.attitude import attitude
 from skald.rules.money import money
@@ -36,20 +36,25 @@ DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|ci
 FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b")
 
 
+def _stock(here: Location, pack: EraPack) -> str:
+    """What is sold here, with prices: 'Smoked Eel (3 greys), Lamp Oil (5 greys)'; '' when nothing is."""
+    return ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+
+
 def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Buy a shop item at its pack price, or a drink (2 units, -1 stress) in a bar."""
     here = pack.locations[state.location]
     minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
     if item is None and here.type == "bar" and FOOD.search(router.text) and not DRINK.search(router.text):
-        stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+        stock = _stock(here, pack)
         return Resolution(make_result(router, None, 1, f"There is no food to be had in {the_place(here.name)}, only "
                                       f"drink at {money(DRINK_PRICE, pack)}" + (f" and {stock}." if stock else "."),
                                       impossible=True))
     wanted = object_of(router.text)
     if item is None and here.type == "bar" and wanted and not DRINK.search(router.text) and not re.match(
             r"^(?:something|anything|one|a few|some)$", wanted):  # "get me a burn stim" where none is sold
-        stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+        stock = _stock(here, pack)
         offer = f"a drink at {money(DRINK_PRICE, pack)}" + (f", {stock}" if stock else "")
         return Resolution(make_result(router, None, 1, f"There is no {wanted} for sale in {the_place(here.name)}; on "
                                       f"offer: {offer}.", impossible=True))
@@ -64,7 +69,7 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
                                       f"{money(DRINK_PRICE, pack)} and let it take the edge off.", stress=-1),
                           [ev.CreditsChange(delta=-DRINK_PRICE, reason="a drink")])
     if item is None or item.id not in here.shop:
-        stock = ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
+        stock = _stock(here, pack)
         what = f"{_the(item).capitalize()} is" if item else "That is"
         offer = f"on offer: {stock}." if stock else f"nobody sells anything in {the_place(here.name)}."
         return Resolution(make_result(router, None, minutes, f"{what} not for sale here; {offer}", impossible=True))
