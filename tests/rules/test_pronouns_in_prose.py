@@ -41,3 +41,15 @@ def test_a_characters_gesture_is_their_own():
 def test_pronouns_that_are_not_pronouns_are_a_pack_error():
     with pytest.raises(ValidationError, match="pronouns"):
         Npc(id="a", name="A", role="r", location="here", description="d", pronouns="she")
+
+
+def test_no_line_of_the_offline_narrator_gives_someone_a_head_without_a_pronoun():
+    from skald.llm.offline import characters, phrases
+
+    tables = [v for v in vars(phrases).values() if isinstance(v, list | tuple)]
+    tables += [t for v in vars(phrases).values() if isinstance(v, dict)
+               for t in v.values() if isinstance(t, list | tuple)]
+    tables += list(characters.GESTURES.values())
+    lines = [line for table in tables for line in table if isinstance(line, str)]
+    assert len(lines) > 100  # the tables were found
+    assert not [x for x in lines if "tips a head" in x or "shakes a head" in x or "nods a head" in x]

@@ -335,7 +335,8 @@ def _which_way(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     here = pack.locations[state.location]
     ways = or_list([way_label(pack, lk) for lk in here.links])
     if router.verb == "go" and router.topic:
-        return f"There is no {router.topic} within reach of {the_place(here.name)}; from here you can go to {ways}."
+        be = "are" if router.topic.endswith("s") and not router.topic.endswith("ss") else "is"  # "no docks"
+        return f"There {be} no {router.topic} within reach of {the_place(here.name)}; from here you can go to {ways}."
     if router.verb == "back":
         return f"There is no way back that you know of from {the_place(here.name)}; from here you can go to {ways}."
     return f"Which way? From {the_place(here.name)} you can go to {ways}."

@@ -883,10 +883,10 @@ OVERHEARD = [
 ]
 
 # what someone says about the player to somebody else, within earshot: the player's pronouns ({subj}, {obj}, {poss},
-# {be}, {have}); {player} is their name, {first} the speaker's
+# {be}, {have}); {player} is their name, {first} the speaker's, {their} the speaker's possessive
 ASIDES = [
     'You catch {first} muttering to someone nearby, "That one? {Subj} {be} not from round here. Watch {obj}."',
-    '{First} tips a head your way and says to a neighbour, "{Subj} {have} been asking questions all {day}."',
+    '{First} tips {their} head your way and says to a neighbour, "{Subj} {have} been asking questions all {day}."',
     'Behind you, {first} says to somebody, "Leave {obj} be. {Subj} will come to us soon enough."',
     'You hear {first} ask someone, not quietly enough, whether {poss} business is any of theirs.',
 ]
