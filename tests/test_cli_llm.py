@@ -16,7 +16,8 @@ from fake_ollama import FakeOllama, json_reply, slow, text
 
 SKALD = [sys.executable, "-m", "skald"]
 ROLES_ENV = {"SKALD_DIRECTOR_MODEL": "dir", "SKALD_NARRATOR_MODEL": "nar", "SKALD_SUGGESTION_REFINER_MODEL": "ref",
-             "SKALD_EVALUATOR_MODEL": "ref", "SKALD_CHARACTER_MODEL": "ref", "SKALD_SETUP_MODEL": "ref"}
+             "SKALD_EVALUATOR_MODEL": "ref", "SKALD_CHARACTER_MODEL": "ref", "SKALD_SETUP_MODEL": "ref",
+             "SKALD_INTERPRETER_MODEL": "ref"}
 VALID = {"suggestions": [{"label": f"Do the {t.lower()} thing", "tone": t, "risk": "SAFE"}
                          for t in ("PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL")]}
 
@@ -74,7 +75,7 @@ def test_models_prints_each_role_with_overrides():
     assert out.returncode == 0, out.stderr
     rows = {line.split("│")[1].strip(): line for line in out.stdout.splitlines() if line.startswith("│")}
     assert set(rows) == {"director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier",
-                         "character", "moderator", "setup"}
+                         "character", "moderator", "setup", "interpreter"}
     assert "qwen2.5:7b" in rows["narrator"] and "http://127.0.0.1:11434" in rows["narrator"]
     assert "http://10.0.0.9:1" in rows["suggestion_refiner"]
 

@@ -10,6 +10,8 @@ from skald import graph as graph_module
 from skald.engine import start_campaign
 from skald.errors import PlayerInputError, TurnConflictError
 from skald.graph import NODES, build_graph, run_turn
+from skald.llm.client import LLMClient
+from skald.settings import Settings
 from skald.store import writer
 from skald.store.db import connect
 from skald.store.reads import load_state
@@ -47,12 +49,15 @@ def test_failure_in_any_node_leaves_the_db_unchanged(conn, campaign, pack, offli
 
     # route every input through the node under test: META for meta, ACTION for mechanic, a group addressed for the
     # scene and its characters (the campaign starts at the Slag & Lantern, Hesper and Rhea there), TALK otherwise
+    # and for the interpreter a line the rules cannot place, with a model said to answer (the node never calls it)
     text = {"meta": "/status", "mechanic": "look around", "scene": "Hesper, Rhea, what do you both make of this?",
             "character": "Hesper, Rhea, what do you both make of this?",
-            "timeline": "/fork other"}.get(node, "look around")
+            "timeline": "/fork other", "interpreter": "flibbertigibbet"}.get(node, "look around")
+    llm = LLMClient(Settings(llm="on", ollama_base_url="http://127.0.0.1:9", retrieval=False), online=True) \
+        if node == "interpreter" else offline_llm
     before = dump(conn)
     with pytest.raises(RuntimeError, match="injected failure"):
-        play(conn, campaign, text, pack, offline_llm, graph=build_graph({node: broken}).compile())
+        play(conn, campaign, text, pack, llm, graph=build_graph({node: broken}).compile())
     assert dump(conn) == before
 
 

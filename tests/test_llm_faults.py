@@ -46,7 +46,8 @@ BRIEF = {"summary": "The room is loud and the stakes are close.", "key_facts": [
          "npc_intentions": [], "suggested_topics": ["what the room is waiting for"]}  # a scene_brief.BriefDraft
 NO_BRIEF = "director: no usable brief from the model; the rules' brief stands"
 REPAIRS = ("validator: prose left out what changed; added: ",
-           "validator: prose did not convey what the brief required; added: ")
+           "validator: prose did not convey what the brief required; added: ",
+           "validator: prose never names what the player asked about (")
 PROSE = ("You take a breath and weigh the moment. The air is hot and thick with dust. Voices rise and fall around "
          "you. Nothing here waits for long. You settle on your next move.")
 BREAKER_FAILURES = 3  # the default of Settings.breaker_failures
@@ -313,8 +314,7 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
 def test_a_healthy_session_has_no_warnings(server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
     rows = play(MODES["healthy"], "healthy", server, cinder, tmp_path).rows
     assert {r["input"]: r["warnings"] for r in rows if any(not w.startswith(REPAIRS) for w in r["warnings"])} == {}
-    # the fixed test prose never mentions HP, money or items, nor what the check decided: each such fact is added
-    # to it, in the order of the warnings, so none goes unsaid
-    added = [(r["text"], " ".join(w.removeprefix(REPAIRS[0]).removeprefix(REPAIRS[1]) for w in r["warnings"]))
-             for r in rows if r["warnings"]]
+    # the fixed test prose never mentions HP, money or items, nor what the check decided, nor whom or what the line
+    # asked about: each such fact is added to it, in the order of the warnings, so none goes unsaid
+    added = [(r["text"], " ".join(w.split("; added: ", 1)[1] for w in r["warnings"])) for r in rows if r["warnings"]]
     assert added and all(text.endswith(lines) for text, lines in added)

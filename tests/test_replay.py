@@ -121,6 +121,21 @@ def test_shipped_recordings_cover_the_engine():
     assert {200, 500} <= statuses
     assert feedback_fixed >= 1 and retry_recovered >= 1 and bad_schema >= 1 and not_json >= 1
     assert {"SCENE_OPENED", "SCENE_BEAT", "SCENE_CLOSED", "ATTITUDE_CHANGE"} <= events  # multi-character scenes
+    assert {"interpreter:ok", "interpreter:fallback"} <= calls  # lines the parser could not place, read by a model
+
+
+def test_a_shipped_recording_reads_odd_lines_with_the_interpreter():
+    """``plain_words``: lines the parser and its semantic fallback cannot place go to the interpreter role, whose
+    action the rules decide; an invalid reply is fixed by the feedback, and a failed call leaves the honest refusal."""
+    folder = ROOT / "data" / "recordings" / "plain_words"
+    read_as = []
+    for line in outcomes(folder):
+        calls = line["llm_calls"]
+        if any(c.startswith("interpreter") for c in calls):
+            read_as.append((line["action_class"], line["mechanic"]["impossible"], calls.count("interpreter:ok")))
+    assert len(read_as) >= 4
+    assert any(not impossible and ok for _, impossible, ok in read_as)  # read as an action the rules answered
+    assert any(impossible and not ok for _, impossible, ok in read_as)  # the call failed: the refusal stands
 
 
 def test_a_shipped_recording_starts_with_guided_creation():
@@ -330,7 +345,7 @@ def test_a_recording_against_an_ollama_server_replays_without_it(tmp_path):
     assert recording.header["models"] == {"director": "dir-m", "narrator": "nar-m", "suggestion_refiner": "ref-m",
                                           "evaluator": "llama3.2:3b", "beat_classifier": "llama3.2:3b",
                                           "character": "llama3.2:3b", "moderator": "llama3.2:3b",
-                                          "setup": "llama3.1:8b"}
+                                          "setup": "llama3.1:8b", "interpreter": "llama3.2:3b"}
     assert models == {"dir-m", "nar-m", "ref-m"}
     assert [t.input for t in recording.turns] == inputs
     assert recording.turns[1].exchanges == []  # META: no LLM calls

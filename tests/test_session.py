@@ -105,7 +105,7 @@ def test_every_node_runs_in_the_session(pack, offline_llm, tmp_path):
             else:
                 final = payload
         state = GameState.model_validate(final)
-    assert seen == set(NODES)
+    assert seen == set(NODES) - {"interpreter"}  # offline: the interpreter role needs a model (tests/test_interpreter)
     conn.close()
 
 

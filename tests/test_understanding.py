@@ -63,3 +63,16 @@ def test_every_impossible_request_is_refused_honestly(figures):
 def test_the_held_out_set_is_understood_and_its_impossible_requests_refused(holdout):
     assert holdout.understood >= HOLDOUT_UNDERSTOOD_FLOOR
     assert holdout.refused >= HOLDOUT_REFUSED_FLOOR
+
+
+def _interpreted_misses(measured) -> list:
+    online = understanding.interpreted(measured, measured.answers[0].pack)
+    return [(a.entry.text, a.summary[:60]) for a in online.ordinary if not a.understood]
+
+
+def test_with_the_interpreter_on_the_scripted_model_every_ordinary_input_is_understood(figures):
+    assert not _interpreted_misses(figures)
+
+
+def test_with_the_interpreter_on_the_scripted_model_every_held_out_input_is_understood(holdout):
+    assert not _interpreted_misses(holdout)

@@ -1,6 +1,7 @@
 """The turn graph. Read this file top to bottom to follow one turn.
 
     router ──META──> meta ──> END   (an out-of-game command: answered, nothing committed, not a turn)
+       │──a line the rules cannot place──> interpreter (the model reads it as one action) ──> as below
        │                 └──/end, /next──> evaluator -> commit -> END   (episode commands: committed, not a turn)
        │──/undo, /fork...──> timeline ──> END, or ──> commit -> END   (a head moved: Commit moves it, not a turn)
        │──TALK────────────────> encounter -> world_sim -> companion -> arc_planner -> episode
@@ -37,11 +38,12 @@ from skald.nodes.director import director
 from skald.nodes.encounter import encounter
 from skald.nodes.episode import episode
 from skald.nodes.evaluator import evaluator
+from skald.nodes.interpreter import interpreter
 from skald.nodes.mechanic import mechanic
 from skald.nodes.meta import META_ROUTES, meta, route_after_meta
 from skald.nodes.narrator import narrator
 from skald.nodes.refiner import refiner
-from skald.nodes.router import ROUTES, route_after_router, router
+from skald.nodes.router import AFTER_INTERPRETER, ROUTES, route_after_interpreter, route_after_router, router
 from skald.nodes.scene import route_after_scene, scene
 from skald.nodes.timeline import TIMELINE_ROUTES, route_after_timeline, timeline_node
 from skald.nodes.validator import validator
@@ -62,7 +64,8 @@ from skald.wallclock import WallClock
 PIPELINE = ("encounter", "world_sim", "companion", "arc_planner", "episode", "director", "narrator", "validator",
             "refiner", "evaluator", "commit")
 NODES = {
-    "router": router, "meta": meta, "mechanic": mechanic, "encounter": encounter, "world_sim": world_sim,
+    "router": router, "interpreter": interpreter, "meta": meta, "mechanic": mechanic, "encounter": encounter,
+    "world_sim": world_sim,
     "companion": companion, "arc_planner": arc_planner, "episode": episode, "director": director,
     "scene": scene, "character": character, "timeline": timeline_node,
     "narrator": narrator, "validator": validator, "refiner": refiner, "evaluator": evaluator, "commit": commit,
@@ -78,6 +81,7 @@ def build_graph(overrides: dict[str, Callable] | None = None) -> StateGraph:
         graph.add_node(name, fn, input_schema=INPUTS.get(name), destinations=DESTINATIONS.get(name))
     graph.add_edge(START, "router")
     graph.add_conditional_edges("router", route_after_router, ROUTES)
+    graph.add_conditional_edges("interpreter", route_after_interpreter, AFTER_INTERPRETER)
     graph.add_conditional_edges("meta", route_after_meta, META_ROUTES)  # most commands commit nothing
     graph.add_conditional_edges("timeline", route_after_timeline, TIMELINE_ROUTES)
     graph.add_edge("mechanic", "encounter")

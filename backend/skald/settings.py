@@ -11,7 +11,7 @@ transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
 Scenes (``docs/scenes.md``): ``SKALD_SCENE_LINES_PER_BEAT``, ``SKALD_SCENE_BEATS_PER_TURN``.
 
 Per role (``director``, ``narrator``, ``suggestion_refiner``, ``evaluator``, ``beat_classifier``, ``character``,
-``moderator``, ``setup``):
+``moderator``, ``setup``, ``interpreter``):
 ``SKALD_<ROLE>_<KEY>`` for each key in
 :data:`ROLE_KEYS`, e.g. ``SKALD_NARRATOR_MODEL`` or ``SKALD_SUGGESTION_REFINER_TIMEOUT_S``. A role key left
 unset takes the role's default (:data:`ROLE_DEFAULTS`), and ``base_url`` / ``timeout_s`` take the global value.
@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier", "character", "moderator",
-         "setup")
+         "setup", "interpreter")
 PREFIX = "SKALD_"
 
 
@@ -71,6 +71,8 @@ ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
                   "enabled": False},
     # guided creation (llm.conversation): talks a character or pack content through, then calls a tool to submit it
     "setup": {"model": "llama3.1:8b", "temperature": 0.4, "num_ctx": 8192, "num_predict": 512, "attempts": 3},
+    # reads a line the parser could not place as one closed action of the scene (rules.interpretation), JSON
+    "interpreter": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 120, "attempts": 2},
 }
 # key -> (type, description); every key is optional per role and falls back as the module docstring says
 ROLE_KEYS: dict[str, tuple[Any, str]] = {

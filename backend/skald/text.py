@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Protocol
 
 _SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d)]))\s+(?=[\"'\u201c(]?[A-Z])")
 
@@ -46,16 +47,33 @@ def inner(text: str) -> str:
     return f"{first.lower()} {rest}" if first in ("The", "A", "An") and rest else text
 
 
-def the_place(name: str) -> str:
-    """A place's name as it reads inside a sentence: "the Slag & Lantern" for "The Slag & Lantern" (:func:`inner`),
-    "the Hall of the Ninth Shift" for a name that says what it is of, any other name as it is ("Kettle Row")."""
-    inside = inner(name)
-    return f"the {name}" if inside == name and _OF_NAME.match(name) else inside
+class Place(Protocol):
+    """A place as prose names it: an era pack's location (``packs.models.Location``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def prose_name(self) -> str | None: ...
 
 
-def place_at_start(name: str) -> str:
-    """A place's name opening a sentence: "The Hall of the Ninth Shift", "The Slag & Lantern", "Kettle Row"."""
-    inside = the_place(name)
+def the_place(place: str | Place) -> str:
+    """A place's name as it reads inside a sentence. A place whose pack sets ``prose_name`` reads as that ("the
+    Cistern Yard"); any other name by the rule: "the Slag & Lantern" for "The Slag & Lantern" (:func:`inner`), "the
+    Hall of the Ninth Shift" for a name that says what it is of, any other name as it is ("Kettle Row"). Pass the
+    location itself, not its ``name``, so its ``prose_name`` is read; a bare name (a faction's) goes by the rule."""
+    if not isinstance(place, str):
+        if place.prose_name:
+            return place.prose_name
+        place = place.name
+    inside = inner(place)
+    return f"the {place}" if inside == place and _OF_NAME.match(place) else inside
+
+
+def place_at_start(place: str | Place) -> str:
+    """A place's name opening a sentence: "The Hall of the Ninth Shift", "The Slag & Lantern", "Kettle Row"
+    (:func:`the_place`, its first letter a capital)."""
+    inside = the_place(place)
     return inside[:1].upper() + inside[1:]
 
 

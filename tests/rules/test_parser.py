@@ -36,6 +36,13 @@ from skald.vocab import ActionClass
     ("run", "leave", "flee", ""),
     ("head to the docks", "go", "go", "docks"),
     ("what do i have", "inventory", "inventory", ""),
+    ("whats your name", "question", "who_is", ""),
+    ("whats my name again", "question", "who_am_i", ""),
+    ("wait what did he say", "reply", "more", ""),
+    ("hey you lookin for work?", "question", "what_here", ""),
+    ("fine. im going back to hesper", "go", "go", "hesper"),
+    ("thanks doc. who brought me in?", "question", "ask", "brought me in"),
+    ("keep my distance", "deed", "wait", ""),
 ])
 def test_ordinary_lines_are_read(text, kind, verb, topic):
     reading = read(text)
@@ -120,3 +127,58 @@ def test_what_cannot_happen_is_still_refused(tmp_path, llm, text):
     before, state = second_move(tmp_path, "saltmarsh_reach", "look around", text, llm)
     assert state.mechanic_result.impossible
     assert (state.player.hp, state.player.credits) == (before.player.hp, before.player.credits)
+
+
+@pytest.mark.parametrize(("pack_id", "line", "named"), [
+    ("saltmarsh_reach", "kick rhea", "You see no Rhea here to fight."),
+    ("cinder_reach", "charm odile", "You see no Odile here to persuade."),
+    ("cinder_reach", "flirt with the singer", "You see no singer here to persuade."),
+    ("cinder_reach", "ask ottilie to join me", "You see no Ottilie here to ask."),
+    ("cinder_reach", "lie to the stranger", "You see no stranger here to deceive."),
+])
+def test_an_action_aimed_at_someone_not_here_names_them_and_rolls_nothing(tmp_path, llm, pack_id, line, named):
+    before, state = second_move(tmp_path, pack_id, "look around", line, llm)
+    result = state.mechanic_result
+    assert result.impossible and result.roll is None and result.summary.startswith(named)
+    assert (state.player.hp, state.reputation) == (before.player.hp, before.reputation)
+
+
+@pytest.mark.parametrize("line", ["stab the singer", "flirt with the ballad seller"])
+def test_an_action_aimed_at_a_person_by_description_finds_them(tmp_path, llm, line):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", line, llm)
+    assert "Saffy" in state.mechanic_result.summary and not state.mechanic_result.impossible
+
+
+@pytest.mark.parametrize("line", ["threaten everyone", "beg for a free drink", "get the regulars on my side",
+                                  "lie and say im a reeve"])
+def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
+    assert state.mechanic_result.roll is not None and not state.mechanic_result.impossible
+
+
+@pytest.mark.parametrize(("pack_id", "line", "said"), [
+    ("cinder_reach", "sing me one", "You sing one."),
+    ("cinder_reach", "exit", "You travel to Kettle Row."),
+    ("saltmarsh_reach", "take me to the scrip market", "There is no scrip market within reach of the Brass Eel"),
+    ("cinder_reach", "lets go to the smokery", "There is no smokery within reach of the Slag & Lantern"),
+    ("cinder_reach", "hello amos!", "There is no Amos in the Slag & Lantern; you could talk to Hesper Quill"),
+    ("cinder_reach", "ask odile about her husband", "There is no Odile in the Slag & Lantern"),
+    ("cinder_reach", "grab a bite", "You buy a fungus bun for 3 credits and eat it there."),
+    ("cinder_reach", "whats your name", '"Hesper Quill," comes the answer: a bartender.'),
+    ("saltmarsh_reach", "whats my name again", "You are Wren, a lapsed tithe clerk"),
+    ("saltmarsh_reach", "give tobin a grey", "You see no Tobin here to give anything to"),
+    ("cinder_reach", "give hesper two credits", "You give 2 credits to Hesper Quill"),
+    ("saltmarsh_reach", "hey tobin, you been out here long", "There is no Tobin in the Brass Eel Tavern"),
+    ("cinder_reach", "go through tobins pockets", "You search the tobins pockets."),
+    ("cinder_reach", "keep walking to kettle row", "You travel to Kettle Row."),
+    ("cinder_reach", "i could murder a pie", "You buy a fungus bun"),
+])
+def test_stranger_lines_get_answers_about_what_was_said(tmp_path, llm, pack_id, line, said):
+    _, state = second_move(tmp_path, pack_id, "look around", line, llm)
+    assert state.mechanic_result.summary.startswith(said), state.mechanic_result.summary
+    assert state.router_output.meta_command is None  # "exit" typed bare is a deed in the world; "/exit" quits
+
+
+def test_its_is_read_as_it_is_only_before_the_rest_of_a_sentence():
+    assert plain("its late") == "it is late" and plain("its getting dark") == "it is getting dark"
+    assert plain("the stall with the blue rag on its pole") == "the stall with the blue rag on its pole"

@@ -11,7 +11,7 @@ from skald.llm import offline
 from skald.llm.offline.dialogue import spoken_lines, woven
 from skald.packs.models import EraPack
 from skald.rules import brief as brief_rules
-from skald.rules import dice, prose, setup
+from skald.rules import dice, prose, setup, subjects
 from skald.state import GameState
 
 
@@ -28,6 +28,9 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
       impossible action told as done) is replaced by the offline narrator's, which states the outcome as the rules
       decided it. The player may have read it already: a custom stream event ``{"kind": "replace", "text": ...,
       "reason": ...}`` and a warning containing ``views.PROSE_REPLACED`` say it was replaced;
+    - what the player's line asked about (a person, item, place or topic: ``rules.subjects``) that the rules'
+      summary names and the prose names nowhere (by name, alias or role; a pronoun is not enough) is a fact left
+      out like the next: the summary's sentences that name it are added, with a warning;
     - a fact the prose leaves out (HP lost or regained, money, items gained or lost) is added as a plain sentence
       ("You lose 3 HP."), so no change to the player is ever silent. The offline narrator is checked the same way;
     - a sentence that echoes the Director's brief (its marker, a field name or label), tells a secret it keeps, or
@@ -72,6 +75,13 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         warnings.append(f"validator: prose left out {len(left_out)} scene line(s); added them in order")
         names = offline.scene_names(state, pack)
         text = " ".join([text, *(woven(line, names) for line in left_out)]).strip()
+    asked = subjects.asked_facts(state.router_output, result.summary, state, pack) \
+        if result is not None and state.router_output is not None else []
+    unnamed = prose.missing_facts(text, asked)
+    if unnamed:  # the answer is about what the player asked: the person, thing, place or topic is named in it
+        told, what = list(dict.fromkeys(f.line for f in unnamed)), ", ".join(f.marks[0] for f in unnamed)
+        warnings.append(f"validator: prose never names what the player asked about ({what}); added: " + " ".join(told))
+        text = " ".join([text, *told]).strip()
     facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
     missing = prose.missing_facts(text, facts)
     if missing:

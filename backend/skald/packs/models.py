@@ -10,8 +10,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator
 
+from skald.text import name_key
 from skald.vocab import DESIGNER_ACTIONS, ActionName, Risk, Taste
 
 Id = str
@@ -135,6 +136,10 @@ class Location(Strict):
     name: str
     aliases: list[str] = Field(default_factory=list, description="shorter names players and prose use for it "
                                "('the See' for 'the Salt See'); the router and the validator accept them")
+    prose_name: str | None = Field(None, min_length=1, description="the name as it reads mid-sentence, where the rule "
+                                   "gets it wrong ('the Cistern Yard' for 'Cistern Yard'): the name's words, with or "
+                                   "without an article in front; default: 'The X' reads 'the X', 'Hall of X' reads "
+                                   "'the Hall of X', any other name as it is ('Kettle Row')")
     type: str = Field(..., description="e.g. bar, market, street, wilds; keys encounter caps")
     description: str
     details: list[str] = Field(default_factory=list, description="sensory lines the offline narrator can use")
@@ -144,6 +149,15 @@ class Location(Strict):
     hazards: list[Hazard] = Field(default_factory=list)
     discoveries: list[Discovery] = Field(default_factory=list)
     shop: list[Id] = Field(default_factory=list, description="item ids for sale here")
+
+    @field_validator("prose_name")
+    @classmethod
+    def _the_same_name(cls, prose_name: str | None, info: ValidationInfo) -> str | None:
+        name = info.data.get("name")
+        if prose_name is not None and name is not None and name_key(prose_name) != name_key(name):
+            raise ValueError(f"prose_name must be the name {name!r} as it reads mid-sentence (its words, with or "
+                             f"without 'the', 'a' or 'an' in front), not {prose_name!r}; other names go in aliases")
+        return prose_name
 
 
 class Npc(Strict):

@@ -18,6 +18,8 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
 * ``beat_classifier``: ``{"beat": ...}``, the ``Current beat:`` it is given (it never moves a beat itself).
 * ``character``: one tag line (``rules.tag_line``) from the ``You are``, ``Things you have said:`` and ``Recent:``
   lines: one of the character's own lines, said to whoever spoke last (the player when nobody else has).
+* ``interpreter``: one closed action (``rules.interpretation``) for the ``Line:``: talk to a listed person, go to a
+  listed place or look at a listed item its words name, a listed deed it names, else a look around.
 * ``moderator``: ``{"goal_met": false, "off_track": false, "notes": {}}`` (the rules judge the goal).
 * ``setup`` (guided creation, ``llm.conversation``): in Discuss, a call of ``list_backgrounds`` first, then of
   ``ready_to_summarize``; in Summarize, a summary of the player's first message; in Serialize, a call of the
@@ -263,6 +265,8 @@ class ScriptedOllama(httpx.BaseTransport):
             return json.dumps({"goal_met": False, "off_track": False, "notes": {}})
         if role == "director":
             return self._director(last)
+        if role == "interpreter":  # after validation feedback, the request the feedback is about
+            return self._interpretation(next((u for u in reversed(users) if "\nLine: " in u), last))
         if role == "suggestion_refiner" or body.get("format"):
             return self._suggestions(users)
         return self._narration(last)
@@ -284,6 +288,28 @@ class ScriptedOllama(httpx.BaseTransport):
                                for m in people[:2]],
             "suggested_topics": [f"what is going on in {place}"[:80]],
         })
+
+    @staticmethod
+    def _interpretation(text: str) -> str:
+        """One closed action (``rules.interpretation``) for the ``Line:``, by the words it shares with the listed
+        ``People:``, ``Places:``, ``Items:`` and ``Deeds:``, in that order; else a look around."""
+        line = next(iter(_lines(text, "Line:")), "").lower()
+        said = set(re.findall(r"[a-z]{3,}", line))
+
+        def listed(prefix: str) -> list[tuple[str, set[str]]]:
+            entries = re.findall(r"([\w-]+) \(([^)]*)\)", next(iter(_lines(text, prefix)), ""))
+            return [(key, set(re.findall(r"[a-z]{3,}", label.lower())) - {"the"}) for key, label in entries]
+
+        for field, action, prefix in (("target", "talk", "People:"), ("destination", "go", "Places:"),
+                                      ("item", "examine_item", "Items:")):
+            found = next((key for key, words in listed(prefix) if words & said), None)
+            if found is not None:
+                return json.dumps({"action": action, field: found, "manner": "plain"})
+        deeds = [d.strip() for d in next(iter(_lines(text, "Deeds:")), "").split(",") if d.strip()]
+        deed = next((d for d in deeds if any(word.startswith(d.split()[0]) for word in said)), None)
+        if deed is not None:
+            return json.dumps({"action": "deed", "deed": deed, "manner": "plain"})
+        return json.dumps({"action": "look_around", "manner": "curious"})
 
     @staticmethod
     def _setup(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:

@@ -177,12 +177,12 @@ def _follow_up(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, 
                      ActionClass.PERSUADE)
         retreat = _quieter_exit(pack, scene.location)
         if retreat is not None:
-            pool.add(FOLLOW, f"Retreat to {the_place(pack.locations[retreat].name)}", Tone.NEUTRAL,
+            pool.add(FOLLOW, f"Retreat to {the_place(pack.locations[retreat])}", Tone.NEUTRAL,
                      link_to(pack, scene.location, retreat).risk, ActionClass.TRAVEL)
     if result.action_class == ActionClass.TRAVEL and result.outcome.succeeded:
         here = pack.locations[scene.location]
-        for label in (f"Look around {the_place(here.name)}", f"Take a careful look around {the_place(here.name)}",
-                      f"Survey {the_place(here.name)} with care"):
+        for label in (f"Look around {the_place(here)}", f"Take a careful look around {the_place(here)}",
+                      f"Survey {the_place(here)} with care"):
             pool.add(FOLLOW, label, Tone.INVESTIGATE, Risk.RISKY if here.type in ROUGH else Risk.SAFE,
                      ActionClass.INVESTIGATE)
 
@@ -223,7 +223,7 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
             if path is not None:
                 risk = max((link.risk for link in path), key=RISK_ORDER.__getitem__)
                 name = pack.locations[dest].name
-                spot = the_place(name)
+                spot = the_place(pack.locations[dest])
                 for label in (f"Head to {spot} to keep your word", f"Make for {spot} to keep your promise",
                               f"Keep your word and head for {spot}"):
                     pool.add(QUEST, label, Tone.PARAGON, risk, ActionClass.TRAVEL, family=name)
@@ -243,7 +243,7 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
                 pool.add(QUEST, f"Buy {item.name.lower()} ({money(item.value, pack)})", Tone.NEUTRAL, Risk.SAFE,
                          ActionClass.BUY)
         for kind in kinds:
-            made = _quest_step(kind, first, quest.title, the_place(pack.locations[scene.location].name))
+            made = _quest_step(kind, first, quest.title, the_place(pack.locations[scene.location]))
             if made is not None:
                 label, tone, risk, action = made
                 pool.add(QUEST, label, tone, risk, action)
@@ -291,7 +291,7 @@ def _companions(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene)
             continue
         first = comp.name.split()[0]
         if comp.id in view.party:
-            pool.add(FILLER, f"Ask {first} what they make of {the_place(here.name)}", Tone.INVESTIGATE, Risk.SAFE,
+            pool.add(FILLER, f"Ask {first} what they make of {the_place(here)}", Tone.INVESTIGATE, Risk.SAFE,
                      ActionClass.DIALOGUE_ONLY)
         elif comp.id in view.known_npcs and not party.recruitment_blockers(view, pack, comp.id):
             pool.add(QUEST, f"Ask {comp.name} to join you", Tone.PARAGON, Risk.SAFE, ActionClass.RECRUIT)
@@ -306,7 +306,7 @@ def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng:
     here = pack.locations[scene.location]
     rough = here.type in ROUGH
     risk = Risk.RISKY if rough else Risk.SAFE
-    spot = the_place(here.name)
+    spot = the_place(here)
     pool.add(SCENE, rng.choice([f"Search {spot} for anything useful", f"Look around {spot} carefully",
                                 f"Study the comings and goings in {spot}"]),
              Tone.INVESTIGATE, risk, ActionClass.INVESTIGATE)
@@ -318,7 +318,7 @@ def _place(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng:
     rng.shuffle(links)
     for link in links[:2]:
         verb = rng.choice(["Travel to", "Walk to", "Make for"])
-        pool.add(SCENE, f"{verb} {the_place(pack.locations[link.to].name)} ({link.minutes} min)", Tone.NEUTRAL,
+        pool.add(SCENE, f"{verb} {the_place(pack.locations[link.to])} ({link.minutes} min)", Tone.NEUTRAL,
                  link.risk, ActionClass.TRAVEL)
     for item_id in here.shop:
         item = pack.items[item_id]

@@ -12,7 +12,7 @@ import random
 
 from skald import events as ev
 from skald.packs.models import EraPack, Link
-from skald.rules import clock, conversation, deeds, dice, examine, feelings, interact, party, references, trade
+from skald.rules import clock, conversation, deeds, dice, examine, feelings, interact, parser, party, references, trade
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
 from skald.rules.parser import object_of
@@ -113,6 +113,10 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     if combat is None:
         people = everyone_at(state, pack, state.location)
         target = target_of(router, state, pack)
+        aimed = _aimed_at(router, state, pack, "to fight") if target is None else None
+        if isinstance(aimed, str):
+            return Resolution(make_result(router, None, 1, f"{aimed} {_no_fight(None, people)}", impossible=True))
+        target = target or aimed
         if target is None and router.target_npc is None:  # "attack!": whoever here is spoiling for a fight
             target = next(iter(hostile_here(people, state)), None)
         if target is None or target.companion:
@@ -152,6 +156,24 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)
 
 
+def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: str) -> PresentNpc | str | None:
+    """Who an action the router found no target for is aimed at: the person here its words describe ('stab the
+    singer': the ballad seller), or when nobody here answers to them, the answer: 'Ansel Mirrow is not here; ...'
+    (a pack character elsewhere, ``router.absent_npc``) or 'You see no Rhea here to fight.'; None when the line
+    names nobody."""
+    if router.absent_npc:
+        return absent_line(router.absent_npc, state, pack)
+    aimed = parser.addressee(router.text)
+    aimed = parser.object_of(router.text) if aimed == router.text else aimed
+    if not aimed:
+        return None
+    found = references.person(aimed, state, pack)
+    if found is not None:
+        return found
+    missing = references.missing_person(aimed, state, pack)
+    return f"You see no {missing} here {purpose}." if missing else None
+
+
 def _no_fight(target: PresentNpc | None, people: list[PresentNpc]) -> str:
     if target is not None:
         return f"{target.name} is on your side; you think better of it."
@@ -172,7 +194,7 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                       ev.Move(origin=state.location, to=flee_to)]
             link = link_to(pack, state.location, flee_to)
             summary = (f"You break away from {state.combat.enemy_name} and run for "
-                       f"{the_place(pack.locations[flee_to].name)}.")
+                       f"{the_place(pack.locations[flee_to])}.")
             return Resolution(make_result(router, chk, link.minutes if link else 10, summary, fail_stress(chk)), events)
         events = enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
         summary = f"You try to run, but {state.combat.enemy_name} cuts you off and lands a blow."
@@ -180,14 +202,14 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     if dest is None and router.verb in ("leave", "flee", "back", "go"):
         return Resolution(make_result(router, None, 1, _which_way(router, state, pack), impossible=True))
     if dest is None or dest == state.location:
-        names = ", ".join(the_place(pack.locations[link.to].name) for link in here.links)
+        names = ", ".join(the_place(pack.locations[link.to]) for link in here.links)
         summary = ("You are already here." if dest == state.location else
-                   f"You hesitate, unsure where to go. Routes from {the_place(here.name)} lead to {names}.")
+                   f"You hesitate, unsure where to go. Routes from {the_place(here)} lead to {names}.")
         return Resolution(make_result(router, None, 2, summary, impossible=True))
     path = route(pack, state.location, dest)
     if path is None:
-        names = ", ".join(the_place(pack.locations[lk.to].name) for lk in here.links)
-        summary = (f"No road leads to {the_place(pack.locations[dest].name)} from here; from {the_place(here.name)} "
+        names = ", ".join(the_place(pack.locations[lk.to]) for lk in here.links)
+        summary = (f"No road leads to {the_place(pack.locations[dest])} from here; from {the_place(here)} "
                    f"you can reach {names}.")
         return Resolution(make_result(router, None, 2, summary, impossible=True))
     link = Link(to=dest, minutes=sum(lk.minutes for lk in path), risk=max((lk.risk for lk in path),
@@ -197,14 +219,14 @@ def _travel(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     move = ev.Move(origin=state.location, to=dest, via=[lk.to for lk in path[:-1]])
     way = f" {link.description}" if link.description else ""
     if link.risk == Risk.SAFE:
-        return Resolution(make_result(router, None, link.minutes, f"You travel to {the_place(target.name)}.{way}"),
+        return Resolution(make_result(router, None, link.minutes, f"You travel to {the_place(target)}.{way}"),
                           [move])
     chk = roll_check(router, state, pack, rng, link.risk)
     if chk.outcome.succeeded:
         return Resolution(make_result(router, chk, link.minutes,
-                                      f"You make it to {the_place(target.name)} without trouble.{way}"), [move])
+                                      f"You make it to {the_place(target)} without trouble.{way}"), [move])
     hurt = dice.roll(rng, 4 if link.risk == Risk.RISKY else 6) + (2 if chk.outcome == Outcome.CRITICAL_FAILURE else 0)
-    summary = f"The way to {the_place(target.name)} goes badly: you arrive late and hurt ({hurt} damage)."
+    summary = f"The way to {the_place(target)} goes badly: you arrive late and hurt ({hurt} damage)."
     return Resolution(make_result(router, chk, link.minutes * 3 // 2, summary, fail_stress(chk)),
                       [move, ev.Damage(amount=hurt, source="route")])
 
@@ -213,6 +235,14 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     action = router.action_class
     minutes = clock.time_cost(action)
     target = target_of(router, state, pack)
+    verb = {ActionClass.PERSUADE: "persuade", ActionClass.DECEIVE: "deceive", ActionClass.INTIMIDATE: "intimidate"}[
+        action]
+    aimed = _aimed_at(router, state, pack, f"to {verb}") if target is None else None
+    if isinstance(aimed, str):
+        locals_ = [p.name.split()[0] for p in everyone_at(state, pack, state.location) if not p.companion]
+        instead = f" You could {verb} {or_list(locals_[:3])} instead." if locals_ else ""
+        return Resolution(make_result(router, None, 1, aimed + instead, impossible=True))
+    target = target or aimed
     env: list[tuple[str, int]] = []
     faction = None
     if target is not None:
@@ -226,8 +256,6 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     risk = Risk.DANGEROUS if target is not None and target.disposition == "hostile" else Risk.RISKY
     chk = roll_check(router, state, pack, rng, risk, env=env)
     who = target.name if target else "the people around you"
-    verb = {ActionClass.PERSUADE: "persuade", ActionClass.DECEIVE: "deceive", ActionClass.INTIMIDATE: "intimidate"}[
-        action]
     events: list[ev.BaseEvent] = []
     if chk.outcome.succeeded:
         summary = phrase(state, f"You {verb} {who}.", f"It works on {who}: you {verb} them.")
@@ -259,6 +287,10 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
 def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     minutes = clock.time_cost(ActionClass.RECRUIT)
     target = target_of(router, state, pack)
+    aimed = _aimed_at(router, state, pack, "to ask") if target is None else None
+    if isinstance(aimed, str):
+        return Resolution(make_result(router, None, 1, aimed, impossible=True))
+    target = target or aimed
     if target is None or not target.companion:
         who = target.name if target else "anyone here"
         return Resolution(make_result(router, None, minutes, f"You ask {who} to join you, but they are not looking "
@@ -315,14 +347,15 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
         events += found_events(found, state, here.id)
         summary = f"You find something: {found.text}"
     elif chk.outcome.succeeded:
-        summary = phrase(state, f"You take in {the_place(here.name)} carefully; nothing here is hidden from you now.",
-                         f"You go over {the_place(here.name)} again and find nothing new.",
-                         f"A careful look around {the_place(here.name)} turns up nothing you did not know.")
+        summary = phrase(state, f"You take in {the_place(here)} carefully; nothing here is hidden from you now.",
+                         f"You go over {the_place(here)} again and find nothing new.",
+                         f"A careful look around {the_place(here)} turns up nothing you did not know.")
     else:
         summary = phrase(state, "You look, but nothing useful turns up.", "You search and come up empty.",
                          "Whatever is here, you do not find it this time.")
     thing = object_of(router.text)
-    if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | {"clue", "clues"}:
+    if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | {"clue", "clues"} and \
+            not set(thing.split()) & {"me", "you", "i", "us", "we"}:  # "want me to look at your tally": no thing
         summary = f"You search the {thing}. {summary}"  # what was searched, named
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     minutes = clock.time_cost(ActionClass.INVESTIGATE)
@@ -336,10 +369,10 @@ def _which_way(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     ways = or_list([way_label(pack, lk) for lk in here.links])
     if router.verb == "go" and router.topic:
         be = "are" if router.topic.endswith("s") and not router.topic.endswith("ss") else "is"  # "no docks"
-        return f"There {be} no {router.topic} within reach of {the_place(here.name)}; from here you can go to {ways}."
+        return f"There {be} no {router.topic} within reach of {the_place(here)}; from here you can go to {ways}."
     if router.verb == "back":
-        return f"There is no way back that you know of from {the_place(here.name)}; from here you can go to {ways}."
-    return f"Which way? From {the_place(here.name)} you can go to {ways}."
+        return f"There is no way back that you know of from {the_place(here)}; from here you can go to {ways}."
+    return f"Which way? From {the_place(here)} you can go to {ways}."
 
 
 def _use_item(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:

@@ -22,7 +22,7 @@ from skald.packs.models import EraPack
 from skald.rules import clock, references
 from skald.rules.money import money
 from skald.rules.parser import addressee
-from skald.rules.resolution import Resolution, phrase, rumor_for
+from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
 from skald.rules.scene import everyone_at, route, way_label
 from skald.rules.trade import DRINK_PRICE
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
@@ -40,6 +40,13 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     people = everyone_at(state, pack, state.location)
     speaker = next((p for p in people if p.id == router.target_npc), None)
     locals_ = [p for p in people if not p.companion]
+    if speaker is None:
+        missing = _asked_for_missing(router, state, pack)
+        if missing is not None:
+            minutes = clock.time_cost(ActionClass.DIALOGUE_ONLY)
+            result = MechanicResult(action_class=ActionClass.DIALOGUE_ONLY, risk=Risk.SAFE, outcome=Outcome.NO_ROLL,
+                                    minutes=minutes, summary=missing)
+            return Resolution(result, [ev.TimeAdvance(minutes=minutes)])
     if speaker is None and router.verb not in _QUESTIONS and locals_:
         speaker = locals_[0]
     asked = _QUESTIONS.get(router.verb or "")
@@ -131,10 +138,10 @@ def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     ground = f" It answers to {the_place(faction.name)}." if faction else ""
     told, teller = _teller(speaker, locals_)
     if keeper is None:
-        return (f"{told} that nobody in particular keeps {the_place(here.name)}.{ground}", [])
+        return (f"{told} that nobody in particular keeps {the_place(here)}.{ground}", [])
     if teller is not None and keeper.id == teller.id:
-        return (f"{keeper.name} runs {the_place(here.name)}, and says so.{ground}", [])
-    return (f"{told} that {keeper.name}, {with_article(keeper.role)}, runs {the_place(here.name)}.{ground}", [])
+        return (f"{keeper.name} runs {the_place(here)}, and says so.{ground}", [])
+    return (f"{told} that {keeper.name}, {with_article(keeper.role)}, runs {the_place(here)}.{ground}", [])
 
 
 def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -149,15 +156,15 @@ def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) ->
         parts.append("look for work")
     told, _ = _teller(speaker, locals_)
     ways = _ways(state, pack)
-    doing = f"in {the_place(here.name)} you can {'; '.join(parts)}" if parts else \
-        f"there is little to do in {the_place(here.name)}"
+    doing = f"in {the_place(here)} you can {'; '.join(parts)}" if parts else \
+        f"there is little to do in {the_place(here)}"
     return (f"{told} that {doing}. {ways}", [])
 
 
 def _ways(state: GameState, pack: EraPack) -> str:
     here = pack.locations[state.location]
     ways = [way_label(pack, link) for link in here.links]
-    return f"From {the_place(here.name)} the way{'s lead' if len(ways) > 1 else ' leads'} to {or_list(ways, 'and')}."
+    return f"From {the_place(here)} the way{'s lead' if len(ways) > 1 else ' leads'} to {or_list(ways, 'and')}."
 
 
 def _where_go(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -166,7 +173,7 @@ def _where_go(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 def _where_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     here = pack.locations[state.location]
-    return (f"You are in {the_place(here.name)}: {end(_first_sentence(here.description))} {_ways(state, pack)}", [])
+    return (f"You are in {the_place(here)}: {end(_first_sentence(here.description))} {_ways(state, pack)}", [])
 
 
 def _news(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -197,8 +204,8 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     if wanted & WORK_WORDS:
         here = pack.locations[state.location]
         if here.type in ("wilds", "ruins", "mine"):
-            return (f"{told} there is no work to be had in {the_place(here.name)}.", [])
-        return (f"{told} that an hour's honest work in {the_place(here.name)} pays a few "
+            return (f"{told} there is no work to be had in {the_place(here)}.", [])
+        return (f"{told} that an hour's honest work in {the_place(here)} pays a few "
                 f"{pack.era.currency.many}, and that is what there is.", [])
     rumor = references.rumor(topic, state, pack)
     if rumor is not None:
@@ -215,7 +222,7 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     place_id = references.place(topic, state, pack)
     if place_id is not None and references.words(topic) & references.words(pack.locations[place_id].name):
         loc = pack.locations[place_id]
-        return (f"Asked about {subject}, {told.lower() if who is None else told} that {the_place(loc.name)} is "
+        return (f"Asked about {subject}, {told.lower() if who is None else told} that {the_place(loc)} is "
                 f"{_away(state, pack, place_id)}: {end(_first_sentence(loc.description))}", [])
     faction = next((f for f in pack.factions.values() if references.kindred(topic) & references.words(
         f"{f.name} {' '.join(f.aliases)}")), None)
@@ -241,11 +248,16 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     return (f"{who.name} knows nothing about {subject} worth the telling.", [])
 
 
+_NOT_A_THING = frozenset({"me", "you", "i", "he", "she", "they", "we", "us", "been", "did", "do", "does", "is", "are",
+                          "was", "were", "say", "said", "go", "going", "want", "know", "call", "get", "got", "can",
+                          "should", "would", "could", "will", "brought", "told", "think", "mean"})
+
+
 def _the(topic: str) -> str:
     """The subject as a sentence names it: 'the reeve', 'the drowned abbey'; 'work', 'Odile' and a phrase with its
     own article as they are; 'that' for none."""
-    if not topic:
-        return "that"
+    if not topic or set(topic.split()) & _NOT_A_THING or topic.split()[0].endswith("ed"):
+        return "that"  # "who brought me in", "what did he say": a question, not a thing to name
     first = topic.split()[0]
     if first in WORK_WORDS or first in ("news", "money", "it", "them", "him", "her", "people", "everyone") or \
             first[:1].isupper() or len(topic.split()) > 4:
@@ -273,7 +285,7 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         return (f"{told} that a drink is {money(DRINK_PRICE, pack)} here.", [])
     what = item.name.lower() if item else (topic or "that")
     sold = f" Here you can buy {stock}." if stock else ""
-    return (f"Nobody sells {what} in {the_place(here.name)}.{sold}", [])
+    return (f"Nobody sells {what} in {the_place(here)}.{sold}", [])
 
 
 def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -286,13 +298,13 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         at = state.world.npc_locations.get(person.id, getattr(person, "location", None))
         if at is None or at not in pack.locations:
             return (f"{told} that nobody knows where {person.name} is.", [])
-        where = "right here" if at == state.location else f"at {the_place(pack.locations[at].name)}"
+        where = "right here" if at == state.location else f"at {the_place(pack.locations[at])}"
         return (f"{told} that {person.name} is {where}.", [])
     place_id = references.place(topic, state, pack)
     if place_id is not None:
         loc = pack.locations[place_id]
-        return (f"{told} that {the_place(loc.name)} is {_away(state, pack, place_id)}.", [])
-    return (f"{told} that there is no {topic or 'such place'} near {the_place(pack.locations[state.location].name)}."
+        return (f"{told} that {the_place(loc)} is {_away(state, pack, place_id)}.", [])
+    return (f"{told} that there is no {topic or 'such place'} near {the_place(pack.locations[state.location])}."
             f" {_ways(state, pack)}", [])
 
 
@@ -304,17 +316,30 @@ def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -
     shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
     if not shops:
         return (f"{told} that nobody sells {with_article(item.name.lower())} anywhere in these parts.", [])
-    where = or_list([f"{the_place(loc.name)} ({_away(state, pack, loc.id)})" for loc in shops[:3]])
+    where = or_list([f"{the_place(loc)} ({_away(state, pack, loc.id)})" for loc in shops[:3]])
     return (f"{told} that {with_article(item.name.lower())} can be had at {where}, for {money(item.value, pack)}.", [])
 
 
 def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     people = everyone_at(state, pack, state.location)
+    if topic in ("", "you"):  # "who are you?", "what's your name?": the one asked (or the one at hand) answers
+        speaker = speaker or (locals_[0] if locals_ else None)
+        if speaker is not None:
+            return (f"\"{speaker.name},\" comes the answer: {with_article(speaker.role)}. "
+                    f"{end(_first_sentence(speaker.description))}", [])
     who = references.person(topic, state, pack, people, speaker.id if speaker else None) or (
-        speaker if topic in references.PRONOUNS else None)
+        speaker if topic in references.PRONOUNS or topic in ("", "you") else None)
     if who is None:
         return _about(topic, speaker, locals_, state, pack)
     return (f"That is {who.name}, {with_article(who.role)}: {end(_first_sentence(who.description))}", [])
+
+
+def _who_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    background = pack.backgrounds.get(state.player.background)
+    what = f", {with_article(background.name.lower())}" if background else ""
+    if speaker is None:
+        return (f"You are {state.player.name}{what}; nobody here needs reminding.", [])
+    return (f"{speaker.name} looks at you oddly: you are {state.player.name}{what}, as you told them.", [])
 
 
 def _time(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -328,18 +353,34 @@ def _ask(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple
     return _reply("more", speaker or (locals_[0] if locals_ else None), state, pack)
 
 
+def _asked_for_missing(router: RouterOutput, state: GameState, pack: EraPack) -> str | None:
+    """A reply or question said to somebody who is not here ('hello amos!', 'ask ottilie about the eels'): where they
+    are, when the pack knows them, or that nobody here answers to the name; None when the line is said to no one in
+    particular."""
+    if router.absent_npc:
+        return absent_line(router.absent_npc, state, pack)
+    who = addressee(router.text)
+    missing = references.missing_person(who, state, pack) if who != router.text else None
+    if missing is None:
+        return None
+    locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
+    instead = f"; you could talk to {or_list(locals_[:3])}" if locals_ else ""
+    return f"There is no {missing} in {the_place(pack.locations[state.location])}{instead}."
+
+
 def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     """Talk aimed at somebody who is not here: who was asked for, and who is here to talk to instead."""
     here = pack.locations[state.location]
     locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
     who = addressee(router.text)
-    if who == router.text or not references.words(who):
+    missing = references.missing_person(who, state, pack) if who != router.text else None
+    if missing is None:
         return "You speak up; whoever is near can hear you."
     instead = f"; you could talk to {or_list(locals_[:3])}" if locals_ else ""
-    return f"There is no {who.removeprefix('the ').removeprefix('a ')} in {the_place(here.name)}{instead}."
+    return f"There is no {missing} in {the_place(here)}{instead}."
 
 
 _QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,
               "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is, "who_is": _who_is,
-              "time": _time, "ask": _ask, "where_sold": _where_sold}
+              "time": _time, "who_am_i": _who_am_i, "ask": _ask, "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

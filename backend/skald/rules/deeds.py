@@ -18,9 +18,9 @@ from skald.packs.models import EraPack
 from skald.rules import references, trade
 from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
-from skald.rules.scene import everyone_at, held
+from skald.rules.scene import everyone_at, held, route
 from skald.state import GameState, PresentNpc, RouterOutput
-from skald.text import end, the_place
+from skald.text import end, the_place, with_article
 
 MINUTES = {"sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 15, "watch": 15, "listen": 5,
            "smell": 2, "taste": 2, "touch": 2, "warm": 15, "nod": 1, "wave": 1, "laugh": 2, "think": 10, "sleep": 30,
@@ -74,7 +74,7 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         references.person(topic, state, pack, people) if references.words(topic) else None)
     if verb in ("kiss", "wake") and who is None:
         return Resolution(make_result(router, None, 1, f"There is no {topic or 'one'} here for that; in "
-                                      f"{the_place(here.name)} you could turn to {_names(locals_)}.",
+                                      f"{the_place(here)} you could turn to {_names(locals_)}.",
                                       impossible=True))
     witness = who or (locals_[0] if locals_ else None)
     echoed = verb in ECHOED or (verb in ("nod", "wave", "laugh") and who is None)
@@ -102,7 +102,7 @@ def _line(state: GameState, pack: EraPack, words: tuple[str, ...] = ()) -> str:
 
 def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | None, state: GameState,
           pack: EraPack) -> str:
-    here = the_place(pack.locations[state.location].name)
+    here = the_place(pack.locations[state.location])
     seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
     thing = topic or "it"
     if verb in TOLD:
@@ -152,6 +152,7 @@ def second_person(line: str) -> str:
     """The player's own line told back to them ('pace back and forth' -> 'You pace back and forth.'; 'I roll up my
     sleeves' -> 'You roll up your sleeves.'), for a small deed the rules have no more to say about."""
     text = _LEADING.sub("", " ".join(line.lower().split()).strip(" .!?"))
+    text = re.sub(r"^(\w+) (?:me|us) (?=\w)", r"\1 ", text)  # "sing me one": said to nobody else, it is "sing one"
     for pattern, written in _PERSON:
         text = pattern.sub(written, text)
     return f"You {text}." if text else ""
@@ -170,7 +171,7 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     if named is None and asked:  # "drink the tincture" where there is none
         what = router.topic or "that"
         return Resolution(make_result(router, None, 1, f"You have no {what} to {verb}, and none is sold in "
-                                      f"{the_place(here.name)}.", impossible=True))
+                                      f"{the_place(here)}.", impossible=True))
     if verb == "drink" and here.type == "bar" and named is None:  # "a drink at the bar": the house's, not your own
         return trade.buy(router.model_copy(update={"target_item": None}), state, pack, rng)
     if mine is not None:
@@ -191,10 +192,27 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
         gain = f" and get {healed} HP back" if healed else ""
         events = [ev.CreditsChange(delta=-item.value, reason=f"bought {item.name}")] + (
             [ev.Heal(amount=item.heal, source=item.id)] if item.heal else [])
-        return Resolution(make_result(router, None, minutes, f"You buy {item.name.lower()} for "
+        return Resolution(make_result(router, None, minutes, f"You buy {with_article(item.name.lower())} for "
                                       f"{money(item.value, pack)} and {verb} it there{gain}."), events)
     if verb == "drink" and here.type == "bar":
         return trade.buy(router.model_copy(update={"target_item": None}), state, pack, rng)
-    what = "eat" if verb == "eat" else "drink"
-    return Resolution(make_result(router, None, 1, f"You have nothing to {what}, and nobody sells anything to {what} "
-                                  f"in {the_place(here.name)}.", impossible=True))
+    fare = "food" if verb == "eat" else "drink"
+    return Resolution(make_result(router, None, 1, f"You carry no {fare}, and nobody sells {fare} in "
+                                  f"{the_place(here)}{_nearest_fare(state, pack, tags)}.", impossible=True))
+
+
+def _nearest_fare(state: GameState, pack: EraPack, tags: frozenset[str]) -> str:
+    """'; the nearest is a smoked eel at Cockle Row, 5 minutes away' (by the quickest way), or '' when no place sells
+    any."""
+    best = None
+    for loc in pack.locations.values():
+        sold = [pack.items[i] for i in loc.shop if i in pack.items and set(pack.items[i].tags) & tags]
+        path = route(pack, state.location, loc.id) if sold and loc.id != state.location else None
+        if path is not None:
+            minutes = sum(link.minutes for link in path)
+            if best is None or minutes < best[0]:
+                best = (minutes, sold[0], loc)
+    if best is None:
+        return ""
+    minutes, item, loc = best
+    return f"; the nearest is {with_article(item.name.lower())} at {the_place(loc)}, {minutes} minutes away"

@@ -322,7 +322,7 @@ def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, mem
         name = pack.npcs[event.npc].name if event.npc in pack.npcs else "your opponent"
         return f"You put {name} down."
     if isinstance(event, ev.Defeated):
-        where = the_place(pack.locations[event.location].name) if event.location in pack.locations else "the ground"
+        where = the_place(pack.locations[event.location]) if event.location in pack.locations else "the ground"
         return f"You went down at {where}."
     if isinstance(event, ev.CompanionJoin) and event.companion in pack.companions:
         return f"{pack.companions[event.companion].name} joined you."
@@ -389,7 +389,7 @@ def suggest_next(state: PersistentState, pack: EraPack, episode: Episode, style:
     for npc_id in dealt_with:
         npc = pack.npcs.get(npc_id)
         if npc is not None:
-            place = the_place(pack.locations[state.world.npc_locations.get(npc_id, npc.location)].name)
+            place = the_place(pack.locations[state.world.npc_locations.get(npc_id, npc.location)])
             return None, (f"Find {npc.name} at {place} again: someone who has seen this much may have more for you. "
                           "Or play on as you like.")
     return None, "Play on as you like: the town has more stories, and some will find you."
@@ -403,10 +403,13 @@ def _ending(trigger: str, outcome: str) -> str:
     return f"{how}, {result}"
 
 
-def summary_text(episode: Episode, number: int, evaluation_facts: dict[str, object]) -> str:
-    """The offline summary: where it ran, how the player went at it, the turning point, how it ended."""
+def summary_text(episode: Episode, number: int, evaluation_facts: dict[str, object],
+                 pack: EraPack | None = None) -> str:
+    """The offline summary: where it ran, how the player went at it, the turning point, how it ended. The places
+    (by name) read as running prose names them (``text.the_place``: a place of ``pack`` by its ``prose_name``)."""
     f = evaluation_facts
-    places = [p[:1].lower() + p[1:] if p.startswith("The ") else p for p in f["places"]]
+    named = {loc.name: loc for loc in pack.locations.values()} if pack is not None else {}
+    places = [the_place(named.get(p, p)) for p in f["places"]]
     where = f"in {places[0]}" if len(places) == 1 else f"from {places[0]} to {places[-1]}"
     turns = f["turns"]
     lines = [f"Episode {number}, {episode.title}, ran {turns} story turn{'s' * (turns != 1)} {where}."]
@@ -448,7 +451,7 @@ def evaluate(state: GameState, pack: EraPack, episode: Episode, trigger: str, mo
     return EpisodeEvaluation(
         share_id=share_id(state.campaign.id, director.number), episode=episode.id, title=episode.title,
         number=director.number, trigger=trigger, story_turns=director.turn_count, first_turn=director.started_turn,
-        last_turn=state.turn, summary=summary_text(episode, director.number, facts), key_moments=kept,
+        last_turn=state.turn, summary=summary_text(episode, director.number, facts, pack), key_moments=kept,
         playstyle=style, playstyle_scores=scores, outcome=outcome, tension_curve=list(director.tension_curve),
         next_episode=follow.id if follow else None, next_title=follow.title if follow else None, next_hook=hook)
 

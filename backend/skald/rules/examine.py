@@ -41,9 +41,9 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     if line is not None:
         return _seen(router, f"You look at the {topic}: {end(line)}")
     if references.words(topic) <= THE_PLACE_WORDS:
-        return _seen(router, f"You take in {the_place(here.name)}: {end(here.description)}")
+        return _seen(router, f"You take in {the_place(here)}: {end(here.description)}")
     return Resolution(make_result(router, None, LOOK_MINUTES // 3 or 1, f"You see no {topic} in "
-                                  f"{the_place(here.name)}.", impossible=True))
+                                  f"{the_place(here)}.", impossible=True))
 
 
 def _seen(router: RouterOutput, summary: str) -> Resolution:

@@ -24,6 +24,7 @@ from skald.text import name_key
 from skald.vocab import ActionClass, Intent, Tone
 
 META_COMMANDS = tuple(BY_KEY) + timeline.COMMANDS  # every word an out-of-game or timeline command answers to
+IN_WORLD = frozenset({"exit"})  # a command's word that, typed bare, is a deed in the world ("exit": leave the place)
 
 
 def _words(*words: str) -> re.Pattern[str]:
@@ -37,7 +38,9 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
                                 "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl", "headbutt",
                                 "elbow", "slap", "smack", "wallop", "knock out", "strangle", "throttle", "choke",
-                                "bludgeon", "club", "jump on", "lunge at", "go for")),
+                                "bludgeon", "club", "jump on", "lunge at", "go for", "(?<!could )murder", "assault",
+                                "maim", "wound", "swing (?:my|the|a|an) [a-z ]{1,30} at",
+                                "hit (?:him|her|them|it) with")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
                                     "glare at", "warn .{0,20} off")),
     (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
@@ -52,12 +55,17 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                               "swap (?:my|away)", "barter (?:my|away)", "exchange my")),
     (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for", "get me (?:a|an|some|the|one)")),
     (ActionClass.INTERACT, _words("lend a hand", "give .{0,30}a hand", "offer a hand", "help out")),  # not gifts
-    (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )hand", "donate",
+    (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )(?<!the )(?<!this )(?<!that )hand",
+                              "donate",
                               "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
                               "slip .{1,20} a coin")),
     (ActionClass.USE_ITEM, _words("use", "drink", "eat", "apply", "inject", "swallow", "put on", "wear")),
+    (ActionClass.INVESTIGATE, _words("go through", "rifle through", "rummage through", "look through",
+                                     "search through", "pick through", "go over")),  # not a journey
     (ActionClass.TRAVEL, _words("take me to", "lead me to", "bring me to", "show me the way to", "go to",
-                                "go back to", "travel", "head to", "head for", "head back", "walk to",
+                                "go back to", "travel", "head to", "head for", "head back", "walk to", "walking to",
+                                "heading to",
+                                "heading for", "keep going to", "carry on to", "press on to",
                                 "leave for", "return to", "ride to", "make for", "set out", "journey",
                                 "go", "move to", "drive to", "flee", "run away", "retreat", "escape")),
     (ActionClass.REST, _words("rest", "sleep", "nap", "wait", "camp", "take a break", "lie low", "catch my breath")),
@@ -257,7 +265,8 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     """
     stripped = raw.strip()
     bare = stripped.lstrip("/").split(maxsplit=1)
-    if stripped.startswith("/") or (bare and bare[0].lower() in META_COMMANDS and len(bare) == 1):
+    if stripped.startswith("/") or (bare and bare[0].lower() in META_COMMANDS and len(bare) == 1
+                                    and bare[0].lower() not in IN_WORLD):
         command = bare[0].lower() if bare else "help"
         return RouterOutput(
             intent=Intent.META,
@@ -295,7 +304,8 @@ def kind_of(raw: str, state: PersistentState, pack: EraPack) -> tuple[ActionClas
     question the suggestion check asks of every label, and its answer does not depend on what the player carries
     (the inventory only picks among the items a text names), so it is kept across turns by the scene alone."""
     stripped = raw.strip()
-    if state.player.defeated or stripped.startswith("/") or stripped.lower() in META_COMMANDS:
+    if state.player.defeated or stripped.startswith("/") or (stripped.lower() in META_COMMANDS
+                                                             and stripped.lower() not in IN_WORLD):
         routed = classify(raw, state, pack)
         return routed.action_class, routed.tone
     text = _norm(strip_markup(stripped))
@@ -321,6 +331,7 @@ WH_WORDS = frozenset({"who", "what", "where", "when", "why", "how", "which", "wh
 VAGUE_PLACES = frozenset({"somewhere", "anywhere", "elsewhere", "nice", "else", "away", "around", "off", "safe",
                           "quiet", "new", "different", "place", "out", "outside", "onward", "onwards", "ahead",
                           "forward", "further", "far", "along"})
+_TO_PLACE = re.compile(r"\b(?:to|for|towards?)\s+(?P<where>[a-z' -]{2,40})$")
 PRONOUN_WORDS = re.compile(r"\b(?:him|her|them|he|she)\b")
 
 
@@ -395,6 +406,10 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         action = ActionClass.DIALOGUE_ONLY if target_npc or absent_npc else ActionClass.INTERACT
     target_location = _match_location(text, state, pack) if action == ActionClass.TRAVEL else None
     if action == ActionClass.TRAVEL and target_location is None and state.combat is None:
+        where = _TO_PLACE.search(text)
+        if where and references.words(where.group("where")) - VAGUE_PLACES:  # "take me to the scrip market": a
+            return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.TRAVEL, tone=Tone.NEUTRAL,  # place
+                                text=text, verb="go", topic=parser.topic_of(where.group("where")))  # not here
         action = ActionClass.INTERACT if not re.search(r"\bgo\b", text) else ActionClass.TRAVEL
     target_item = _match_item(text, state, pack) if action in (ActionClass.BUY, ActionClass.SELL, ActionClass.GIVE,
                                                                 ActionClass.USE_ITEM, ActionClass.INTERACT) else None
@@ -435,6 +450,11 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
     named = _match_npc(text, people, pack)
     last = talking_to()
     if kind in ("reply", "question"):
+        if named is None:  # "hmm tobin" where Tobin is elsewhere: said to them, not to whoever is at hand
+            here = {q.id for q in people}
+            absent = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
+            if absent is not None:
+                return out(ActionClass.DIALOGUE_ONLY, absent_npc=absent)
         if named is None and PRONOUN_WORDS.search(text):
             named = last
         if named is None and reading.verb == "hello":  # "oi, old man!": whoever the words describe

@@ -43,7 +43,7 @@ from skald.rules.scene import everyone_at, held
 from skald.rules.wishes import Wish, wish
 from skald.state import GameState, RouterOutput
 from skald.text import or_list, the_place
-from skald.vocab import Outcome, Risk
+from skald.vocab import ActionClass, Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
 
@@ -81,12 +81,29 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     for pattern, stat in _HANDS_ON:
         if pattern.search(text):
             return _hands_on(router, state, pack, rng, stat)
-    return _nothing(router, state, "Nothing comes of that here: it is not something the world answers to.")
+    return _nothing(router, state, UNANSWERED)
+
+
+UNANSWERED = "Nothing comes of that here: it is not something the world answers to."
+
+
+def unanswered(router: RouterOutput) -> bool:
+    """Whether :func:`resolve` would give ``router`` the catch-all refusal (:data:`UNANSWERED`): an INTERACT line
+    with no verb the parser read, no wish, and none of the hands-on words above. This is where the parser is unsure,
+    so the semantic fallback (``rules.semantic``) and the interpreter role (``nodes.interpreter``) get their turn."""
+    if router.action_class != ActionClass.INTERACT or router.verb is not None:
+        return False
+    text = router.text
+    if wish(text) is not None or _WORK.search(text) or _HELP.search(text) or _TAKE.search(text):
+        return False
+    if _SHOW.search(text) and router.target_item:
+        return False
+    return not any(pattern.search(text) for pattern, _ in _HANDS_ON)
 
 
 def could_do(state: GameState, limit: int = 3) -> str:
     """'You could talk to Oda, search the walkway or travel to Wickhall.' from the standing offer ('' if none)."""
-    labels = [s.label for s in state.offer if s.label][:limit]
+    labels = [re.sub(r"^\w+ly, ", "", s.label) for s in state.offer if s.label][:limit]  # "Calmly, offer...": the deed
     if not labels:
         return ""
     return f"You could {or_list([label[:1].lower() + label[1:] for label in labels])}."
@@ -100,17 +117,17 @@ def _nothing(router: RouterOutput, state: GameState, why: str, minutes: int = 2)
 def _work(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     here = pack.locations[state.location]
     if here.type in ROUGH_PLACES or state.combat is not None:
-        why = f"There is no work to be had in {the_place(here.name)}." if state.combat is None else \
+        why = f"There is no work to be had in {the_place(here)}." if state.combat is None else \
             f"{state.combat.enemy_name} is not going to wait while you look for work."
         return _nothing(router, state, why)
     chk = roll_check(router, state, pack, rng, Risk.SAFE, stat="might")
     if not chk.outcome.succeeded:
         return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in "
-                                      f"{the_place(here.name)}, but it goes wrong and nobody pays you for it.",
+                                      f"{the_place(here)}, but it goes wrong and nobody pays you for it.",
                                       fail_stress(chk)))
     pay = dice.roll(rng, 4) + 2
     earned = ev.CreditsChange(delta=pay, reason="an hour's work")
-    return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {the_place(here.name)} "
+    return Resolution(make_result(router, chk, WORK_MINUTES, f"You put in an hour's work in {the_place(here)} "
                                   f"and earn {money(pay, pack)}."), [earned])
 
 
@@ -166,7 +183,7 @@ def _hands_on(router: RouterOutput, state: GameState, pack: EraPack, rng: random
     if found is None:
         thing = object_of(router.text)
         tried = f"You try the {thing}" if thing else "You try"
-        return _nothing(router, state, f"{tried}, but nothing in {the_place(here.name)} answers to it; there is "
+        return _nothing(router, state, f"{tried}, but nothing in {the_place(here)} answers to it; there is "
                                        "nothing left to find that way.")
     risk = Risk.RISKY if here.type in ROUGH_PLACES else Risk.SAFE
     chk = roll_check(router, state, pack, rng, risk, stat=stat)

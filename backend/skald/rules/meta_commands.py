@@ -242,7 +242,7 @@ class Map(MetaCommand):
         from skald.text import place_at_start, the_place
 
         pack, here = ctx.pack, ctx.state.location
-        names = {p.id: place_at_start(p.name) for p in pack.locations.values()}
+        names = {p.id: place_at_start(p) for p in pack.locations.values()}
         ways = [f"  {names[link.to]}: {link.minutes} min{_risk(link.risk)}" for link in pack.locations[here].links]
         further, cut_off = [], []
         for place in pack.locations:
@@ -253,8 +253,8 @@ class Map(MetaCommand):
                 minutes = sum(link.minutes for link in path)
                 risk = max((link.risk for link in path), key=RISK_ORDER.__getitem__)
                 further.append((minutes, f"  {names[place]}: {minutes} min{_risk(risk)}, by way of "
-                                f"{the_place(pack.locations[path[0].to].name)}"))
-        text = f"You are at {the_place(pack.locations[here].name)}. Ways from here:\n" + ("\n".join(ways) or "  none")
+                                f"{the_place(pack.locations[path[0].to])}"))
+        text = f"You are at {the_place(pack.locations[here])}. Ways from here:\n" + ("\n".join(ways) or "  none")
         if further:
             text += "\nFurther on, the quickest way:\n" + "\n".join(line for _, line in sorted(further))
         if cut_off:

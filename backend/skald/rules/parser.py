@@ -61,7 +61,7 @@ SLIPS = {
     "pary": "pray", "sleeep": "sleep", "dirnk": "drink", "drnik": "drink", "eta": "eat", "leav": "leave",
     "lave": "leave", "outsdie": "outside", "outisde": "outside", "tel": "tell", "tlak": "talk", "taks": "talk",
     "tlk": "talk", "qeust": "quest", "jbo": "job", "youre": "you are", "theyre": "they are", "thats": "that is",
-    "whatve": "what have", "its": "it is", "wat's": "what is", "hes": "he is", "shes": "she is", "isnt": "is not",
+    "whatve": "what have", "wat's": "what is", "hes": "he is", "shes": "she is", "isnt": "is not",
     "didnt": "did not", "doesnt": "does not", "wouldnt": "would not", "couldnt": "could not", "ill": "i will",
     "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "ther": "there",
 }
@@ -86,7 +86,22 @@ def plain(text: str) -> str:
     for pattern, written in _CONTRACTIONS:
         text = pattern.sub(written, text)
     words = re.findall(r"[a-z0-9']+|[?!.,;]", text)
-    return _VOCATIVE.sub("", " ".join(SLIPS.get(w, w) for w in words))
+    text = _ITS.sub("it is", " ".join(SLIPS.get(w, w) for w in words))
+    text = _VOCATIVE.sub("", text)
+    text = _GREETED.sub("", text)  # "hey tobin, you been out here long": the question (the router keeps who)
+    return _ASIDE.sub("", text)  # "wait, what did he say": the question
+
+
+# "its" typed for "it's" (before what reads as the rest of a sentence), not the possessive ("on its pole").
+_ITS = re.compile(r"\bits\b(?= (?:a|an|the|not|no|too|so|very|just|all|been|over|fine|ok|okay|late|early|time|me|you|"
+                  r"him|her|them|here|there|true|right|done|\w+ing|\w+ed)\b| ?[?!.,;]|$)")
+# A greeting and a name before the line itself: "hey tobin , ...", "oi you , ...", "hello there , ...".
+_GREETED = re.compile(r"^(?:hey|oi|hi|hello|yo|listen|look|excuse me|sorry)(?: [a-z']+){0,2} , (?=[a-z])")
+
+
+# An aside before a question ("wait, what did he say?", "hold on, who is that?"): not a deed.
+_ASIDE = re.compile(r"^(?:wait|hang on|hold on|sorry|um+|uh+|er+|huh|eh|hey|oi|yo)\s*,?\s+(?=(?:what|who|why|how|where|"
+                    r"when|which|did|do|does|is|are|was|were|you|got|any)\b)")
 
 
 # What a player says before the deed itself: "i", "i want to", "can i", "let me", "please", "then", "ok so"...
@@ -136,7 +151,9 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^" + body + r"
                   "explain", "explain that", "say more", "continue", "huh", "what", "meaning", "such as", "like what",
                   "is that so", "is that right", "what else", "anything else", "how so", "then what", "and so",
                   "what happened", "what happened next", "seriously", "you sure", "are you sure", "tell me",
-                  "tell me about it", "more", "elaborate", "ok and", "keep going")),
+                  "tell me about it", "more", "elaborate", "ok and", "keep going",
+                  "what did (?:he|she|they|you|it) (?:just )?(?:say|mean)", "come again", "say (?:that|it) again",
+                  "(?:sorry|pardon),? what", "what was that", "i did not (?:catch|hear) that")),
     ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
                     "appreciate it", "i appreciate it", "ta")),
     ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
@@ -155,12 +172,17 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("where_go", r"\bwhere (?:can|could|should|do|does|might) (?:i|we|one) (?:go|head|travel|get to)\b|\bwhich way\b|"
                  r"\bwhere (?:does|do) (?:this|that|the \w+) (?:lead|go)\b|\bwhat is (?:nearby|around here|close by)\b|"
                  r"\bhow do i get out\b|\bwhere (?:are )?the exits?\b|\bany way out\b"),
+    ("who_am_i", r"\bwhat is my name\b|\bwho am i\b|\bwhat am i called\b|\bdo you know (?:my name|who i am)\b"),
+    ("who_is", r"\bwhat is your name\b|\bwho are you\b|\bwhat (?:do|should) (?:they|people|i|we) call you\b|"
+               r"\bwho might you be\b|\band you are\?|\bgot a name\b|\bintroduce yourself\b"),
     ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat (?:is )?this place\b|\bwhat place is this\b"),
     ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
                   r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
                   r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|\bany (?:work|jobs?)\b|"
                   r"\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat is for sale\b|\bwhat is on offer\b|"
-                  r"\bwhat do you need\b|\bcan i help\b|\bneed (?:a hand|help)\b"),
+                  r"\bwhat do you need\b|\bcan i help\b|\bneed (?:a hand|help)\b|"
+                  r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
+                  r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b"),
     ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:news|word|gossip|rumou?rs?)\b|"
              r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
              r"about|say)\??$|\bheard anything\b|\bwhat is the word\b"),
@@ -214,7 +236,8 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
             r"sit down|settle (?:in|down)|lean (?:on|against|back)|lie down|kneel|squat|crouch"),
     ("stand", r"stand(?: up)?|get up|rise"),
     ("wait", r"wait|hang about|hang around|bide|loiter|linger|idle|stay(?: put| here| a while)?|do nothing|"
-             r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still"),
+             r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still|keep (?:my|our) distance|"
+             r"hang back|stay back|keep back|lie low for a bit"),
     ("watch", r"watch|keep an eye on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
     ("listen", r"listen|eavesdrop|hear|overhear|lend an ear|prick up"),
     ("smell", r"smell|sniff|breathe in|take a (?:deep )?breath|breathe"),
@@ -275,7 +298,9 @@ FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee
                   r"get out (?:fast|quick|now)|leg it|scram|make myself scarce|retreat|back off|back away)"
                   r"(?:\s+(?:now|from here|from this place|quickly|fast))*\s*[?!.,]*$")
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
-GO = re.compile(r"^(?:go|head|walk|run|travel|make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
+GO = re.compile(r"^(?!go through |rifle through |look through )(?:go|head|walk|run|travel|"
+                r"keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
+                r"make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
                 r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?:path|road|way|"
                 r"stairs|ladder|door))(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
                 r"for|through|by|near|the way to))*\s+(?P<t>.+)$")
@@ -288,11 +313,27 @@ INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|go
 
 @lru_cache(maxsize=8192)
 def read(text: str) -> Reading | None:
-    """What ``text`` (lower case, markup stripped) asks for, or None when it reads as none of the kinds above."""
+    """What ``text`` (lower case, markup stripped) asks for, or None when it reads as none of the kinds above. A line
+    of several sentences ("thanks doc. who brought me in?", "fine. i am going back to hesper") is read by its last
+    sentence the parser reads firmly, else as a whole."""
     said = plain(text)
     if not said:
         return None
-    clause = _LEAD.sub("", said, count=1).strip() or said
+    parts = [part for part in _SENTENCE.split(said) if part.strip()]
+    if len(parts) > 1:
+        for part in reversed(parts):
+            found = _read_clause(part.strip(), part.strip())
+            if found is not None and not found.weak:
+                return found
+    return _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
+
+
+_SENTENCE = re.compile(r"\s+[.;!]\s+|\s+\?\s+(?=[a-z])")
+
+
+def _read_clause(clause: str, said: str) -> Reading | None:
+    """The reading of one clause (``said``: the line it comes from, as ``plain`` left it)."""
+    clause = _LEAD.sub("", clause, count=1).strip() or clause
     for _, found in _readers():
         hit = found(clause, said)
         if hit is not None:
@@ -315,7 +356,7 @@ REPLY_LEADS = {
     "yes": "yes", "ok": "yes", "sure": "yes", "deal": "yes", "fine": "yes", "alright": "yes", "agreed": "yes",
     "right": "yes", "absolutely": "yes", "certainly": "yes", "definitely": "yes", "great": "yes", "perfect": "yes",
     "cool": "yes", "gladly": "yes", "i am in": "yes", "count me": "yes", "it is a deal": "yes", "you have a": "yes",
-    "no": "no", "never": "no", "not": "no", "hmm": "no", "nah": "no", "hardly": "no", "i would rather not": "no",
+    "no": "no", "never": "no", "not": "no", "hmm": "more", "nah": "no", "hardly": "no", "i would rather not": "no",
     "why": "why", "but why": "why", "how come": "why",
     "what": "more", "huh": "more", "really": "more", "seriously": "more", "wait": "more", "hold on": "more",
     "i do not get": "more", "i do not understand": "more", "sorry what": "more", "go on": "more", "and": "more",
@@ -388,7 +429,9 @@ def _examine(clause: str, said: str) -> Reading | None:
 LOOSE_DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|drink|drinks|tea|coffee|"
                          r"brew|dram|thirsty|parched)\b")
 LOOSE_EAT = re.compile(r"\b(?:eat|food|starving|starved|hungry|meal|feed me|bite to eat|stew|bread|supper|breakfast|"
-                       r"lunch|dinner|rations?)\b")
+                       r"lunch|dinner|rations?|(?:murder|demolish|go for|kill for) (?:a|an|some|the)? ?(?:pie|stew|"
+                       r"bread|meal|sandwich|bun|pasty|plate|bowl|steak|chop|roast|fish|eel|pudding|cake|sausage|broth|soup|"
+                       r"something hot))\b")
 
 
 def _eat(clause: str, said: str) -> Reading | None:
@@ -452,13 +495,15 @@ _VERB_AND_PARTICLE = re.compile(r"^(?:[a-z']+)(?:\s+(?:up|down|out|off|over|unde
 
 def object_of(text: str) -> str:
     """What a hands-on line acts on: the words after its verb and particles, article removed ('open the shutters' ->
-    'shutters', 'look under the table' -> 'table'); '' when there are none."""
-    clause = _LEAD.sub("", plain(text), count=1).strip()
+    'shutters', 'look under the table' -> 'table'), in the line's last sentence; '' when there are none."""
+    said = [part for part in _SENTENCE.split(plain(text)) if part.strip()] or [""]
+    clause = _LEAD.sub("", said[-1], count=1).strip()
     found = _VERB_AND_PARTICLE.match(clause)
     return topic_of(clause[found.end():]) if found else ""
 
 
 _ADDRESS = re.compile(r"^(?:.*?\b)?(?:talk|speak|chat|say (?:hi|hello)|greet|ask|whisper|call out|shout|wave|"
+                      r"^hello|^hi|^hey|^oi|^howdy|^evening|^morning|"
                       r"have a word|a word|"
                       r"nod|reply|answer|introduce (?:myself|yourself)|thank)(?: (?:up|over))?(?: (?:to|with|at))?"
                       r"\s+(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")

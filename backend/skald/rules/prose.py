@@ -174,14 +174,16 @@ def outcome_facts(events: list[BaseEvent], hp: int, max_hp: int, pack: EraPack) 
                 facts.append(Fact((str(abs(delta)),), f"You are {sum_} {'richer' if delta > 0 else 'poorer'}."))
             case ev.ItemGet(item=item) if item in pack.items:
                 name = pack.items[item].name.lower()
-                facts.append(Fact(_item_marks(name), f"You now carry {with_article(name)}."))
+                facts.append(Fact(item_marks(name), f"You now carry {with_article(name)}."))
             case ev.ItemLose(item=item) if item in pack.items:
                 name = pack.items[item].name.lower()
-                facts.append(Fact(_item_marks(name), f"The {name} is no longer yours."))
+                facts.append(Fact(item_marks(name), f"The {name} is no longer yours."))
     return facts
 
 
-def _item_marks(name: str) -> tuple[str, ...]:
+def item_marks(name: str) -> tuple[str, ...]:
+    """What prose may call an item: its name, and its last word when that has four letters or more ("patch kit",
+    "kit")."""
     head = name.split()[-1]
     return (name, head) if len(head) >= 4 else (name,)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from skald.packs.memo import per_pack
 from skald.packs.models import EraPack, Item, Rumor
 from skald.rules.scene import everyone_at
 from skald.state import GameState, PresentNpc
@@ -96,6 +97,43 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         return 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
             len(kin & (kindred(p.role) - head)) + len(kin & words(p.description))
     return _best(people, score, least=2)  # one shared word of a description or an adjective of a role is not enough
+
+
+GROUPS = frozenset({"everyone", "everybody", "anyone", "anybody", "crowd", "room", "regulars", "locals", "people",
+                    "folk", "folks", "lot", "all", "guys", "gang", "bar", "place", "way", "myself", "yourself",
+                    "back", "free", "better", "price", "deal", "drink", "time", "fight", "word"})
+_CUT = re.compile(r"\s*,.*$|\s+(?:to|into|about|and|with|for|that|so|if|or|because|until|while|at|in|on|from)\b.*$")
+_VERBS = ("tell", "say", "make", "get", "go", "do", "give", "take", "let", "have", "be", "see", "keep", "stop", "leave",
+          "pay", "come", "talk", "show", "help", "find", "bring", "put", "send", "call", "buy", "sell")  # "threaten to
+# tell his mum": a deed, not a name
+_ARTICLE = re.compile(r"^(?:the|a|an|that|this|some|one|old|young)\s")
+_LEAD = re.compile(r"^(?:(?:with|to|at|on|for|up|over)\s+)+")
+
+
+def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None:
+    """Who a line aimed at a person asks for, as the answer names them, when nobody here answers to it: 'kick rhea'
+    -> 'Rhea', 'stab the singer' -> 'singer'. None when someone here answers to it, when it names a group, a
+    pronoun or a thing rather than one person, or when it is longer than three words (then it is no name).
+
+    :param aimed_at: the words the line aims at (``parser.object_of`` or ``parser.addressee``)."""
+    who = _LEAD.sub("", _CUT.sub("", aimed_at.strip().lower().rstrip("?!.,")).strip())
+    named = words(who)
+    if not named or len(who.split()) > 3 or named & (GROUPS | PRONOUNS) or who.split()[0] in (
+            "my", "your", "his", "her", "their", "our", "you", "me", "us", "i", "we", "it", "what", "how", "why",
+            *_VERBS):
+        return None
+    if person(who, state, pack) is not None:
+        return None
+    if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()):
+        return None  # "haggle over the lamp": a thing
+    common = _ARTICLE.match(who) or named & (set(_KIN) | _role_words(pack))
+    return re.sub(r"^(?:the|a|an)\s+", "", who) if common else who.title()  # a role stays lower case, a name not
+
+
+@per_pack
+def _role_words(pack: EraPack) -> frozenset[str]:
+    """Every word of every role in the pack ('bartender', 'eeler'): words that are never a name."""
+    return frozenset(w for p in [*pack.npcs.values(), *pack.companions.values()] for w in words(p.role))
 
 
 def detail(topic: str, state: GameState, pack: EraPack) -> str | None:

@@ -139,7 +139,7 @@ def absent_line(person_id: str, state: GameState, pack: EraPack) -> str:
     to find them."""
     person = pack.person(person_id)
     if person_id in pack.npcs:
-        where = the_place(pack.locations[state.world.npc_locations.get(person_id, person.location)].name)
+        where = the_place(pack.locations[state.world.npc_locations.get(person_id, person.location)])
         if person_id in state.known_npcs:
             return f"{person.name} is not here; last you knew, they were at {where}."
         if any(_stage_names(pack, qid, q.stage, person_id) for qid, q in state.quests.items()

@@ -79,7 +79,7 @@ def way_label(pack: EraPack, link: Link) -> str:
     from skald.text import the_place
 
     risk = "" if link.risk == Risk.SAFE else ", " + link.risk.value.lower()
-    return f"{the_place(pack.locations[link.to].name)} ({link.minutes} min{risk})"
+    return f"{the_place(pack.locations[link.to])} ({link.minutes} min{risk})"
 
 
 def link_to(pack: EraPack, origin: str, destination: str) -> Link | None:

@@ -27,6 +27,7 @@ from skald.rules import pronouns, suggestions
 from skald.rules.scene import everyone_at
 from skald.rules.start import new_state, starting_reputation
 from skald.state import GameState
+from skald.text import the_place
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z .'\-]{0,39}$")
 LIMITS = ("none", "no gore", "no harm to children", "no sexual content", "no torture")
@@ -202,7 +203,7 @@ def sheet_of(draft: dict[str, Any], pack: EraPack) -> CharacterSheet:
 def summary_of(sheet: CharacterSheet, pack: EraPack) -> str:
     """A plain summary of the sheet (the offline chain's Summarize)."""
     bg = pack.backgrounds[sheet.background]
-    start = pack.locations[sheet.start_location].name if sheet.start_location else None
+    start = the_place(pack.locations[sheet.start_location]) if sheet.start_location else None
     parts = [f"{sheet.name} ({sheet.pronouns}), {bg.name.lower()}."]
     parts += [sheet.hook] if sheet.hook else []
     parts += [f"The story starts at {start}."] if start else []

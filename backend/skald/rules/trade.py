@@ -16,9 +16,9 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack, Item, Location
-from skald.rules import clock
+from skald.rules import clock, references
 from skald.rules.attitude import attitude
-from skald.rules.money import money
+from skald.rules.money import amount_in, money
 from skald.rules.parser import object_of
 from skald.rules.resolution import Resolution, faction_rep, make_result, target_of
 from skald.rules.scene import everyone_at, held, route
@@ -30,7 +30,6 @@ SALE_SHARE = {"friendly": 0.6, "neutral": 0.5, "wary": 0.35}
 NOTICED_GIFT = 5
 DRINK_PRICE = 2
 
-_AMOUNT = re.compile(r"\b(\d[\d,]*)\b")
 DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|tea|coffee|brew|dram|water|"
                    r"drinks?|round|thirsty|parched)\b")
 FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b")
@@ -48,7 +47,7 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     item = pack.items.get(router.target_item or "")
     if item is None and here.type == "bar" and FOOD.search(router.text) and not DRINK.search(router.text):
         stock = _stock(here, pack)
-        return Resolution(make_result(router, None, 1, f"There is no food to be had in {the_place(here.name)}, only "
+        return Resolution(make_result(router, None, 1, f"There is no food to be had in {the_place(here)}, only "
                                       f"drink at {money(DRINK_PRICE, pack)}" + (f" and {stock}." if stock else "."),
                                       impossible=True))
     wanted = object_of(router.text)
@@ -56,7 +55,7 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
             r"^(?:something|anything|one|a few|some)$", wanted):  # "get me a burn stim" where none is sold
         stock = _stock(here, pack)
         offer = f"a drink at {money(DRINK_PRICE, pack)}" + (f", {stock}" if stock else "")
-        return Resolution(make_result(router, None, 1, f"There is no {wanted} for sale in {the_place(here.name)}; on "
+        return Resolution(make_result(router, None, 1, f"There is no {wanted} for sale in {the_place(here)}; on "
                                       f"offer: {offer}.", impossible=True))
     if item is None and here.type == "bar":
         if state.player.credits < DRINK_PRICE:
@@ -71,7 +70,7 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     if item is None or item.id not in here.shop:
         stock = _stock(here, pack)
         what = f"{_the(item).capitalize()} is" if item else "That is"
-        offer = f"on offer: {stock}." if stock else f"nobody sells anything in {the_place(here.name)}."
+        offer = f"on offer: {stock}." if stock else f"nobody sells anything in {the_place(here)}."
         return Resolution(make_result(router, None, minutes, f"{what} not for sale here; {offer}", impossible=True))
     if state.player.credits < item.value:
         short = f"{_the(item).capitalize()} costs {money(item.value, pack)}; you have {_purse(state, pack)}."
@@ -103,10 +102,10 @@ def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
     if buyer is None and not here.shop:
         market = _nearest_shop(state, pack)
         where = f"; the nearest is {market}" if market else ""
-        return refuse(f"Nobody in {here.name} is buying. Try a place with a shop{where}, or name the person you "
+        return refuse(f"Nobody in {the_place(here)} is buying. Try a place with a shop{where}, or name the person you "
                       "want to sell to.")
     feeling = attitude(buyer, state) if buyer else _place_attitude(state, pack)
-    who = buyer.name if buyer else f"A trader in {the_place(here.name)}"
+    who = buyer.name if buyer else f"A trader in {the_place(here)}"
     if feeling == "hostile":
         return refuse(f"{who} will not deal with you at any price.")
     if item.value <= 0:
@@ -119,6 +118,11 @@ def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
                                   f"{money(price, pack)}{note}."), events)
 
 
+# Who a gift is for, as a line names them: "give tobin a grey", "pay the boatman 3", "hand the lamp to odile".
+_GIVE_TO = re.compile(r"^(?:i )?(?:give|pay|tip|hand|slip|offer) (?:(?P<who>[a-z]+(?: [a-z]+)?) (?=(?:a|an|the|some|my|"
+                      r"one|two|three|four|five|ten|twenty|\d)\b)|.+? to (?P<to>[a-z]+(?: [a-z]+)?)$)")
+
+
 def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Give money ("give Juno 10 credits") or one carried item to someone here."""
     minutes = clock.time_cost(ActionClass.GIVE)
@@ -129,12 +133,18 @@ def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
     if state.combat is not None:
         return refuse(f"Nobody takes a gift mid-fight; persuade {state.combat.enemy_name} to back off, or run.")
     people = everyone_at(state, pack, state.location)
+    named = _GIVE_TO.search(router.text)
+    missing = references.missing_person(named.group("who") or named.group("to"), state, pack) if named else None
+    if missing is not None:  # "give tobin a grey" where there is no Tobin: not to whoever else the words fit
+        names = [p.name.split()[0] for p in people if not p.companion]
+        return refuse(f"You see no {missing} here to give anything to" + (
+            f"; you could give it to {or_list(names[:3])}." if names else "."))
     recipient = target_of(router, state, pack)
     if recipient is None:
         names = [p.name for p in people]
         return refuse(f"Give it to whom? Name them: {or_list(names)}." if names else
                       "There is nobody here to give anything to.")
-    amount = _amount(router.text) if router.target_item is None else None
+    amount = amount_in(router.text, pack) if router.target_item is None else None
     if amount is not None:
         if amount <= 0:
             return refuse("You go through the motions of giving nothing; nobody is impressed.")
@@ -175,12 +185,6 @@ def _reaction(person: PresentNpc, state: GameState) -> str:
             }[attitude(person, state)]
 
 
-def _amount(text: str) -> int | None:
-    """The sum named in a gift ("give juno 10 credits", "pay her 1,000"), or None."""
-    match = _AMOUNT.search(text)
-    return int(match.group(1).replace(",", "")) if match else None
-
-
 def _place_attitude(state: GameState, pack: EraPack) -> str:
     """How the traders of a place feel: neutral, moved by reputation with the place's faction."""
     faction = pack.locations[state.location].faction
@@ -196,7 +200,7 @@ def _nearest_shop(state: GameState, pack: EraPack) -> str | None:
             if path is not None:
                 minutes = sum(link.minutes for link in path)
                 if best is None or minutes < best[0]:
-                    best = (minutes, loc.name)
+                    best = (minutes, the_place(loc))
     return best[1] if best else None
 
 

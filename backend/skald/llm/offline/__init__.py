@@ -118,7 +118,7 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
     party = [pack.companions[c].name for c in state.party if c in pack.companions]
     lines: list[str] = []
     if resumed:
-        lines.append(f"You are back in {the_place(here.name)}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
+        lines.append(f"You are back in {the_place(here)}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
         if state.recent:
             last = state.recent[-1]
             told = next((s for s in last.sentences if s.startswith("You ")), None)  # most often the outcome

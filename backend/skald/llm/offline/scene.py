@@ -117,8 +117,8 @@ class Scene:
             (people[p.id] for p in state.present_npcs if not p.companion), None)
         when = state.after.world.time_minutes
         action = router.action_class if router else None
-        return cls(state, pack, location, {"place": the_place(location.name),
-                                                  "Place": place_at_start(location.name)}, people,
+        return cls(state, pack, location, {"place": the_place(location),
+                                                  "Place": place_at_start(location)}, people,
                    target, focus, action, router.tone.value if router else "NEUTRAL",
                    state.after.location != state.location, action == ActionClass.RECOVER, clock.time_of_day(when),
                    clock.clock_text(when, pack.era.calendar.day_names))
