@@ -166,7 +166,11 @@ def test_a_brief_still_being_written_holds_a_turn_no_longer_than_its_budget(serv
     assert json.loads(waited["brief"])["origin"] == "offline"
     assert waited["text"].strip() and len(waited["suggestions"]) == 4
     assert "director" not in [c["role"] for row in rows for c in row["llm_calls"]]  # never answered, never reported
-    assert [body["model"] for body in server.chat_requests()][:2 * BRIEFED_AFTER] == ["nar", "ref"] * BRIEFED_AFTER
+    models = [body["model"] for body in server.chat_requests()]  # the healthy server's roles only, narrator first
+    evaluator = Settings().roles()["evaluator"].model  # the first episode ends on a turn of these (its summary)
+    assert "dir" not in models and set(models) <= {"nar", "ref", evaluator} and models[:1] == ["nar"]
+    assert models.count("nar") == BRIEFED_AFTER + 1
+    # (not the exact alternation: on a loaded machine a turn's refiner may find its budget spent, which is its job)
 
 
 def test_a_call_gets_only_what_is_left_of_the_turns_budget(server: FakeOllama) -> None:

@@ -39,7 +39,7 @@ from skald.vocab import ActionClass
     ("whats your name", "question", "who_is", ""),
     ("whats my name again", "question", "who_am_i", ""),
     ("wait what did he say", "reply", "more", ""),
-    ("hey you lookin for work?", "question", "what_here", ""),
+    ("hey you lookin for work?", "question", "any_work", ""),
     ("fine. im going back to hesper", "go", "go", "hesper"),
     ("thanks doc. who brought me in?", "question", "ask", "brought me in"),
     ("keep my distance", "deed", "wait", ""),
@@ -165,13 +165,27 @@ def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
     ("cinder_reach", "ask odile about her husband", "There is no Odile in the Slag & Lantern"),
     ("cinder_reach", "grab a bite", "You buy a fungus bun for 3 credits and eat it there."),
     ("cinder_reach", "whats your name", '"Hesper Quill," comes the answer: a bartender.'),
-    ("saltmarsh_reach", "whats my name again", "You are Wren, a lapsed tithe clerk"),
+    ("saltmarsh_reach", "whats my name again", "Odile Pask gives you a look: you are Wren, a lapsed tithe clerk."),
     ("saltmarsh_reach", "give tobin a grey", "You see no Tobin here to give anything to"),
     ("cinder_reach", "give hesper two credits", "You give 2 credits to Hesper Quill"),
     ("saltmarsh_reach", "hey tobin, you been out here long", "There is no Tobin in the Brass Eel Tavern"),
     ("cinder_reach", "go through tobins pockets", "You search the tobins pockets."),
     ("cinder_reach", "keep walking to kettle row", "You travel to Kettle Row."),
     ("cinder_reach", "i could murder a pie", "You buy a fungus bun"),
+    ("cinder_reach", "say hello to everyone", "You speak to the room, and Hesper Quill and Tobin Marsh hear you out."),
+    ("saltmarsh_reach", "buy the old man a drink", "You buy Amos Tallowby a drink for 2 greys"),
+    ("saltmarsh_reach", "tip the innkeeper", "You tip Odile Pask 1 grey"),
+    ("saltmarsh_reach", "sell my data slate", "You carry no data slate; you have a fen poultice"),
+    ("cinder_reach", "oi, old man!", "You greet Tobin Marsh"),
+    ("saltmarsh_reach", "study the innkeepers face", "You look Odile Pask over, the innkeeper"),
+    ("saltmarsh_reach", "is there a boat i could hire", "Odile Pask tells you that nobody sells a boat"),
+    ("cinder_reach", "tap the old mine lamp", "You touch the old mine lamp."),
+    ("saltmarsh_reach", "sniff the eel oil lamp", "You smell the eel oil lamp."),
+    ("cinder_reach", "how do i get to cockle row", "Hesper Quill tells you that there is no cockle row near"),
+    ("saltmarsh_reach", "how far to mallow eyot", "Odile Pask tells you that Mallow Eyot is 135 minutes away."),
+    ("cinder_reach", "where's the union hall", "Hesper Quill tells you that the Hall of the Ninth Shift is"),
+    ("cinder_reach", "whats wrong with the water", "Asked about the water, Hesper Quill tells you this"),
+    ("cinder_reach", "so what's the deal here", "Hesper Quill tells you what people are saying"),
 ])
 def test_stranger_lines_get_answers_about_what_was_said(tmp_path, llm, pack_id, line, said):
     _, state = second_move(tmp_path, pack_id, "look around", line, llm)
@@ -182,3 +196,22 @@ def test_stranger_lines_get_answers_about_what_was_said(tmp_path, llm, pack_id, 
 def test_its_is_read_as_it_is_only_before_the_rest_of_a_sentence():
     assert plain("its late") == "it is late" and plain("its getting dark") == "it is getting dark"
     assert plain("the stall with the blue rag on its pole") == "the stall with the blue rag on its pole"
+
+
+def test_a_line_said_to_the_room_is_said_to_the_one_at_hand_and_their_job_is_offered_and_taken(tmp_path, llm):
+    """'hi', then 'any work going?', then 'alright, ill look into it': the innkeeper answers each, her job is offered
+    the moment she is spoken to, told when work is asked about, and taken up by the promise."""
+    pack = load_pack("saltmarsh_reach")
+    conn = connect(tmp_path / "work.db")
+    state = start_campaign(conn, pack, seed=4, campaign_id="work")
+    said = []
+    for line in ("hi", "any work going?", "alright, ill look into it", "ok where do i find them"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+        assert state.router_output.target_npc == "odile_pask", line
+        said.append(state.mechanic_result.summary)
+    conn.close()
+    job = pack.quests["salt_for_the_pickle"].stages[0].objective
+    assert state.quests["salt_for_the_pickle"].status.value == "active"
+    assert said[1] == f"Odile Pask comes back to the job: {job}"
+    assert said[2] == f"You give Odile Pask your word: {job}"
+    assert job in said[3]

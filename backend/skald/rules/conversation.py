@@ -161,6 +161,28 @@ def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) ->
     return (f"{told} that {doing}. {ways}", [])
 
 
+def _any_work(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'any work going?', 'what do I need to do?': the job of whoever is asked (what it needs now, once taken up),
+    else the job of someone here, else where a job is to be had, else honest work for a few coins."""
+    told, who = _teller(speaker, locals_)
+    asked = [p for p in ([who] if who else []) + [p for p in locals_ if p is not who] if p is not None]
+    for person in asked:
+        job = _their_job(person, state, pack)
+        if job:
+            return (f"{person.name} comes back to the job: {end(job)}", [])
+        offered = next((q for q in pack.quests.values() if q.giver == person.id and q.id not in state.quests), None)
+        if offered is not None:
+            return (f"{person.name} has work going: {end(offered.summary)}", [])
+    elsewhere = [(q, pack.person(q.giver)) for q in pack.quests.values() if q.id not in state.quests]
+    elsewhere = [(q, g) for q, g in elsewhere if g is not None and getattr(g, "location", None) in pack.locations]
+    if elsewhere:
+        quest, giver = elsewhere[0]
+        where = the_place(pack.locations[state.world.npc_locations.get(giver.id, giver.location)])
+        return (f"{told} that {giver.name} at {where} is looking for help: {end(quest.summary)}", [])
+    here = pack.locations[state.location]
+    return (f"{told} that an hour's honest work in {the_place(here)} pays a few {pack.era.currency.many}.", [])
+
+
 def _ways(state: GameState, pack: EraPack) -> str:
     here = pack.locations[state.location]
     ways = [way_label(pack, link) for link in here.links]
@@ -193,6 +215,9 @@ WORK_WORDS = frozenset({"work", "job", "jobs", "task", "employment", "gig", "lab
 
 def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, who = _teller(speaker, locals_)
+    job = _their_job(who, state, pack) if who is not None and (not topic or topic in references.PRONOUNS) else None
+    if job:  # "who could i ask about that?" to someone with a job going: the job says who
+        return (f"{who.name} comes back to the job: {end(job)}", [])
     subject = _the(topic)
     wanted = references.words(topic)
     for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name
@@ -256,7 +281,8 @@ _NOT_A_THING = frozenset({"me", "you", "i", "he", "she", "they", "we", "us", "be
 def _the(topic: str) -> str:
     """The subject as a sentence names it: 'the reeve', 'the drowned abbey'; 'work', 'Odile' and a phrase with its
     own article as they are; 'that' for none."""
-    if not topic or set(topic.split()) & _NOT_A_THING or topic.split()[0].endswith("ed"):
+    if not topic or topic in references.PRONOUNS or topic.split()[0] in _NOT_A_THING or \
+            topic.split()[0].endswith("ed"):
         return "that"  # "who brought me in", "what did he say": a question, not a thing to name
     first = topic.split()[0]
     if first in WORK_WORDS or first in ("news", "money", "it", "them", "him", "her", "people", "everyone") or \
@@ -289,7 +315,11 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 
 def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
-    told, _ = _teller(speaker, locals_)
+    told, teller = _teller(speaker, locals_)
+    if topic in references.PRONOUNS and teller is not None:  # "where do i find them?": the job says who, or ask
+        job = _their_job(teller, state, pack)
+        return ((f"{teller.name} comes back to the job: {end(job)}", []) if job else
+                (f"{teller.name} asks who you mean.", []))
     everyone = [*pack.npcs.values(), *pack.companions.values()]
     wanted = references.words(topic)
     person = next((n for n in everyone if wanted & references.words(f"{n.name} {' '.join(n.aliases)}")), None) or \
@@ -301,7 +331,7 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         where = "right here" if at == state.location else f"at {the_place(pack.locations[at])}"
         return (f"{told} that {person.name} is {where}.", [])
     place_id = references.place(topic, state, pack)
-    if place_id is not None:
+    if place_id is not None and references.names_place(topic, place_id, pack):  # "cockle row" is not Kettle Row
         loc = pack.locations[place_id]
         return (f"{told} that {the_place(loc)} is {_away(state, pack, place_id)}.", [])
     return (f"{told} that there is no {topic or 'such place'} near {the_place(pack.locations[state.location])}."
@@ -312,7 +342,7 @@ def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -
     told, _ = _teller(speaker, locals_)
     item = references.item(topic, state, pack)
     if item is None or not references.words(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
-        return (f"{told} that nobody sells {topic or 'that'} anywhere near.", [])
+        return (f"{told} that nobody sells {with_article(topic) if topic else 'that'} anywhere near.", [])
     shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
     if not shops:
         return (f"{told} that nobody sells {with_article(item.name.lower())} anywhere in these parts.", [])
@@ -339,7 +369,7 @@ def _who_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     what = f", {with_article(background.name.lower())}" if background else ""
     if speaker is None:
         return (f"You are {state.player.name}{what}; nobody here needs reminding.", [])
-    return (f"{speaker.name} looks at you oddly: you are {state.player.name}{what}, as you told them.", [])
+    return (f"{speaker.name} gives you a look: you are {state.player.name}{what}.", [])
 
 
 def _time(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -368,11 +398,19 @@ def _asked_for_missing(router: RouterOutput, state: GameState, pack: EraPack) ->
     return f"There is no {missing} in {the_place(pack.locations[state.location])}{instead}."
 
 
+# Words for the people of a place together, not one of them.
+GROUP_WORDS = frozenset({"everyone", "everybody", "all", "room", "crowd", "regulars", "locals", "folk", "folks",
+                         "people", "men", "women", "guys", "lads", "drinkers", "players", "patrons", "customers",
+                         "gang", "lot", "table"})
+
+
 def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     """Talk aimed at somebody who is not here: who was asked for, and who is here to talk to instead."""
     here = pack.locations[state.location]
     locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
     who = addressee(router.text)
+    if references.words(who) & GROUP_WORDS and locals_:  # "say hello to everyone", "talk to the regulars"
+        return f"You speak to the room, and {or_list(locals_[:4]).replace(' or ', ' and ')} hear you out."
     missing = references.missing_person(who, state, pack) if who != router.text else None
     if missing is None:
         return "You speak up; whoever is near can hear you."
@@ -382,5 +420,5 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 
 _QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,
               "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is, "who_is": _who_is,
-              "time": _time, "who_am_i": _who_am_i, "ask": _ask, "where_sold": _where_sold}
+              "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "ask": _ask, "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

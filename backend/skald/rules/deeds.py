@@ -114,9 +114,14 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
     if verb == "listen":
         return f"You listen. {_line(state, pack, SOUNDS)}"
     if verb == "smell":
+        if topic and not references.words(topic) <= {"air", "room", "place"}:
+            return f"You smell the {topic}. {_line(state, pack, SMELLS)}"
         return f"You breathe in the air of {here}. {_line(state, pack, SMELLS)}"
     if verb in ("taste", "touch"):
         line = references.detail(topic, state, pack) if topic else None
+        if who is not None and (line or references.item(topic, state, pack)) and not references.words(topic) & \
+                references.words(who.name):
+            who = None  # "tap the old mine lamp": the lamp, not the old man
         target = who.name if who else f"the {thing}"
         if who is not None:
             return f"You reach out to {who.name}, who draws back a little: not from a stranger."

@@ -325,13 +325,18 @@ def kind_of(raw: str, state: PersistentState, pack: EraPack) -> tuple[ActionClas
 # Action classes the patterns name so plainly that no reading of the line overrules them ("can I buy a drink?" buys).
 STRONG = frozenset({ActionClass.RECRUIT, ActionClass.ATTACK, ActionClass.INTIMIDATE, ActionClass.DECEIVE,
                     ActionClass.PERSUADE, ActionClass.SNEAK, ActionClass.SELL, ActionClass.BUY, ActionClass.GIVE})
+ASKS_AFTER = ("is there", "are there")  # "is there a boat i could hire?": a question, whatever verb it holds
 LONG_WAIT = re.compile(r"\b(?:night|nightfall|morning|dawn|dusk|evening|noon|hours?|tomorrow|sunrise|sunset|dark|"
                        r"for a while)\b")
 WH_WORDS = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose"})
 VAGUE_PLACES = frozenset({"somewhere", "anywhere", "elsewhere", "nice", "else", "away", "around", "off", "safe",
                           "quiet", "new", "different", "place", "out", "outside", "onward", "onwards", "ahead",
                           "forward", "further", "far", "along"})
+_AFTER_VERB = re.compile(r"^.*?\b(?:talk|speak|chat|ask|greet|say (?:hi|hello))(?: (?:up|over))?"
+                         r"(?: (?:to|with|at))?\s+")
 _TO_PLACE = re.compile(r"\b(?:to|for|towards?)\s+(?P<where>[a-z' -]{2,40})$")
+HERE_THINGS = frozenset({"bar", "counter", "table", "fire", "hearth", "door", "window", "corner", "stage", "stall",
+                         "booth", "bench", "stove", "taps", "up"})  # what a step across the room goes to
 PRONOUN_WORDS = re.compile(r"\b(?:him|her|them|he|she)\b")
 
 
@@ -380,7 +385,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     reading = parser.read(text)
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
-            reading.kind == "question" and text.split()[0] in WH_WORDS):
+            reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))):
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people, talking_to)
@@ -390,7 +395,9 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     if target_npc is None and PRONOUN_WORDS.search(text):  # "thank her": the person last spoken with
         target_npc = talking_to()
     if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe
-        described = references.person(parser.addressee(text), state, pack, people)
+        said_to = parser.addressee(text)
+        described = references.person(said_to, state, pack, people) or (
+            references.person(_AFTER_VERB.sub("", text), state, pack, people) if said_to != text else None)
         target_npc = described.id if described else None
     if action is None and reading is None and target_npc is None and len(text.split()) <= 12:
         talking = talking_to()  # the conversation goes on: a line said to them
@@ -460,7 +467,11 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if named is None and reading.verb == "hello":  # "oi, old man!": whoever the words describe
             found = references.person(text, state, pack, people)
             named = found.id if found else None
-        return out(ActionClass.DIALOGUE_ONLY, target_npc=named or last)
+        said_to = parser.addressee(text)
+        if named is None and said_to != text and references.missing_person(said_to, state, pack):
+            return out(ActionClass.DIALOGUE_ONLY)  # "hello amos!" where there is no Amos: said to nobody here
+        at_hand = next((p.id for p in people if not p.companion), None)  # who answers a line said to the room
+        return out(ActionClass.DIALOGUE_ONLY, target_npc=named or last or at_hand)
     if kind == "examine":
         return out(ActionClass.INVESTIGATE, target_npc=named or (last if reading.topic in references.PRONOUNS
                                                                  else None))
@@ -483,10 +494,13 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
             reading = parser.Reading("leave", "leave")
             kind = "leave"
         to = references.way_out(reading.verb, state, pack, _came_from(state)) if kind == "leave" else None
+        if kind == "go" and reading.topic and " and " in reading.topic and references.words(
+                reading.topic.split(" and ")[0]) <= HERE_THINGS | references.words(
+                f"{pack.locations[state.location].name} {pack.locations[state.location].type}"):
+            return None  # "walk up to the bar and say hi to the woman behind it": the second clause is the deed
         if kind == "go" and reading.topic:
             to = references.place(reading.topic, state, pack)
-            if to is not None and references.words(reading.topic) - references.words(
-                    f"{pack.locations[to].name} {' '.join(pack.locations[to].aliases)} {pack.locations[to].type}"):
+            if to is not None and not references.names_place(reading.topic, to, pack):
                 to = None  # a word of it names no place here ("kettle row" is not "Cockle Row")
             if to is None:  # "walk up to the bar and say hi", "go chat up the singer": not a journey
                 person = references.person(reading.topic, state, pack, people)

@@ -96,7 +96,7 @@ def plain(text: str) -> str:
 _ITS = re.compile(r"\bits\b(?= (?:a|an|the|not|no|too|so|very|just|all|been|over|fine|ok|okay|late|early|time|me|you|"
                   r"him|her|them|here|there|true|right|done|\w+ing|\w+ed)\b| ?[?!.,;]|$)")
 # A greeting and a name before the line itself: "hey tobin , ...", "oi you , ...", "hello there , ...".
-_GREETED = re.compile(r"^(?:hey|oi|hi|hello|yo|listen|look|excuse me|sorry)(?: [a-z']+){0,2} , (?=[a-z])")
+_GREETED = re.compile(r"^(?:hey|oi|hi|hello|yo|listen|look|excuse me|sorry)(?: [a-z']+){1,2} , (?=[a-z])")
 
 
 # An aside before a question ("wait, what did he say?", "hold on, who is that?"): not a deed.
@@ -142,7 +142,10 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^" + body + r"
                  "i will do it", "i will take it", "i will take the job", "i accept", "accept(?: the (?:job|offer|"
                  "deal|work|task|quest))?", "take the (?:job|offer|deal|work)", "i agree", "you have a deal",
                  "it is a deal", "done", "very well", "i will help(?: you)?", "yes i will(?: help)?",
-                 r"(?:ok|yes|sure|fine|alright)[ ,]+(?:i will (?:do it|help|take it)|deal|let us go|lead on)")),
+                 r"(?:ok|yes|sure|fine|alright)[ ,]+(?:i will (?:do it|help|take it)|deal|let us go|lead on)",
+                 r"(?:(?:ok|okay|alright|all right|sure|fine|right|yes|yeah|aye)[ ,]+)?(?:i will look into it|i will "
+                 r"see what i can do|i will do what i can|leave it (?:to|with) me|consider it done|you can count on "
+                 r"me|i am on it|on it|i will find (?:them|him|her|out)|i will sort it(?: out)?)")),
     ("no", _any(r"no(?: no)*", "no thanks", "no thank you", "no way", "not now", "not today", "never", "i refuse",
                 "refuse", "decline(?: the (?:job|offer))?", "i decline", "maybe later", "not interested",
                 "i will pass", "pass", "no deal", "forget it", "not a chance", "i do not think so", "no chance")),
@@ -178,14 +181,16 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat (?:is )?this place\b|\bwhat place is this\b"),
     ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
                   r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
-                  r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|\bany (?:work|jobs?)\b|"
-                  r"\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat is for sale\b|\bwhat is on offer\b|"
-                  r"\bwhat do you need\b|\bcan i help\b|\bneed (?:a hand|help)\b|"
-                  r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
-                  r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b"),
+                  r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|"
+                  r"\bwhat is for sale\b|\bwhat is on offer\b"),
+    ("any_work", r"\bany (?:work|jobs?)\b|\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
+                 r"\bcan i help\b|\bneed (?:a hand|help)\b|\bwhat (?:do|must|should) i (?:need to )?do\b|"
+                 r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
+                 r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b|\bwhat is the job\b"),
     ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:news|word|gossip|rumou?rs?)\b|"
              r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
-             r"about|say)\??$|\bheard anything\b|\bwhat is the word\b"),
+             r"about|say)\??$|\bheard anything\b|\bwhat is the word\b|\bwhat is the (?:deal|story|situation) "
+             r"(?:here|round here|around here|in here)\b|^what is the (?:deal|story|situation)\??$"),
     ("about", r"\bwhat do (?:you|ye|they|people|folk)(?: both| two| all| lot)? (?:make|think|reckon) (?:of|about) "
               r"(?P<t6>.+)"),
     ("about", r"\b(?:what|anything) (?:do|can|did|does|are|is) (?:people|folk|they|you|anyone|everyone|somebody|"
@@ -199,19 +204,23 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"(?P<t>.+?)(?: live| stay| work| go| be)?\??$"),
     ("where_sold", r"\bwhere (?:can|could|do|might|would|should) (?:i|we|one|you) (?:buy|get|find|purchase|pick up|"
                    r"get hold of) (?:a |an |some |the )?(?P<t>.+?)\??$"
-                   r"|\bwho (?:sells|has|deals in) (?:a |an |some |the )?(?P<t2>.+?)\??$"),
+                   r"|\bwho (?:sells|has|deals in) (?:a |an |some |the )?(?P<t2>.+?)\??$"
+                   r"|^(?:is|are) there (?:a |an |any |some )?(?P<t3>.+?) (?:i|we) (?:could|can|might) "
+                   r"(?:hire|buy|rent|get|use)\b"),
     ("where_is", r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|hunt for)"
                  r" (?:the |a |an )?(?P<t>.+)$"),
     ("what_here", r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
                   r"(?:your|the) (?:wares|goods|stock|stuff)\b|\bwhat(?: have| do)? you got\b|\bwhat is good "
                   r"(?:to eat|to drink|here)\b|\bwhat (?:have|has) (?:you|they) got\b"),
-    ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$"),
+    ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:do|can|would|should|might) (?:i|we|one) "
+                 r"(?:get|go) to (?:the )?(?P<t2>.+?)\??$|\bhow far (?:is it )?to (?:the )?(?P<t3>.+?)\??$"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
                r"she|they|it)\b"),
     ("time", r"\bwhat (?:time|hour|day) is it\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
              r"\bwhat day is (?:it|today)\b"),
     ("about", r"^(?:what|who) (?:is|are|was|were) (?:the deal with |up with |going on with |the story with |"
-              r"with )?(?P<t>.+)|^(?:what|who) (?:do|does) (?:the |a |an )?(?P<t2>.+?) (?:do|mean)\??$|"
+              r"wrong with |the matter with |happening with |the problem with |the trouble with |with )?(?P<t>.+)|"
+              r"^(?:what|who) (?:do|does) (?:the |a |an )?(?P<t2>.+?) (?:do|mean)\??$|"
               r"^(?:how|why) (?:is|are|does|do|did|was|were) (?P<t3>.+)"),
     ("ask", r"^(?:who|what|where|when|why|how|which|is|are|do|does|did|can|could|will|would|should|have|has|any)\b"
             r"(?P<t>.*)\?$|^(?:who|what|where|when|why|how|which)\b(?P<t2>.*)$|^(?:is|are|was|were|has|have|does|did|"
@@ -221,7 +230,7 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
 
 EXAMINE = re.compile(
     r"^(?:look (?:closely |carefully |more closely |again |hard )?(?:at|over|upon|into|in)|examine|inspect|"
-    r"see|have a look at|look closer at|take a peek at|peek at|squint at|"
+    r"see|have a look at|look closer at|take a peek at|peek at|squint at|study|"
     r"check out|x|l at|regard|eye|eyeball|view|peer (?:at|into)|stare at|gaze at|glance at|"
     r"take a (?:closer |good |long |quick )?look at|have a (?:closer |good |long |quick )?look at|read|scrutini[sz]e|"
     r"look the \w+ over|size up|get a look at|describe)\s+(?P<t>.+)$")

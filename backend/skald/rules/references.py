@@ -170,6 +170,20 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
 
 
+def place_words(loc_id: str, pack: EraPack) -> frozenset[str]:
+    """Every word a player may call a place by: its name, prose name, aliases, id, kind (and the kind's other words),
+    and the name of the faction that holds it ('union hall' for the Hall of the Ninth Shift)."""
+    loc = pack.locations[loc_id]
+    faction = pack.factions.get(loc.faction) if getattr(loc, "faction", None) else None
+    return words(f"{loc.name} {loc.prose_name or ''} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')} {loc.type} "
+                 f"{' '.join(PLACE_WORDS.get(loc.type, ()))} {faction.name if faction else ''}")
+
+
+def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
+    """Whether every word of ``topic`` is a word of the place (``place_words``): 'cockle row' is not Kettle Row."""
+    return not words(topic) - place_words(loc_id, pack)
+
+
 def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:
     """The rumor of the pack about ``topic`` (public or already heard: nothing secret is told by asking)."""
     wanted = words(topic)

@@ -64,6 +64,15 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
                                           impossible=True))
         said = DRINK.search(router.text)
         what = said.group(0) if said and said.group(0) not in ("drink", "drinks", "thirsty", "parched") else "drink"
+        treated = target_of(router, state, pack)
+        for_whom = _TREAT.search(router.text) if treated is None else None
+        treated = references.person(for_whom.group("who"), state, pack) if for_whom else treated
+        if treated is not None:
+            first = treated.name.split()[0]  # "buy the old man a drink": a round for someone, and they notice
+            return Resolution(make_result(router, None, minutes, f"You buy {treated.name} {with_article(what)} for "
+                                          f"{money(DRINK_PRICE, pack)}; {first} raises it to you."),
+                              [ev.CreditsChange(delta=-DRINK_PRICE, reason=f"a drink for {treated.name}"),
+                               *_thanks(treated, DRINK_PRICE, state)])
         return Resolution(make_result(router, None, minutes, f"You buy {with_article(what)} for "
                                       f"{money(DRINK_PRICE, pack)} and let it take the edge off.", stress=-1),
                           [ev.CreditsChange(delta=-DRINK_PRICE, reason="a drink")])
@@ -93,6 +102,9 @@ def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
         carried = _carried(state, pack)
         if item is not None:
             return refuse(f"You do not carry {_the(item)}" + (f"; you have {carried}." if carried else "."))
+        named = _named_thing(router.text)
+        if named:  # "sell my data slate" with no data slate: name it
+            return refuse(f"You carry no {named}" + (f"; you have {carried}." if carried else "."))
         return refuse(f"Sell what? You carry {carried}." if carried else "You have nothing to sell.")
     if state.combat is not None:
         return refuse(f"Nobody haggles in the middle of a fight with {state.combat.enemy_name}.")
@@ -121,6 +133,17 @@ def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
 # Who a gift is for, as a line names them: "give tobin a grey", "pay the boatman 3", "hand the lamp to odile".
 _GIVE_TO = re.compile(r"^(?:i )?(?:give|pay|tip|hand|slip|offer) (?:(?P<who>[a-z]+(?: [a-z]+)?) (?=(?:a|an|the|some|my|"
                       r"one|two|three|four|five|ten|twenty|\d)\b)|.+? to (?P<to>[a-z]+(?: [a-z]+)?)$)")
+
+
+_TREAT = re.compile(r"\bbuy (?P<who>(?!me\b|myself\b|us\b)[a-z' ]{2,30}?) (?:a|an|one|another|some) "
+                    r"(?:drink|pint|round|ale|beer|cup|dram|glass)\b")  # "buy the old man a drink"
+
+
+def _named_thing(text: str) -> str:
+    """The thing a sale or swap names when it is no item of the pack: 'sell my data slate' -> 'data slate'; ''."""
+    found = re.search(r"\b(?:sell|pawn|trade|swap|flog|offload|barter)(?: (?:in|off|away))? (?:my |the |this |that |"
+                      r"a |an |some )?(?P<t>[a-z' -]{2,30}?)(?: (?:for|to|with)\b.*)?$", text)
+    return found.group("t").strip() if found else ""
 
 
 def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
@@ -159,6 +182,10 @@ def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
         carried = _carried(state, pack)
         if item is not None:
             return refuse(f"You do not carry {_the(item)}" + (f"; you have {carried}." if carried else "."))
+        if re.search(r"\btip\b", router.text) and state.player.credits >= 1:  # a tip with no sum: one coin
+            events = [ev.CreditsChange(delta=-1, reason=f"a tip for {recipient.name}"), *_thanks(recipient, 1, state)]
+            return Resolution(make_result(router, None, minutes, f"You tip {recipient.name} {money(1, pack)}; "
+                                          f"{_reaction(recipient, state)}."), events)
         return refuse(f"Give what? You carry {carried or 'nothing'} and {_purse(state, pack)}; name a thing or a sum.")
     events = [ev.ItemLose(item=item.id, qty=1), *_thanks(recipient, item.value, state)]
     return Resolution(make_result(router, None, minutes, f"You give {_the(item)} to {recipient.name}; "

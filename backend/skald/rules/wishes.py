@@ -50,13 +50,26 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"everything|town)\b|^i (?:find|found|discover|pull out|produce|take out) (?:a |an )?(?:treasure|chest (?:of|"
         r"full of) gold|bag of gold|pile of gold|diamonds?|fortune|\w+ legendary)|\bi am (?:now )?(?:rich|wealthy|"
         r"a millionaire|the richest)\b|\bbecome (?:rich|wealthy|famous|the richest|mayor|the mayor)\b"
-        r"|\b(?:make|makes) (?:\w+ )?(?:my|me a) (?:servant|slave|follower)s?\b")),
+        r"|\b(?:make|makes) (?:\w+ )?(?:my|me a) (?:servant|slave|follower)s?\b"
+        r"|\bgives? me (?:all|every(?: last)?) (?:of )?(?:her|his|their|the|its) (?:money|coin|coins|savings|gold|"
+        r"stock|credits|greys|takings)\b"
+        r"|^i (?:have|got|own|carry|am carrying) (?:a |an )?(?:pocket|bag|sack|chest|purse|pile|heap|pouch|fortune)s? "
+        r"(?:full )?of (?:diamonds|gold|jewels|gems|money|coins?|credits|greys|silver)\b"
+        r"|^i (?:find|found|discover|pick up|stumble on) (?:a |an )?(?:bag|sack|purse|pile|chest|pouch|heap|box) "
+        r"(?:of|with|full of|stuffed with) (?:\d[\d,]* )?(?:coins?|gold|money|credits|greys|diamonds|jewels|gems)\b"
+        r"|^i (?:marry|wed|am (?:now )?married to|get married to)\b|\b(?:marries|weds) me\b")),
     ("victory", re.compile(
         r"^i (?:just )?win\b|\bi win the game\b|\bwin the game\b|\bend the game\b|\bbeat the game\b"
         r"|\bi (?:am|become) (?:now )?(?:actually |really |secretly )?(?:the |a |an )?(?:king|queen|emperor|empress|"
         r"god|goddess|ruler|immortal|invincible)\b|\b(?:everyone|everybody|all of them) (?:dies|die|drops? dead|"
         r"obeys? me)\b|\b(?:is|am|are) (?:now )?(?:immortal|invincible|unkillable)\b")),
     ("feat", re.compile(
+        r"\bin (?:a|one) (?:single )?(?:bound|leap|jump)\b|\bskip (?:ahead|forward|to the end(?:ing)?|(?:this|the|"
+        r"that) (?:part|bit|scene|chapter|level|quest|ending|cutscene|dialogue|boring bit))\b"
+        r"|\bturn (?:lead|stone|iron|water|rocks?|sand|dirt|\w+) into (?:gold|diamonds|silver|wine|jewels|money)\b"
+        r"|\btransmute\b|\balchemy\b"
+        r"|\b(?:steal|grab|catch|take|eat|move|stop|hold|pull down) the (?:sun|moon|stars|sky|sea|ocean)\b"
+        r"(?! ?(?:almanac|chart|map|lamp|shard|stone|glass|dial))|"
         r"^(?:fly|levitate|teleport|warp|blink)\b|\b(?:fly|flies|flying|levitate|teleport|warp) (?:to|away|up|over|"
         r"across|into|off)\b|\bcast (?:a |an )?(?:\w+ )?(?:spell|fireball|lightning|magic|curse|hex)|\bcast "
         r"(?:fireball|lightning|magic missile)\b|\b(?:fireball|magic missile|lightning bolt|telekinesis|telepathy|"
@@ -77,7 +90,7 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\bmagic(?:al|ally)?\b|\bspells?\b|\bgenie\b|\bsuper ?(?:powers?|strength|speed)\b|\bx-?ray vision\b"
         r"|\bbreathe fire\b|\blasers?\b.*\beyes\b|\bbecome (?:a |an )?(?:dragon|wolf|bird|cat|god|vampire|werewolf|"
         r"ghost|giant|bat)\b|\b(?:heaven|the afterlife|the underworld)\b|\b(?:to|into|in) hell\b(?! of)"
-        r"|\b(?:phone|taxi|uber|computer|email|"
+        r"|\b(?:phone|taxi|uber|computer|email|chatgpt|google|siri|alexa|wikipedia|"
         r"wifi|television|tv|selfie|credit card|atm|website|app)\b|\b(?:quick ?save|save the game|load the game|"
         r"respawn|restart the (?:game|level)|new game plus|fast travel|noclip|cheat)\b|\b\d{3,} (?:miles|km|"
         r"kilometres|kilometers|leagues)\b|\blift (?:the )?(?:whole |entire )?(?:tavern|building|house|inn|town|ship|"
