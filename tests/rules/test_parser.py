@@ -215,3 +215,17 @@ def test_a_line_said_to_the_room_is_said_to_the_one_at_hand_and_their_job_is_off
     assert said[1] == f"Odile Pask comes back to the job: {job}"
     assert said[2] == f"You give Odile Pask your word: {job}"
     assert job in said[3]
+
+
+def test_asking_who_someone_is_twice_does_not_tell_their_description_twice(tmp_path, llm):
+    pack = load_pack("cinder_reach")
+    conn = connect(tmp_path / "who.db")
+    state = start_campaign(conn, pack, seed=1, campaign_id="who")
+    said = []
+    for line in ("who is tobin", "who is tobin"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+        said.append(state.mechanic_result.summary)
+    conn.close()
+    description = pack.npcs["tobin_marsh"].description.split(".")[0]
+    assert description in said[0] and description not in said[1]
+    assert "Tobin has a job going" in said[1]

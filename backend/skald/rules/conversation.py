@@ -87,7 +87,7 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
         if job:
             return (f"You ask {who.name} to say more; {first} comes back to the job: {end(job)}", [])
         return (f"You ask {who.name} to say more. {first} tells you about themselves: "
-                f"{end(_first_sentence(who.description))}", [])
+                f"{_told_of(who, state, pack)}", [])
     if verb in PLEASANTRIES:
         return (phrase(state, *(t.format(name=who.name, first=first) for t in PLEASANTRIES[verb])), [])
     line = said.strip().rstrip(".!") or "..."
@@ -114,6 +114,22 @@ def _their_job(who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
             stage = quest.stages[min(quest_state.stage, len(quest.stages) - 1)]
             return stage.objective
     return None
+
+
+def _told_of(person, state: GameState, pack: EraPack) -> str:
+    """What is said of a person: the first sentence of their description, unless a recent turn told it (meeting them
+    does); then what they are about instead (their job, else whom they answer to), so no description is told twice
+    in a row."""
+    told = " ".join(s for t in state.recent for s in t.sentences).lower()
+    if not any(part.lower() in told for part in sentences(person.description) if len(part.split()) >= 4):
+        return end(_first_sentence(person.description))
+    first = person.name.split()[0]
+    job = next((q.summary for q in pack.quests.values() if q.giver == person.id and (
+        q.id not in state.quests or state.quests[q.id].status == QuestStatus.ACTIVE)), None)
+    if job:
+        return f"{first} has a job going. {end(_first_sentence(job))}"
+    faction = pack.factions.get(getattr(person, "faction", None) or "")
+    return f"{first} answers to {faction.name}." if faction else f"You have met {first} before."
 
 
 def _first_sentence(text: str) -> str:
@@ -243,7 +259,7 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
                   None)
     if person is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} that {person.name} is "
-                f"{with_article(person.role)}: {end(_first_sentence(person.description))}", [])
+                f"{with_article(person.role)}: {_told_of(person, state, pack)}", [])
     place_id = references.place(topic, state, pack)
     if place_id is not None and references.words(topic) & references.words(pack.locations[place_id].name):
         loc = pack.locations[place_id]
@@ -356,12 +372,12 @@ def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
         speaker = speaker or (locals_[0] if locals_ else None)
         if speaker is not None:
             return (f"\"{speaker.name},\" comes the answer: {with_article(speaker.role)}. "
-                    f"{end(_first_sentence(speaker.description))}", [])
+                    f"{_told_of(speaker, state, pack)}", [])
     who = references.person(topic, state, pack, people, speaker.id if speaker else None) or (
         speaker if topic in references.PRONOUNS or topic in ("", "you") else None)
     if who is None:
         return _about(topic, speaker, locals_, state, pack)
-    return (f"That is {who.name}, {with_article(who.role)}: {end(_first_sentence(who.description))}", [])
+    return (f"That is {who.name}, {with_article(who.role)}: {_told_of(who, state, pack)}", [])
 
 
 def _who_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:

@@ -18,15 +18,15 @@ SOCIAL = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE, Act
 
 
 def _introduced(person: Person, state: GameState) -> bool:
-    """Whether the player has had this person's description already, so it is not told again: met before this
-    turn, and either met before the turns ``state.recent`` keeps or described in one of them. A companion waiting
+    """Whether the player has had this person's description already, so it is not told again: described in one of
+    the turns ``state.recent`` keeps, or met before this turn and before those turns. A companion waiting
     for work counts as introduced once they join, or are named in a recent turn."""
+    told = " ".join(s for t in state.recent for s in t.sentences)
+    if any(p.lower() in told.lower() for p in sentences(person.description) if len(p.split()) >= 4):
+        return True  # described in a recent turn, met or not ("who is the old man at the bar?")
     met = state.known_npcs.get(person.id)
     if not person.companion and (met is None or met.first_met_turn < state.turn - len(state.recent)):
         return met is not None  # never met, or met before the recent turns
-    told = " ".join(s for t in state.recent for s in t.sentences)
-    if any(p.lower() in told.lower() for p in sentences(person.description) if len(p.split()) >= 4):
-        return True
     return person.companion and (person.id in state.companions or person.name in told)
 
 
