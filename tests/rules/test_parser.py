@@ -186,6 +186,15 @@ def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
     ("cinder_reach", "where's the union hall", "Hesper Quill tells you that the Hall of the Ninth Shift is"),
     ("cinder_reach", "whats wrong with the water", "Asked about the water, Hesper Quill tells you this"),
     ("cinder_reach", "so what's the deal here", "Hesper Quill tells you what people are saying"),
+    ("saltmarsh_reach", "what do you call the money round here", "Odile Pask tells you that money here is counted in "
+                                                                  "greys"),
+    ("saltmarsh_reach", "where can i crash tonight", "Odile Pask tells you that you can get a bed for the night right"),
+    ("saltmarsh_reach", "are there bandits on the roads?", "Odile Pask tells you that the road to the Drowned Abbey is "
+                                                           "the dangerous one, and Ula Stannard (a cutthroat)"),
+    ("cinder_reach", "where do people go to pray around here", "Hesper Quill tells you that people go to the Lamplight "
+                                                               "Chapel to pray"),
+    ("saltmarsh_reach", "find the linkboy", "Odile Pask tells you that Pim Oakes, a linkboy, is at Cockle Row."),
+    ("saltmarsh_reach", "say i am a friend of the union", '"I am a friend of the union," you tell whoever is near'),
 ])
 def test_stranger_lines_get_answers_about_what_was_said(tmp_path, llm, pack_id, line, said):
     _, state = second_move(tmp_path, pack_id, "look around", line, llm)

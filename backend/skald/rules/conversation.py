@@ -17,6 +17,8 @@ Talk costs 8 minutes (``rules.clock``) and never rolls. Skald's own wording.
 
 from __future__ import annotations
 
+import re
+
 from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules import clock, references
@@ -199,6 +201,68 @@ def _any_work(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     return (f"{told} that an hour's honest work in {the_place(here)} pays a few {pack.era.currency.many}.", [])
 
 
+def _money(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    told, _ = _teller(speaker, locals_)
+    currency = pack.era.currency
+    return (f"{told} that money here is counted in {currency.many}: one {currency.one}, two {currency.many}; a "
+            f"drink is {money(DRINK_PRICE, pack)}.", [])
+
+
+LODGING_WORDS = frozenset({"lodging", "lodgings", "room", "rooms", "bed", "beds", "bunk", "bunks", "cot", "cots",
+                           "inn", "sleep", "dormitory", "hostel", "boarding"})
+
+
+def _lodging(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """Where a bed is to be had: a place whose description offers one (nearest first), else a bar."""
+    told, _ = _teller(speaker, locals_)
+    beds = [loc for loc in pack.locations.values() if references.words(loc.description) & LODGING_WORDS] or [
+        loc for loc in pack.locations.values() if loc.type == "bar"]
+    beds.sort(key=lambda loc: 0 if loc.id == state.location else sum(
+        link.minutes for link in (route(pack, state.location, loc.id) or [])) or 10_000)
+    if not beds:
+        return (f"{told} that there is no bed to be had; people sleep where they can.", [])
+    where = beds[0]
+    at = "right here" if where.id == state.location else f"at {the_place(where)} ({_away(state, pack, where.id)})"
+    return (f"{told} that you can get a bed for the night {at}; a rest there sets you right.", [])
+
+
+def _danger(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """What is dangerous about here: the risky ways out, and who is trouble (hostile people the pack places near)."""
+    told, _ = _teller(speaker, locals_)
+    here = pack.locations[state.location]
+    risky = [link for link in here.links if link.risk != "SAFE"]
+    roads = [link for loc in pack.locations.values() for link in loc.links if link.risk == "DANGEROUS"]
+    parts = []
+    if risky:
+        parts.append(f"the way to {or_list([the_place(pack.locations[link.to]) for link in risky[:2]], 'and')} is "
+                     f"not to be taken lightly")
+    elif roads:
+        link = roads[0]
+        parts.append(f"the road to {the_place(pack.locations[link.to])} is the dangerous one")
+    trouble = [n for n in pack.npcs.values() if n.disposition == "hostile" and n.id not in state.world.defeated_npcs]
+    if trouble:
+        parts.append(f"{or_list([f'{n.name} ({with_article(n.role)})' for n in trouble[:2]], 'and')} "
+                     f"{'are' if len(trouble[:2]) > 1 else 'is'} trouble")
+    if not parts:
+        return (f"{told} that these parts are as safe as anywhere.", [])
+    return (f"{told} that {', and '.join(parts)}.", [])
+
+
+WORSHIP_WORDS = frozenset({"chapel", "church", "shrine", "temple", "abbey", "almonry", "pray", "prayer", "prayers",
+                           "altar", "priest", "prior", "saint", "saints", "candle", "candles", "holy", "bell"})
+
+
+def _worship(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    told, _ = _teller(speaker, locals_)
+    holy = sorted((loc for loc in pack.locations.values() if references.words(
+        f"{loc.name} {loc.type} {loc.description}") & WORSHIP_WORDS), key=lambda loc: len(
+        references.words(f"{loc.name} {loc.type} {loc.description}") & WORSHIP_WORDS), reverse=True)
+    if not holy:
+        return (f"{told} that people here pray where they stand, if they pray at all.", [])
+    where = holy[0]
+    return (f"{told} that people go to {the_place(where)} to pray ({_away(state, pack, where.id)}).", [])
+
+
 def _ways(state: GameState, pack: EraPack) -> str:
     here = pack.locations[state.location]
     ways = [way_label(pack, link) for link in here.links]
@@ -345,7 +409,7 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         if at is None or at not in pack.locations:
             return (f"{told} that nobody knows where {person.name} is.", [])
         where = "right here" if at == state.location else f"at {the_place(pack.locations[at])}"
-        return (f"{told} that {person.name} is {where}.", [])
+        return (f"{told} that {person.name}, {with_article(person.role)}, is {where}.", [])
     place_id = references.place(topic, state, pack)
     if place_id is not None and references.names_place(topic, place_id, pack):  # "cockle row" is not Kettle Row
         loc = pack.locations[place_id]
@@ -420,6 +484,11 @@ GROUP_WORDS = frozenset({"everyone", "everybody", "all", "room", "crowd", "regul
                          "gang", "lot", "table"})
 
 
+# Words said out loud to no one in particular: "tell them i work for the charter", "say i am a friend of the union".
+_SAID = re.compile(r"^(?:i )?(?:tell|say|announce|shout|whisper|call out|explain|mention)(?: to)? (?:them|everyone|"
+                   r"the room|everybody|all)?,? ?(?:that )?(?P<what>.{3,})$")
+
+
 def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     """Talk aimed at somebody who is not here: who was asked for, and who is here to talk to instead."""
     here = pack.locations[state.location]
@@ -429,6 +498,10 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
         return f"You speak to the room, and {or_list(locals_[:4]).replace(' or ', ' and ')} hear you out."
     missing = references.missing_person(who, state, pack) if who != router.text else None
     if missing is None:
+        said = _SAID.match(router.text)
+        if said:  # "tell them i work for the charter": what was said, told back
+            words = said.group("what").strip(" .!?")
+            return f"\"{words[:1].upper()}{words[1:]},\" you tell whoever is near, and they hear it."
         return "You speak up; whoever is near can hear you."
     instead = f"; you could talk to {or_list(locals_[:3])}" if locals_ else ""
     return f"There is no {missing} in {the_place(here)}{instead}."
@@ -436,5 +509,6 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 
 _QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,
               "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is, "who_is": _who_is,
-              "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "ask": _ask, "where_sold": _where_sold}
+              "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money, "lodging": _lodging,
+              "danger": _danger, "worship": _worship, "ask": _ask, "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

@@ -178,7 +178,19 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("who_am_i", r"\bwhat is my name\b|\bwho am i\b|\bwhat am i called\b|\bdo you know (?:my name|who i am)\b"),
     ("who_is", r"\bwhat is your name\b|\bwho are you\b|\bwhat (?:do|should) (?:they|people|i|we) call you\b|"
                r"\bwho might you be\b|\band you are\?|\bgot a name\b|\bintroduce yourself\b"),
-    ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat (?:is )?this place\b|\bwhat place is this\b"),
+    ("money", r"\bwhat (?:do|does) (?:you|they|people|folk|one) (?:call|use for|pay with|use as) (?:the )?(?:money|"
+              r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b"),
+    ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one) (?:crash|sleep|stay|kip|lodge|bed down|"
+                r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
+                r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b"),
+    ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way) (?:safe|dangerous)\b|\b(?:bandits|robbers|"
+               r"thieves|raiders|footpads|cutthroats|brigands|outlaws)\b|\bwho should i (?:stay away from|avoid|watch "
+               r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|\bwhere is it "
+               r"dangerous\b"),
+    ("worship", r"\bwhere (?:do|can|might|does) (?:people|i|we|folk|one|anyone) (?:go to )?(?:pray|worship)\b|"
+                r"\b(?:is there|where is) (?:a |an |the )?(?:chapel|church|shrine|temple|abbey)\b"),
+    ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat is the name of this (?:town|place|village|city)\b|"
+                   r"\bwhat (?:is )?this place\b|\bwhat place is this\b"),
     ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
                   r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
                   r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|"

@@ -67,6 +67,10 @@ def kindred(text: str) -> frozenset[str]:
     found = set(words(text))
     for w in list(found):
         found |= _KIN.get(w, frozenset())
+        for tail in ("woman", "man"):  # "fisherwoman" is also a woman, "ferryman" a man
+            if w.endswith(tail) and len(w) > len(tail) + 2:
+                found |= {tail} | _KIN.get(tail, frozenset())
+                break
     return frozenset(found)
 
 
