@@ -4,9 +4,10 @@ through the real engine and a real SQLite file (``bench/understanding.py`` measu
 figures beside the issue's targets).
 
 These are deterministic quality gates, not timings. Understood is gated at the target (97%) and every impossible
-request must be refused; addressed is gated at what the parser reaches today (80%, target 90%), so it can only get
-better. The held-out set, never tuned on, is gated on understood (95%) and refused (80%: two of its ten impossible
-requests still get through; the target is 100%).
+request must be refused; addressed is gated near what the parser reaches today (87%, target 90%), so it can only get
+better. The held-out set, never tuned on, is gated on understood (97%) and refused (80%: two of its ten impossible
+requests still get through; the target is 100%). With the interpreter role on the scripted model every ordinary
+input of both sets is understood.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ _spec = importlib.util.spec_from_file_location("bench_understanding", ROOT / "be
 understanding = sys.modules.setdefault(_spec.name, importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(understanding)
 
-UNDERSTOOD_FLOOR, ADDRESSED_FLOOR = 0.97, 0.80
-HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.95, 0.8
+UNDERSTOOD_FLOOR, ADDRESSED_FLOOR = 0.97, 0.87
+HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.97, 0.8
 
 
 @pytest.fixture(scope="module", params=understanding.PACKS)

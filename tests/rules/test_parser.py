@@ -238,3 +238,19 @@ def test_asking_who_someone_is_twice_does_not_tell_their_description_twice(tmp_p
     description = pack.npcs["tobin_marsh"].description.split(".")[0]
     assert description in said[0] and description not in said[1]
     assert "Tobin has a job going" in said[1]
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("i pull out my crossbow", "You carry no crossbow; saying so does not change that."),
+    ("i have a revolver", "You carry no revolver; saying so does not change that."),
+])
+def test_a_claim_to_carry_what_is_not_carried_changes_nothing(tmp_path, llm, line, said):
+    before, state = second_move(tmp_path, "saltmarsh_reach", "look around", line, llm)
+    assert state.mechanic_result.impossible and state.mechanic_result.summary.startswith(said)
+    assert state.player.inventory == before.player.inventory
+
+
+@pytest.mark.parametrize("line", ["i have a question", "i have a drink", "i got a bad feeling about this"])
+def test_a_turn_of_phrase_with_have_is_no_claim(tmp_path, llm, line):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
+    assert state.router_output.verb != "claim" and not state.mechanic_result.impossible

@@ -325,6 +325,12 @@ def kind_of(raw: str, state: PersistentState, pack: EraPack) -> tuple[ActionClas
 # Action classes the patterns name so plainly that no reading of the line overrules them ("can I buy a drink?" buys).
 STRONG = frozenset({ActionClass.RECRUIT, ActionClass.ATTACK, ActionClass.INTIMIDATE, ActionClass.DECEIVE,
                     ActionClass.PERSUADE, ActionClass.SNEAK, ActionClass.SELL, ActionClass.BUY, ActionClass.GIVE})
+# A claim to carry something ("i have a revolver", "i pull out my crossbow"), not a phrase ("i have a question").
+CLAIM = re.compile(r"^i (?:have|have got|got|carry|am carrying|pull out|produce|whip out|take out|reach for) "
+                   r"(?:a|an|my|the|some) (?!question|idea|plan|feeling|offer|proposal|deal|message|favou?r|thought|"
+                   r"suggestion|confession|secret|problem|request|job|story|hunch|theory|look|drink|bite|seat|rest|"
+                   r"nap|chat|word|go|try|think|wash|listen|moment|minute|sec|second|bad feeling|good feeling|"
+                   r"right|bone|score|point)(?P<thing>[a-z' -]{2,40})$")
 ASKS_AFTER = ("is there", "are there")  # "is there a boat i could hire?": a question, whatever verb it holds
 LONG_WAIT = re.compile(r"\b(?:night|nightfall|morning|dawn|dusk|evening|noon|hours?|tomorrow|sunrise|sunset|dark|"
                        r"for a while)\b")
@@ -382,6 +388,12 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
 
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
+    claimed = CLAIM.match(text)
+    if claimed:  # "i have a revolver": a thing the player does not carry is not had by saying so
+        item = references.item(claimed.group("thing"), state, pack)
+        if item is None or state.player.inventory.get(item.id, 0) <= 0:
+            return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text,
+                                verb="claim", topic=parser.topic_of(claimed.group("thing")))
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     reading = parser.read(text)
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (

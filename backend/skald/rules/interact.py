@@ -42,7 +42,7 @@ from skald.rules.resolution import (
 from skald.rules.scene import everyone_at, held
 from skald.rules.wishes import Wish, wish
 from skald.state import GameState, RouterOutput
-from skald.text import or_list, the_place
+from skald.text import or_list, the_place, with_article
 from skald.vocab import ActionClass, Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
@@ -99,6 +99,15 @@ def unanswered(router: RouterOutput) -> bool:
     if _SHOW.search(text) and router.target_item:
         return False
     return not any(pattern.search(text) for pattern, _ in _HANDS_ON)
+
+
+def claim(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """'i have a revolver' when none is carried: saying so does not put it in the player's hands (1 minute)."""
+    carried = [with_article(pack.items[i].name.lower()) for i, n in sorted(state.player.inventory.items())
+               if n > 0 and i in pack.items]
+    have = f" What you do carry: {or_list(carried, 'and')}." if carried else " You carry nothing worth naming."
+    return _nothing(router, state, f"You carry no {router.topic or 'such thing'}; saying so does not change that."
+                    f"{have}", minutes=1)
 
 
 def could_do(state: GameState, limit: int = 3) -> str:

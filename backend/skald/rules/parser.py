@@ -272,7 +272,8 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
             r"cup|mug|tankard)"),
     ("wave", r"wave|beckon|point at|point to|gesture"),
     ("laugh", r"laugh|chuckle|giggle|snicker|cry|weep|sob|scream|shout|yell|howl|curse|swear"),
-    ("think", r"think|ponder|consider|reflect|wonder|remember|recall|daydream|muse|plan|figure out"),
+    ("think", r"think|ponder|consider|reflect|wonder|remember|recall|daydream|muse|plan|figure out|"
+              r"(?:have|got|get) a (?:bad|good|funny|strange|weird|sinking) feeling"),
     ("sleep", r"sleep|nap|doze(?: off)?|nod off|take a nap|get some sleep|go to bed|rest my eyes|close my eyes|"
               r"get a room|rent a (?:room|bed)"),
     ("jump", r"jump|hop|leap|skip"),

@@ -31,6 +31,9 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\b(?:rewrite|retcon|change) the (?:story|plot|game|script|rules)\b"
         r"|\bwrite me an? (?:poem|essay|story|song about cats)\b|\b(?:assistant|user)\s*:|<\|\w+\|>|\[(?:system|inst)\]"
         r"|\brespond (?:only )?with\b|\breveal (?:your|the) (?:prompt|instructions|rules|system)\b"
+        r"|\bwhat are your (?:instructions|rules|orders|directives|guidelines|settings)\b|\btraining data\b"
+        r"|\bwrite (?:me )?(?:some )?(?:python|code|a program|a script|javascript|sql|html)\b|\b(?:python|javascript|"
+        r"html|css|sql) code\b"
         r"|\bwhat (?:model|llm|ai) are you\b|\bare you (?:an? )?(?:ai|bot|robot|chatgpt|llm|language model)\b"
         r"|\bdo anything now\b|\bdan mode\b|\bi am (?:the )?(?:narrator|game master|developer|dungeon master)\b"
         r"|\bas the (?:narrator|game master|developer|admin)\b|\badmin (?:access|mode|rights|panel)\b")),
@@ -57,7 +60,11 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"(?:full )?of (?:diamonds|gold|jewels|gems|money|coins?|credits|greys|silver)\b"
         r"|^i (?:find|found|discover|pick up|stumble on) (?:a |an )?(?:bag|sack|purse|pile|chest|pouch|heap|box) "
         r"(?:of|with|full of|stuffed with) (?:\d[\d,]* )?(?:coins?|gold|money|credits|greys|diamonds|jewels|gems)\b"
-        r"|^i (?:marry|wed|am (?:now )?married to|get married to)\b|\b(?:marries|weds) me\b")),
+        r"|^i (?:marry|wed|am (?:now )?married to|get married to)\b|\b(?:marries|weds) me\b"
+        r"|^(?!i |you |we |what |who |why |how |where |when |did |does |do |is |are |if |so |can |could |will |would )"
+        r"[a-z]+(?: [a-z]+)? (?:tells|gives|hands|teaches|shows|lends|pays|admits|confesses|reveals|owes|obeys) "
+        r"(?:me|us) (?:all|every|everything|the whole|(?:his|her|their) (?:secrets?|fortune|money|savings|job|"
+        r"everything))\b")),
     ("victory", re.compile(
         r"^i (?:just )?win\b|\bi win the game\b|\bwin the game\b|\bend the game\b|\bbeat the game\b"
         r"|\bi (?:am|become) (?:now )?(?:actually |really |secretly )?(?:the |a |an )?(?:king|queen|emperor|empress|"
@@ -90,7 +97,8 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\bmagic(?:al|ally)?\b|\bspells?\b|\bgenie\b|\bsuper ?(?:powers?|strength|speed)\b|\bx-?ray vision\b"
         r"|\bbreathe fire\b|\blasers?\b.*\beyes\b|\bbecome (?:a |an )?(?:dragon|wolf|bird|cat|god|vampire|werewolf|"
         r"ghost|giant|bat)\b|\b(?:heaven|the afterlife|the underworld)\b|\b(?:to|into|in) hell\b(?! of)"
-        r"|\b(?:phone|taxi|uber|computer|email|chatgpt|google|siri|alexa|wikipedia|"
+        r"|\b(?:vr|virtual reality)(?: headset| goggles)?\b|\b(?:phone|taxi|uber|computer|email|chatgpt|google|siri|"
+        r"alexa|wikipedia|"
         r"wifi|television|tv|selfie|credit card|atm|website|app)\b|\b(?:quick ?save|save the game|load the game|"
         r"respawn|restart the (?:game|level)|new game plus|fast travel|noclip|cheat)\b|\b\d{3,} (?:miles|km|"
         r"kilometres|kilometers|leagues)\b|\blift (?:the )?(?:whole |entire )?(?:tavern|building|house|inn|town|ship|"
