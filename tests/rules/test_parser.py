@@ -254,3 +254,14 @@ def test_a_claim_to_carry_what_is_not_carried_changes_nothing(tmp_path, llm, lin
 def test_a_turn_of_phrase_with_have_is_no_claim(tmp_path, llm, line):
     _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
     assert state.router_output.verb != "claim" and not state.mechanic_result.impossible
+
+
+@pytest.mark.parametrize(("line", "told"), [
+    ("lie and say im a reeve", "lie and say you are a reeve"),
+    ("hide under the table", "hide under the table"),
+    ("take a nap by the fire", "You take a nap by the fire."),
+    ("i try to sneak past the guard", "sneak past the guard"),
+])
+def test_a_deed_aimed_at_nobody_in_particular_is_told_as_the_player_put_it(tmp_path, llm, line, told):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
+    assert told in state.mechanic_result.summary and "try to try" not in state.mechanic_result.summary

@@ -9,6 +9,7 @@ nothing here touches the database.
 from __future__ import annotations
 
 import random
+import re
 
 from skald import events as ev
 from skald.packs.models import EraPack, Link
@@ -174,6 +175,16 @@ def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: st
     return f"You see no {missing} here {purpose}." if missing else None
 
 
+def _as_told(router: RouterOutput) -> str:
+    """The player's line told back in the second person, without its full stop ('hide under the table' -> 'You hide
+    under the table'), when it says more than its verb (3 to 10 words); '' otherwise (the rules' own words then)."""
+    said = router.text.strip(" .!?")
+    if not 3 <= len(said.split()) <= 10 or re.search(r"[?;]", said):
+        return ""
+    told = deeds.second_person(said).rstrip(".")
+    return told if told.startswith("You ") else ""
+
+
 def _no_fight(target: PresentNpc | None, people: list[PresentNpc]) -> str:
     if target is not None:
         return f"{target.name} is on your side; you think better of it."
@@ -257,8 +268,10 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     chk = roll_check(router, state, pack, rng, risk, env=env)
     who = target.name if target else "the people around you"
     events: list[ev.BaseEvent] = []
+    told = _as_told(router) if target is None else None  # "lie and say im a reeve": the attempt as it was put
     if chk.outcome.succeeded:
         summary = phrase(state, f"You {verb} {who}.", f"It works on {who}: you {verb} them.")
+        summary = f"{told}, and it works on the people around you." if told else summary
         if action == ActionClass.PERSUADE:
             events += faction_rep(faction, 1, f"persuaded {who}")
         if action == ActionClass.INTIMIDATE:
@@ -271,6 +284,7 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         summary = phrase(state, f"You try to {verb} {who}, and it does not work.",
                          f"You set out to {verb} {who}, but they do not budge.",
                          f"{who[:1].upper()}{who[1:]} will not be moved: your attempt to {verb} them falls flat.")
+        summary = f"You try to {told[4:]}, but nobody around you is moved." if told else summary
         penalty = {ActionClass.PERSUADE: 0, ActionClass.DECEIVE: -2, ActionClass.INTIMIDATE: -1}[action]
         events += faction_rep(faction, penalty, f"failed to {verb} {who}")
         if action == ActionClass.INTIMIDATE and target is not None and target.disposition == "hostile" and \
@@ -328,9 +342,13 @@ def _sneak(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ra
             summary = f"You lift {money(take, pack)} from {target.name} unseen."
         else:
             summary = phrase(state, "You move unseen.", "Nobody sees you go.", "You keep to the edges, unnoticed.")
+            told = _as_told(router)
+            summary = f"{told}, unseen." if told and state.combat is None else summary
     else:
         summary = phrase(state, "You are spotted.", "Someone sees you, and says so.",
                          "Eyes turn your way: you are seen.")
+        told = _as_told(router)
+        summary = f"You try to {told[4:]}, but {summary[:1].lower()}{summary[1:]}" if told else summary
         events += faction_rep(here.faction, -1, "caught sneaking")
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     return Resolution(make_result(router, chk, clock.time_cost(ActionClass.SNEAK), summary, fail_stress(chk)), events)
@@ -402,6 +420,9 @@ def _rest(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ran
     summary = phrase(state, f"You rest and get {healed} HP back.", f"A few hours off your feet give you {healed} HP "
                      "back.") if healed else phrase(state, "You rest; you were not hurt, but it does you good.",
                                                     "You take a few quiet hours, and they do you good.")
+    told = _as_told(router)
+    if told:  # "take a nap by the fire": the rest as the player put it
+        summary = f"{told}. " + (f"It gives you {healed} HP back." if healed else "It does you good.")
     return Resolution(make_result(router, None, clock.time_cost(ActionClass.REST), summary,
                                   stress=-min(2, state.player.stress)), events)
 

@@ -150,7 +150,8 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
 _PERSON = [(re.compile(p), r) for p, r in [(r"\bmyself\b", "yourself"), (r"\bmy\b", "your"), (r"\bmine\b", "yours"),
                                          (r"\bme\b", "you"), (r"\bi am\b", "you are"), (r"\bi\b", "you"),
                                          (r"\bim\b", "you are")]]
-_LEADING = re.compile(r"^(?:(?:i|ok|so|then|just|now|please|let me|i will|i'll|i try to|i want to|i start to)\s+)+")
+_LEADING = re.compile(r"^(?:(?:i try to|i want to|i start to|i will|i'll|let me|try to|attempt to|i|ok|so|then|just|"
+                      r"now|please)\s+)+")
 
 
 def second_person(line: str) -> str:
