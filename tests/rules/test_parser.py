@@ -4,6 +4,8 @@ deeds take time, leaving takes the way out, and what cannot happen is still refu
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from skald.engine import start_campaign
 from skald.graph import run_turn
@@ -265,3 +267,17 @@ def test_a_turn_of_phrase_with_have_is_no_claim(tmp_path, llm, line):
 def test_a_deed_aimed_at_nobody_in_particular_is_told_as_the_player_put_it(tmp_path, llm, line, told):
     _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
     assert told in state.mechanic_result.summary and "try to try" not in state.mechanic_result.summary
+
+
+def test_suggestions_and_outcomes_about_someone_use_their_pronouns(tmp_path, llm):
+    """Hesper is she/her and Tobin he/him in the pack: no label or outcome about either calls them 'they'."""
+    pack = load_pack("cinder_reach")
+    conn = connect(tmp_path / "pronouns.db")
+    state = start_campaign(conn, pack, seed=1, campaign_id="pronouns")
+    seen = []
+    for line in ("talk to hesper", "persuade hesper", "threaten tobin", "talk to tobin", "persuade tobin"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+        seen += [s.label for s in state.suggested_actions] + [state.mechanic_result.summary]
+    conn.close()
+    about = [t for t in seen if "Hesper" in t or "Tobin" in t]
+    assert about and not [t for t in about if re.search(r"\b(?:they|them|their)\b", t)], about

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from skald.packs.models import EraPack
 from skald.persistent import PersistentState, Suggestion
-from skald.rules import party
+from skald.rules import party, pronouns
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
 from skald.rules.scene import RISK_ORDER, link_to, npc_location, route
@@ -166,8 +166,10 @@ def _follow_up(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, 
     target = next((p for p in people if p.id == now.target), None)
     first = target.name.split()[0] if target else ""
     if result.outcome.succeeded and target and result.action_class in SOCIAL:
-        for label in (f"Ask {first} what else they know", f"Ask {first} who else you should talk to",
-                      f"Ask {first} what they would do in your place"):
+        they = _pronouns(pack, target.id)
+        for label in (f"Ask {first} what else {they.subject} {_agree(they, 'know')}",
+                      f"Ask {first} who else you should talk to",
+                      f"Ask {first} what {they.subject} would do in your place"):
             pool.add(FOLLOW, label, Tone.INVESTIGATE, Risk.SAFE, ActionClass.DIALOGUE_ONLY)
         if result.action_class != ActionClass.DIALOGUE_ONLY:
             pool.add(FOLLOW, f"Demand a name from {first}", Tone.RENEGADE, Risk.RISKY, ActionClass.INTIMIDATE)
@@ -243,7 +245,8 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
                 pool.add(QUEST, f"Buy {item.name.lower()} ({money(item.value, pack)})", Tone.NEUTRAL, Risk.SAFE,
                          ActionClass.BUY)
         for kind in kinds:
-            made = _quest_step(kind, first, quest.title, the_place(pack.locations[scene.location]))
+            made = _quest_step(kind, first, quest.title, the_place(pack.locations[scene.location]),
+                               _pronouns(pack, person.id) if person else None)
             if made is not None:
                 label, tone, risk, action = made
                 pool.add(QUEST, label, tone, risk, action)
@@ -253,11 +256,25 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
     return heading
 
 
-def _quest_step(kind: str, first: str, title: str, place: str) -> tuple[str, Tone, Risk, ActionClass] | None:
+def _pronouns(pack: EraPack, person_id: str) -> pronouns.Pronouns:
+    """A person's pronouns as the pack gives them (they/them when it does not)."""
+    person = pack.person(person_id)
+    return pronouns.parse(getattr(person, "pronouns", None) if person else None)
+
+
+def _agree(they: pronouns.Pronouns, verb: str) -> str:
+    """``verb`` agreeing with ``they``: 'they know', 'she knows'."""
+    return verb if they.plural else f"{verb}es" if verb.endswith(("s", "sh", "ch", "x")) else f"{verb}s"
+
+
+def _quest_step(kind: str, first: str, title: str, place: str, they: pronouns.Pronouns | None = None
+                ) -> tuple[str, Tone, Risk, ActionClass] | None:
     if first:
+        they = they or pronouns.parse(None)
         return {
             "PERSUADE": (f"Persuade {first} to help with {title}", Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE),
-            "INTIMIDATE": (f"Threaten {first} until they talk about {title}", Tone.RENEGADE, Risk.RISKY,
+            "INTIMIDATE": (f"Threaten {first} until {they.subject} {_agree(they, 'talk')} about {title}",
+                           Tone.RENEGADE, Risk.RISKY,
                            ActionClass.INTIMIDATE),
             "DECEIVE": (f"Lie to {first} to get at the truth", Tone.RENEGADE, Risk.RISKY, ActionClass.DECEIVE),
             "DIALOGUE_ONLY": (f"Ask {first} about {title}", Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY),
@@ -269,14 +286,15 @@ def _quest_step(kind: str, first: str, title: str, place: str) -> tuple[str, Ton
 
 def _person(pool: _Pool, view: PersistentState, pack: EraPack, person: PresentNpc, rng: random.Random) -> None:
     first = person.name.split()[0]
+    they = _pronouns(pack, person.id)
     asks = [f"Ask {first} what the talk around here is", f"Ask {first} what people are saying lately",
-            f"Ask {first} who really runs things here", f"Ask {first} what worries them most"]
+            f"Ask {first} who really runs things here", f"Ask {first} what worries {they.object} most"]
     pool.add(SCENE, rng.choice(asks), Tone.INVESTIGATE, Risk.SAFE, ActionClass.DIALOGUE_ONLY)
     kind = [f"Persuade {first} to trust you", f"Win over {first} with an honest word",
-            f"Convince {first} you are on their side"]
+            f"Convince {first} you are on {they.possessive} side"]
     pool.add(SCENE, rng.choice(kind), Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE)
     pool.add(FILLER, f"Offer to help {first}", Tone.PARAGON, Risk.SAFE, ActionClass.INTERACT)
-    rough = [(f"Threaten {first} until they talk", ActionClass.INTIMIDATE),
+    rough = [(f"Threaten {first} until {they.subject} {_agree(they, 'talk')}", ActionClass.INTIMIDATE),
              (f"Demand answers from {first}", ActionClass.INTIMIDATE),
              (f"Bluff {first} into telling you more", ActionClass.DECEIVE)]
     label, action = rng.choice(rough)
@@ -291,7 +309,9 @@ def _companions(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene)
             continue
         first = comp.name.split()[0]
         if comp.id in view.party:
-            pool.add(FILLER, f"Ask {first} what they make of {the_place(here)}", Tone.INVESTIGATE, Risk.SAFE,
+            they = _pronouns(pack, comp.id)
+            pool.add(FILLER, f"Ask {first} what {they.subject} {_agree(they, 'make')} of {the_place(here)}",
+                     Tone.INVESTIGATE, Risk.SAFE,
                      ActionClass.DIALOGUE_ONLY)
         elif comp.id in view.known_npcs and not party.recruitment_blockers(view, pack, comp.id):
             pool.add(QUEST, f"Ask {comp.name} to join you", Tone.PARAGON, Risk.SAFE, ActionClass.RECRUIT)

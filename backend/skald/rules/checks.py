@@ -13,7 +13,20 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack, Link
-from skald.rules import clock, conversation, deeds, dice, examine, feelings, interact, parser, party, references, trade
+from skald.rules import (
+    clock,
+    conversation,
+    deeds,
+    dice,
+    examine,
+    feelings,
+    interact,
+    parser,
+    party,
+    pronouns,
+    references,
+    trade,
+)
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
 from skald.rules.parser import object_of
@@ -269,8 +282,10 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     who = target.name if target else "the people around you"
     events: list[ev.BaseEvent] = []
     told = _as_told(router) if target is None else None  # "lie and say im a reeve": the attempt as it was put
+    person = pack.person(target.id) if target is not None else None
+    they = pronouns.parse(getattr(person, "pronouns", None) if person is not None else None)
     if chk.outcome.succeeded:
-        summary = phrase(state, f"You {verb} {who}.", f"It works on {who}: you {verb} them.")
+        summary = phrase(state, f"You {verb} {who}.", f"It works on {who}: you {verb} {they.object}.")
         summary = f"{told}, and it works on the people around you." if told else summary
         if action == ActionClass.PERSUADE:
             events += faction_rep(faction, 1, f"persuaded {who}")
@@ -282,8 +297,10 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                 events.append(ev.RumorHeard(rumor=rumor, source=target.id))
     else:
         summary = phrase(state, f"You try to {verb} {who}, and it does not work.",
-                         f"You set out to {verb} {who}, but they do not budge.",
-                         f"{who[:1].upper()}{who[1:]} will not be moved: your attempt to {verb} them falls flat.")
+                         f"You set out to {verb} {who}, but {they.subject} {'do' if they.plural else 'does'} not "
+                         "budge.",
+                         f"{who[:1].upper()}{who[1:]} will not be moved: your attempt to {verb} {they.object} falls "
+                         "flat.")
         summary = f"You try to {told[4:]}, but nobody around you is moved." if told else summary
         penalty = {ActionClass.PERSUADE: 0, ActionClass.DECEIVE: -2, ActionClass.INTIMIDATE: -1}[action]
         events += faction_rep(faction, penalty, f"failed to {verb} {who}")
