@@ -76,3 +76,24 @@ def read_expected(case: Path) -> tuple[int | None, list[Expected]]:
 def same_file(issue: Any, case: Path, rel: str) -> bool:
     """Whether a ``PackIssue`` is about the file ``rel`` of the case folder."""
     return Path(issue.file).resolve() == (case / rel).resolve()
+
+
+def second_move(folder: Path, pack_id: str, first: str, then: str, llm: Any) -> tuple[Any, Any]:
+    """``then`` as the second move of a fresh game (seed 1) on ``pack_id``, in a save file in ``folder``: (the state
+    before it, the state after it)."""
+    from skald.engine import start_campaign
+    from skald.graph import run_turn
+    from skald.packs.loader import load_pack
+    from skald.store.db import connect
+
+    pack = load_pack(pack_id)
+    conn = connect(folder / "second_move.db")
+    try:
+        state = before = start_campaign(conn, pack, seed=1, campaign_id="second-move")
+        for line in (first, then):
+            before = state
+            state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm,
+                             retriever=None)
+    finally:
+        conn.close()
+    return before, state

@@ -15,16 +15,13 @@ from importlib import resources
 
 import pytest
 import yaml
-from skald.engine import start_campaign
-from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.rules import intent, interact, semantic
 from skald.rules.start import new_state
 from skald.settings import Settings
-from skald.store.db import connect
 from skald.vocab import ActionClass, Intent
-from support import ROOT
+from support import ROOT, second_move
 
 PACKS = ("saltmarsh_reach", "cinder_reach")
 
@@ -32,21 +29,6 @@ PACKS = ("saltmarsh_reach", "cinder_reach")
 @pytest.fixture(scope="module")
 def llm():
     return LLMClient(Settings(), online=False)
-
-
-def second_move(tmp_path, pack_id: str, first: str, then: str, llm):
-    """``then`` as the second move of a fresh offline game (seed 1) on ``pack_id``: (state before it, after it)."""
-    pack = load_pack(pack_id)
-    conn = connect(tmp_path / "semantic.db")
-    try:
-        state = start_campaign(conn, pack, seed=1, campaign_id="semantic")
-        for line in (first, then):
-            before = state
-            state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm,
-                             retriever=None)
-    finally:
-        conn.close()
-    return before, state
 
 
 def in_examples(text: str) -> bool:

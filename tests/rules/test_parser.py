@@ -15,6 +15,7 @@ from skald.rules.parser import Reading, plain, read
 from skald.settings import Settings
 from skald.store.db import connect
 from skald.vocab import ActionClass
+from support import second_move
 
 
 @pytest.mark.parametrize(("text", "kind", "verb", "topic"), [
@@ -65,18 +66,6 @@ def test_slips_are_read_as_meant():
 @pytest.fixture(scope="module")
 def llm():
     return LLMClient(Settings(), online=False)
-
-
-def second_move(tmp_path, pack_id: str, first: str, then: str, llm):
-    """``then`` as the second move of a fresh offline game (seed 1) on ``pack_id``."""
-    pack = load_pack(pack_id)
-    conn = connect(tmp_path / "p.db")
-    state = start_campaign(conn, pack, seed=1, campaign_id="parser")
-    for line in (first, then):
-        before = state
-        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
-    conn.close()
-    return before, state
 
 
 def test_a_reply_goes_to_the_person_spoken_with(tmp_path, llm):

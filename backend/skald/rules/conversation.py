@@ -21,11 +21,11 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, references
+from skald.rules import clock, prose, references
 from skald.rules.money import money
 from skald.rules.parser import addressee
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
-from skald.rules.scene import everyone_at, route, way_label
+from skald.rules.scene import everyone_at, minutes_to, nearest, way_label
 from skald.rules.trade import DRINK_PRICE
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import end, or_list, sentences, the_place, with_article
@@ -122,8 +122,7 @@ def _told_of(person, state: GameState, pack: EraPack) -> str:
     """What is said of a person: the first sentence of their description, unless a recent turn told it (meeting them
     does); then what they are about instead (their job, else whom they answer to), so no description is told twice
     in a row."""
-    told = " ".join(s for t in state.recent for s in t.sentences).lower()
-    if not any(part.lower() in told for part in sentences(person.description) if len(part.split()) >= 4):
+    if not prose.described_lately(person.description, state):
         return end(_first_sentence(person.description))
     first = person.name.split()[0]
     job = next((q.summary for q in pack.quests.values() if q.giver == person.id and (
@@ -183,8 +182,7 @@ def _any_work(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     """'any work going?', 'what do I need to do?': the job of whoever is asked (what it needs now, once taken up),
     else the job of someone here, else where a job is to be had, else honest work for a few coins."""
     told, who = _teller(speaker, locals_)
-    asked = [p for p in ([who] if who else []) + [p for p in locals_ if p is not who] if p is not None]
-    for person in asked:
+    for person in ([who] if who else []) + [p for p in locals_ if p is not who]:
         job = _their_job(person, state, pack)
         if job:
             return (f"{person.name} comes back to the job: {end(job)}", [])
@@ -217,11 +215,9 @@ def _lodging(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> t
     told, _ = _teller(speaker, locals_)
     beds = [loc for loc in pack.locations.values() if references.words(loc.description) & LODGING_WORDS] or [
         loc for loc in pack.locations.values() if loc.type == "bar"]
-    beds.sort(key=lambda loc: 0 if loc.id == state.location else sum(
-        link.minutes for link in (route(pack, state.location, loc.id) or [])) or 10_000)
     if not beds:
         return (f"{told} that there is no bed to be had; people sleep where they can.", [])
-    where = beds[0]
+    where = pack.locations[nearest(pack, state.location, [loc.id for loc in beds]) or beds[0].id]
     at = "right here" if where.id == state.location else f"at {the_place(where)} ({_away(state, pack, where.id)})"
     return (f"{told} that you can get a bed for the night {at}; a rest there sets you right.", [])
 
@@ -374,10 +370,8 @@ def _the(topic: str) -> str:
 def _away(state: GameState, pack: EraPack, place_id: str) -> str:
     if place_id == state.location:
         return "where you stand"
-    path = route(pack, state.location, place_id)
-    if path is None:
-        return "out of reach from here"
-    return f"{sum(link.minutes for link in path)} minutes away"
+    minutes = minutes_to(pack, state.location, place_id)
+    return "out of reach from here" if minutes is None else f"{minutes} minutes away"
 
 
 def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -469,6 +463,12 @@ def _asked_for_missing(router: RouterOutput, state: GameState, pack: EraPack) ->
     particular."""
     if router.absent_npc:
         return absent_line(router.absent_npc, state, pack)
+    return _no_such_person(router, state, pack)
+
+
+def _no_such_person(router: RouterOutput, state: GameState, pack: EraPack) -> str | None:
+    """'There is no Amos in the Slag & Lantern; you could talk to Hesper Quill or Tobin Marsh.' when the line is said
+    to someone nobody here answers to (``references.missing_person``); None otherwise."""
     who = addressee(router.text)
     missing = references.missing_person(who, state, pack) if who != router.text else None
     if missing is None:
@@ -491,20 +491,17 @@ _SAID = re.compile(r"^(?:i )?(?:tell|say|announce|shout|whisper|call out|explain
 
 def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     """Talk aimed at somebody who is not here: who was asked for, and who is here to talk to instead."""
-    here = pack.locations[state.location]
     locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
-    who = addressee(router.text)
-    if references.words(who) & GROUP_WORDS and locals_:  # "say hello to everyone", "talk to the regulars"
-        return f"You speak to the room, and {or_list(locals_[:4]).replace(' or ', ' and ')} hear you out."
-    missing = references.missing_person(who, state, pack) if who != router.text else None
-    if missing is None:
-        said = _SAID.match(router.text)
-        if said:  # "tell them i work for the charter": what was said, told back
-            words = said.group("what").strip(" .!?")
-            return f"\"{words[:1].upper()}{words[1:]},\" you tell whoever is near, and they hear it."
-        return "You speak up; whoever is near can hear you."
-    instead = f"; you could talk to {or_list(locals_[:3])}" if locals_ else ""
-    return f"There is no {missing} in {the_place(here)}{instead}."
+    if references.words(addressee(router.text)) & GROUP_WORDS and locals_:  # "say hello to everyone"
+        return f"You speak to the room, and {or_list(locals_[:4], 'and')} hear you out."
+    missing = _no_such_person(router, state, pack)
+    if missing is not None:
+        return missing
+    said = _SAID.match(router.text)
+    if said:  # "tell them i work for the charter": what was said, told back
+        words = said.group("what").strip(" .!?")
+        return f"\"{words[:1].upper()}{words[1:]},\" you tell whoever is near, and they hear it."
+    return "You speak up; whoever is near can hear you."
 
 
 _QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,

@@ -18,7 +18,7 @@ from skald.packs.models import EraPack
 from skald.rules import references, trade
 from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
-from skald.rules.scene import everyone_at, held, route
+from skald.rules.scene import everyone_at, held, minutes_to, nearest
 from skald.state import GameState, PresentNpc, RouterOutput
 from skald.text import end, the_place, with_article
 
@@ -210,15 +210,13 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
 def _nearest_fare(state: GameState, pack: EraPack, tags: frozenset[str]) -> str:
     """'; the nearest is a smoked eel at Cockle Row, 5 minutes away' (by the quickest way), or '' when no place sells
     any."""
-    best = None
-    for loc in pack.locations.values():
-        sold = [pack.items[i] for i in loc.shop if i in pack.items and set(pack.items[i].tags) & tags]
-        path = route(pack, state.location, loc.id) if sold and loc.id != state.location else None
-        if path is not None:
-            minutes = sum(link.minutes for link in path)
-            if best is None or minutes < best[0]:
-                best = (minutes, sold[0], loc)
-    if best is None:
+    def fare(loc_id: str) -> list:
+        shop = pack.locations[loc_id].shop
+        return [pack.items[i] for i in shop if i in pack.items and set(pack.items[i].tags) & tags]
+
+    found = nearest(pack, state.location, [loc for loc in pack.locations if loc != state.location and fare(loc)])
+    if found is None:
         return ""
-    minutes, item, loc = best
-    return f"; the nearest is {with_article(item.name.lower())} at {the_place(loc)}, {minutes} minutes away"
+    item, minutes = fare(found)[0], minutes_to(pack, state.location, found)
+    where = the_place(pack.locations[found])
+    return f"; the nearest is {with_article(item.name.lower())} at {where}, {minutes} minutes away"

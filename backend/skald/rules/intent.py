@@ -17,7 +17,7 @@ from skald.packs.models import EraPack
 from skald.rules import parser, references, timeline
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
-from skald.rules.scene import everyone_at, route
+from skald.rules.scene import everyone_at, nearest
 from skald.rules.wishes import wish
 from skald.state import PersistentState, PresentNpc, RouterOutput
 from skald.text import name_key
@@ -191,7 +191,7 @@ def _match_location(text: str, state: PersistentState, pack: EraPack) -> str | N
             return loc_id
     for kind, words in PLACE_WORDS.items():  # "the inn", "a doctor": the nearest place of that kind
         if any(_mentions(text, w) and not _named_otherwise(text, w, "") for w in words):
-            return _nearest(state.location, [loc for loc in ordered if pack.locations[loc].type == kind], pack)
+            return nearest(pack, state.location, [loc for loc in ordered if pack.locations[loc].type == kind])
     return None
 
 
@@ -205,18 +205,6 @@ def _named_otherwise(text: str, word: str, name: str) -> bool:
     house' against 'tithe house')."""
     found = re.search(r"(\w+)\s+" + re.escape(word) + r"\b", text)
     return found is not None and found.group(1) not in _BEFORE_A_NAME and found.group(1) not in name.split()
-
-
-def _nearest(origin: str, candidates: list[str], pack: EraPack) -> str | None:
-    """The candidate with the quickest route from ``origin`` (ties: the first given)."""
-    best: tuple[int, str] | None = None
-    for loc_id in candidates:
-        path = route(pack, origin, loc_id) if loc_id != origin else []
-        if path is not None:
-            minutes = sum(link.minutes for link in path)
-            if best is None or minutes < best[0]:
-                best = (minutes, loc_id)
-    return best[1] if best else None
 
 
 def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:

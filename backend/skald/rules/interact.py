@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 from skald import events as ev
 from skald.packs.models import EraPack
@@ -40,9 +41,10 @@ from skald.rules.resolution import (
     target_of,
 )
 from skald.rules.scene import everyone_at, held
+from skald.rules.trade import carried_list
 from skald.rules.wishes import Wish, wish
 from skald.state import GameState, RouterOutput
-from skald.text import or_list, the_place, with_article
+from skald.text import or_list, the_place
 from skald.vocab import ActionClass, Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
@@ -66,22 +68,8 @@ WISH_ANSWERS: dict[Wish, str] = {
 
 def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Resolve an INTERACT action (see the module docstring for what each kind does)."""
-    text = router.text
-    kind = wish(text)
-    if kind is not None:
-        return _nothing(router, state, WISH_ANSWERS[kind], minutes=1)
-    if _WORK.search(text) and not _HELP.search(text):
-        return _work(router, state, pack, rng)
-    if _HELP.search(text):
-        return _help(router, state, pack, rng)
-    if _SHOW.search(text) and router.target_item:
-        return _show(router, state, pack)
-    if _TAKE.search(text):
-        return _take(router, state, pack)
-    for pattern, stat in _HANDS_ON:
-        if pattern.search(text):
-            return _hands_on(router, state, pack, rng, stat)
-    return _nothing(router, state, UNANSWERED)
+    handler = _handler(router)
+    return handler(router, state, pack, rng) if handler else _nothing(router, state, UNANSWERED)
 
 
 UNANSWERED = "Nothing comes of that here: it is not something the world answers to."
@@ -89,23 +77,37 @@ UNANSWERED = "Nothing comes of that here: it is not something the world answers 
 
 def unanswered(router: RouterOutput) -> bool:
     """Whether :func:`resolve` would give ``router`` the catch-all refusal (:data:`UNANSWERED`): an INTERACT line
-    with no verb the parser read, no wish, and none of the hands-on words above. This is where the parser is unsure,
-    so the semantic fallback (``rules.semantic``) and the interpreter role (``nodes.interpreter``) get their turn."""
-    if router.action_class != ActionClass.INTERACT or router.verb is not None:
-        return False
+    with no verb the parser read and nothing :func:`_handler` answers. This is where the parser is unsure, so the
+    semantic fallback (``rules.semantic``) and the interpreter role (``nodes.interpreter``) get their turn."""
+    return router.action_class == ActionClass.INTERACT and router.verb is None and _handler(router) is None
+
+
+Handler = Callable[[RouterOutput, GameState, EraPack, random.Random], Resolution]
+
+
+def _handler(router: RouterOutput) -> Handler | None:
+    """What answers an INTERACT line, in this order: a wish, help, work, showing an item, taking, a hands-on try;
+    None when nothing does."""
     text = router.text
-    if wish(text) is not None or _WORK.search(text) or _HELP.search(text) or _TAKE.search(text):
-        return False
+    kind = wish(text)
+    if kind is not None:
+        return lambda r, s, p, g: _nothing(r, s, WISH_ANSWERS[kind], minutes=1)
+    if _HELP.search(text):
+        return _help
+    if _WORK.search(text):
+        return _work
     if _SHOW.search(text) and router.target_item:
-        return False
-    return not any(pattern.search(text) for pattern, _ in _HANDS_ON)
+        return lambda r, s, p, g: _show(r, s, p)
+    if _TAKE.search(text):
+        return lambda r, s, p, g: _take(r, s, p)
+    stat = next((stat for pattern, stat in _HANDS_ON if pattern.search(text)), None)
+    return (lambda r, s, p, g: _hands_on(r, s, p, g, stat)) if stat else None
 
 
 def claim(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """'i have a revolver' when none is carried: saying so does not put it in the player's hands (1 minute)."""
-    carried = [with_article(pack.items[i].name.lower()) for i, n in sorted(state.player.inventory.items())
-               if n > 0 and i in pack.items]
-    have = f" What you do carry: {or_list(carried, 'and')}." if carried else " You carry nothing worth naming."
+    have = carried_list(state, pack)
+    have = f" What you do carry: {have}." if have else " You carry nothing worth naming."
     return _nothing(router, state, f"You carry no {router.topic or 'such thing'}; saying so does not change that."
                     f"{have}", minutes=1)
 

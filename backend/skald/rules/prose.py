@@ -15,7 +15,7 @@ from skald.events import BaseEvent
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
 from skald.rules.money import money
-from skald.state import MechanicResult, PresentNpc
+from skald.state import MechanicResult, PersistentState, PresentNpc
 from skald.text import name_key, sentences, with_article
 from skald.vocab import Outcome
 
@@ -196,3 +196,10 @@ def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
 @lru_cache(maxsize=4096)
 def _word_pattern(mark: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + re.escape(mark) + r"(?!\w)", re.IGNORECASE)
+
+
+def described_lately(description: str, state: PersistentState) -> bool:
+    """Whether a sentence of ``description`` (one of four words or more) was told in one of the turns ``state.recent``
+    keeps: a person's description is not told twice in a row (the offline narrator and the conversation rules)."""
+    told = " ".join(s for t in state.recent for s in t.sentences).lower()
+    return any(part.lower() in told for part in sentences(description) if len(part.split()) >= 4)

@@ -113,5 +113,22 @@ def route(pack: EraPack, origin: str, destination: str) -> list[Link] | None:
     return None
 
 
+def minutes_to(pack: EraPack, origin: str, destination: str) -> int | None:
+    """Minutes of the quickest way from ``origin`` to ``destination`` (0 for the same place), or None: no way."""
+    path = route(pack, origin, destination) if destination != origin else []
+    return None if path is None else sum(link.minutes for link in path)
+
+
+def nearest(pack: EraPack, origin: str, candidates: list[str]) -> str | None:
+    """The candidate place with the quickest way from ``origin`` (ties: the first given), or None when no way
+    reaches any."""
+    best: tuple[int, str] | None = None
+    for loc_id in candidates:
+        minutes = minutes_to(pack, origin, loc_id)
+        if minutes is not None and (best is None or minutes < best[0]):
+            best = (minutes, loc_id)
+    return best[1] if best else None
+
+
 def held(state: PersistentState, item_id: str) -> bool:
     return state.player.inventory.get(item_id, 0) > 0

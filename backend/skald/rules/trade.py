@@ -21,7 +21,7 @@ from skald.rules.attitude import attitude
 from skald.rules.money import amount_in, money
 from skald.rules.parser import object_of
 from skald.rules.resolution import Resolution, faction_rep, make_result, target_of
-from skald.rules.scene import everyone_at, held, route
+from skald.rules.scene import everyone_at, held, nearest
 from skald.state import GameState, PresentNpc, RouterOutput
 from skald.text import or_list, the_place, with_article
 from skald.vocab import ActionClass
@@ -99,7 +99,7 @@ def sell(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
 
     item = pack.items.get(router.target_item or "")
     if item is None or not held(state, item.id):
-        carried = _carried(state, pack)
+        carried = carried_list(state, pack)
         if item is not None:
             return refuse(f"You do not carry {_the(item)}" + (f"; you have {carried}." if carried else "."))
         named = _named_thing(router.text)
@@ -179,7 +179,7 @@ def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
                                       f"{_reaction(recipient, state)}."), events)
     item = pack.items.get(router.target_item or "")
     if item is None or not held(state, item.id):
-        carried = _carried(state, pack)
+        carried = carried_list(state, pack)
         if item is not None:
             return refuse(f"You do not carry {_the(item)}" + (f"; you have {carried}." if carried else "."))
         if re.search(r"\btip\b", router.text) and state.player.credits >= 1:  # a tip with no sum: one coin
@@ -220,18 +220,13 @@ def _place_attitude(state: GameState, pack: EraPack) -> str:
 
 
 def _nearest_shop(state: GameState, pack: EraPack) -> str | None:
-    best: tuple[int, str] | None = None
-    for loc in pack.locations.values():
-        if loc.shop and loc.id != state.location:
-            path = route(pack, state.location, loc.id)
-            if path is not None:
-                minutes = sum(link.minutes for link in path)
-                if best is None or minutes < best[0]:
-                    best = (minutes, the_place(loc))
-    return best[1] if best else None
+    shops = [loc.id for loc in pack.locations.values() if loc.shop and loc.id != state.location]
+    found = nearest(pack, state.location, shops)
+    return the_place(pack.locations[found]) if found else None
 
 
-def _carried(state: GameState, pack: EraPack) -> str:
+def carried_list(state: GameState, pack: EraPack) -> str:
+    """What the player carries, as prose lists it: 'a hand lamp and a water ration' ('' for nothing)."""
     names = [with_article(pack.items[i].name.lower()) for i, qty in sorted(state.player.inventory.items())
              if qty > 0 and i in pack.items]
     return or_list(names, "and")

@@ -8,7 +8,7 @@ from skald.llm.offline import phrases as ph
 from skald.llm.offline.draft import INTRO, PEOPLE, SPEECH, Draft, fill, spread
 from skald.llm.offline.scene import Person, Scene
 from skald.rules import pronouns
-from skald.rules.prose import MAX_SENTENCES
+from skald.rules.prose import MAX_SENTENCES, described_lately
 from skald.state import GameState
 from skald.text import end, inner, sentences
 from skald.vocab import ActionClass
@@ -21,13 +21,13 @@ def _introduced(person: Person, state: GameState) -> bool:
     """Whether the player has had this person's description already, so it is not told again: described in one of
     the turns ``state.recent`` keeps, or met before this turn and before those turns. A companion waiting
     for work counts as introduced once they join, or are named in a recent turn."""
-    told = " ".join(s for t in state.recent for s in t.sentences)
-    if any(p.lower() in told.lower() for p in sentences(person.description) if len(p.split()) >= 4):
+    if described_lately(person.description, state):
         return True  # described in a recent turn, met or not ("who is the old man at the bar?")
     met = state.known_npcs.get(person.id)
     if not person.companion and (met is None or met.first_met_turn < state.turn - len(state.recent)):
         return met is not None  # never met, or met before the recent turns
-    return person.companion and (person.id in state.companions or person.name in told)
+    return person.companion and (person.id in state.companions or any(person.name in s for t in state.recent
+                                                                      for s in t.sentences))
 
 
 def people(d: Draft, scene: Scene) -> None:
