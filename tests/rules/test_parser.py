@@ -270,3 +270,19 @@ def test_suggestions_and_outcomes_about_someone_use_their_pronouns(tmp_path, llm
     conn.close()
     about = [t for t in seen if "Hesper" in t or "Tobin" in t]
     assert about and not [t for t in about if re.search(r"\b(?:they|them|their)\b", t)], about
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("can i get some food im starving", "You buy a fungus bun for 3 credits"),
+    ("how much for a room", "Hesper Quill tells you that you can get a bed for the night"),
+    ("I decide to head outside and explore the streets to get a feel for the town.", "You travel to Kettle Row."),
+    ("ask the woman what kind of work shes looking for", "You speak up"),  # two women here: not 'no woman here'
+])
+def test_lines_a_stranger_wrote_get_answers_about_them(tmp_path, llm, line, said):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
+    assert state.mechanic_result.summary.startswith(said), state.mechanic_result.summary
+
+
+def test_checking_the_inventory_first_takes_stock(tmp_path, llm):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", "Let me check my inventory first.", llm)
+    assert state.router_output.meta_command == "inventory"

@@ -363,7 +363,7 @@ def _the(topic: str) -> str:
     first = topic.split()[0]
     if first in WORK_WORDS or first in ("news", "money", "it", "them", "him", "her", "people", "everyone") or \
             first[:1].isupper() or len(topic.split()) > 4:
-        return topic
+        return topic if len(topic.split()) <= 6 else "that"  # a whole sentence is not a subject to name
     return f"the {topic}"
 
 

@@ -57,7 +57,8 @@ TOLD = {  # verb -> ways of telling it: {here} the place, {seen} who looks up, {
 FOOD_TAGS = frozenset({"food"})
 GENERIC_FARE = frozenset({"something", "food", "drink", "meal", "bite", "snack", "breakfast", "lunch", "dinner",
                           "supper", "beer", "ale", "pint", "wine", "water", "tea", "round", "rations", "ration",
-                          "swig", "sip", "mouthful", "cup", "mug", "glass", "bowl", "stew", "bread", "soup"})
+                          "swig", "sip", "mouthful", "cup", "mug", "glass", "bowl", "stew", "bread", "soup",
+                          "starving", "starved", "famished", "hungry", "thirsty", "parched", "am", "please"})
 DRINK_TAGS = frozenset({"water", "drink"})
 
 

@@ -489,7 +489,8 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
     if kind in ("leave", "go"):
         if action == ActionClass.TRAVEL and _match_location(text, state, pack) not in (None, state.location):
             return None  # a place the patterns name: travel there
-        vague = kind == "go" and not references.words(reading.topic) - VAGUE_PLACES
+        vague = kind == "go" and (not references.words(reading.topic) - VAGUE_PLACES or (
+            reading.topic.split()[0] in VAGUE_PLACES and " and " in reading.topic))  # "outside and explore the streets"
         if vague:  # "travel somewhere nice": the way out, or the question which way
             reading = parser.Reading("leave", "leave")
             kind = "leave"

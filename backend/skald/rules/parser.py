@@ -182,7 +182,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b"),
     ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one) (?:crash|sleep|stay|kip|lodge|bed down|"
                 r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
-                r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b"),
+                r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b|"
+                r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b"),
     ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way) (?:safe|dangerous)\b|\b(?:bandits|robbers|"
                r"thieves|raiders|footpads|cutthroats|brigands|outlaws)\b|\bwho should i (?:stay away from|avoid|watch "
                r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|\bwhere is it "
@@ -330,7 +331,7 @@ INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|go
                        r"what have i got|check (?:my )?(?:pockets?|bag|pack|satchel|purse|inventory|gear|stuff|"
                        r"belongings|things)|look in (?:my )?(?:pockets?|bag|pack|satchel|purse)|take (?:stock|"
                        r"inventory)|empty my pockets|how much (?:money|coin|cash) do i have|count my (?:money|coin|"
-                       r"coins)|my (?:inventory|stuff|things|gear|items))\s*[?!.]*$")
+                       r"coins)|my (?:inventory|stuff|things|gear|items))(?: first| now| again| quickly)?\s*[?!.]*$")
 
 
 @lru_cache(maxsize=8192)

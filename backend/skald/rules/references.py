@@ -128,6 +128,8 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
         return None
     if person(who, state, pack) is not None:
         return None
+    if any(kindred(who) & kindred(f"{p.role} {p.description}") for p in everyone_at(state, pack, state.location)):
+        return None  # "the woman" where two women are here: somebody here, just not one the words single out
     if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()):
         return None  # "haggle over the lamp": a thing
     common = _ARTICLE.match(who) or named & (set(_KIN) | _role_words(pack))

@@ -32,6 +32,7 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\bwrite me an? (?:poem|essay|story|song about cats)\b|\b(?:assistant|user)\s*:|<\|\w+\|>|\[(?:system|inst)\]"
         r"|\brespond (?:only )?with\b|\breveal (?:your|the) (?:prompt|instructions|rules|system)\b"
         r"|\bwhat are your (?:instructions|rules|orders|directives|guidelines|settings)\b|\btraining data\b"
+        r"|\bpretend (?:you are|you're|youre|u r) (?:a|an)\b"
         r"|\bwrite (?:me )?(?:some )?(?:python|code|a program|a script|javascript|sql|html)\b|\b(?:python|javascript|"
         r"html|css|sql) code\b"
         r"|\bwhat (?:model|llm|ai) are you\b|\bare you (?:an? )?(?:ai|bot|robot|chatgpt|llm|language model)\b"
