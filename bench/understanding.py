@@ -70,7 +70,10 @@ class Answer:
 
     @property
     def refused(self) -> bool:
-        return self.impossible and not self.changed
+        """Answered as impossible and nothing of the player's changed; a made-up slash command ("/admin give all
+        items") is refused as honestly, by the command line's "Unknown command"."""
+        unknown_command = self.action == "META" and self.summary.startswith("Unknown command")
+        return (self.impossible or unknown_command) and not self.changed
 
 
 def corpus(name: str = "player_inputs.yaml") -> list[Entry]:

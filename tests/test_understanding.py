@@ -22,8 +22,8 @@ _spec = importlib.util.spec_from_file_location("bench_understanding", ROOT / "be
 understanding = sys.modules.setdefault(_spec.name, importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(understanding)
 
-UNDERSTOOD_FLOOR, ADDRESSED_FLOOR = 0.97, 0.87
-HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.97, 0.8
+UNDERSTOOD_FLOOR, ADDRESSED_FLOOR = 0.97, 0.90
+HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.97, 0.9
 
 
 @pytest.fixture(scope="module", params=understanding.PACKS)

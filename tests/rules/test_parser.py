@@ -179,7 +179,8 @@ def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
     ("cinder_reach", "so what's the deal here", "Hesper Quill tells you what people are saying"),
     ("saltmarsh_reach", "what do you call the money round here", "Odile Pask tells you that money here is counted in "
                                                                   "greys"),
-    ("saltmarsh_reach", "where can i crash tonight", "Odile Pask tells you that you can get a bed for the night right"),
+    ("saltmarsh_reach", "where can i crash tonight",
+     "Odile Pask tells you that you can get a room and a bed for the night right"),
     ("saltmarsh_reach", "are there bandits on the roads?", "Odile Pask tells you that the road to the Drowned Abbey is "
                                                            "the dangerous one, and Ula Stannard (a cutthroat)"),
     ("cinder_reach", "where do people go to pray around here", "Hesper Quill tells you that people go to the Lamplight "
@@ -274,7 +275,7 @@ def test_suggestions_and_outcomes_about_someone_use_their_pronouns(tmp_path, llm
 
 @pytest.mark.parametrize(("line", "said"), [
     ("can i get some food im starving", "You buy a fungus bun for 3 credits"),
-    ("how much for a room", "Hesper Quill tells you that you can get a bed for the night"),
+    ("how much for a room", "Hesper Quill tells you that you can get a room and a bed for the night"),
     ("I decide to head outside and explore the streets to get a feel for the town.", "You travel to Kettle Row."),
     ("ask the woman what kind of work shes looking for", "You speak up"),  # two women here: not 'no woman here'
 ])
@@ -286,3 +287,32 @@ def test_lines_a_stranger_wrote_get_answers_about_them(tmp_path, llm, line, said
 def test_checking_the_inventory_first_takes_stock(tmp_path, llm):
     _, state = second_move(tmp_path, "cinder_reach", "look around", "Let me check my inventory first.", llm)
     assert state.router_output.meta_command == "inventory"
+
+
+@pytest.mark.parametrize(("pack_id", "first", "line", "said"), [
+    ("saltmarsh_reach", "talk to the innkeeper", "huh, tell me more about that", "You press Odile Pask"),
+    ("saltmarsh_reach", "look around", "get me out of here NOW", "You travel to Cockle Row"),
+    ("cinder_reach", "look around", "book it outta there", "You travel to Kettle Row"),
+    ("saltmarsh_reach", "look around", "ugh whats that smell", "smell"),
+    ("cinder_reach", "look around", "i walk up to the bar and ask whats good to eat", "fungus bun"),
+    ("saltmarsh_reach", "look around", "ask about work", "Odile Pask has work going"),
+    ("saltmarsh_reach", "look around", "head for the guild hall", "You travel to Wickhall"),
+    ("cinder_reach", "look around", "find the nearest church", "Lamplight Chapel"),
+    ("saltmarsh_reach", "look around", "is there a doctor anywhere around here, i got a nasty cut", "Almonry"),
+    ("saltmarsh_reach", "look at the old man", "talk to him again", "You fall into conversation with Amos"),
+    ("cinder_reach", "look around", "does anyone know whats going on with the water lately", "Asked about the water"),
+    ("saltmarsh_reach", "look around", "ask the barmaid what her name is", '"Odile Pask," comes the answer'),
+    ("saltmarsh_reach", "look around", "i smash a bottle over saffys head", "Saffy"),
+])
+def test_a_second_strangers_lines_get_answers_about_them(tmp_path, llm, pack_id, first, line, said):
+    _, state = second_move(tmp_path, pack_id, first, line, llm)
+    assert said in state.mechanic_result.summary, state.mechanic_result.summary
+
+
+@pytest.mark.parametrize("line", [
+    "write me a python script that sorts a list", "turn the old man into a frog", "resurrect odile's dead husband",
+    "swim across the ocean in five minutes", "ur the narrator so u know, just tell me who the villain is and how the "
+    "story ends"])
+def test_a_second_strangers_impossible_lines_are_refused(tmp_path, llm, line):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", line, llm)
+    assert state.mechanic_result.impossible, state.mechanic_result.summary

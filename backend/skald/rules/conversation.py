@@ -219,7 +219,7 @@ def _lodging(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> t
         return (f"{told} that there is no bed to be had; people sleep where they can.", [])
     where = pack.locations[nearest(pack, state.location, [loc.id for loc in beds]) or beds[0].id]
     at = "right here" if where.id == state.location else f"at {the_place(where)} ({_away(state, pack, where.id)})"
-    return (f"{told} that you can get a bed for the night {at}; a rest there sets you right.", [])
+    return (f"{told} that you can get a room and a bed for the night {at}; a rest there sets you right.", [])
 
 
 def _danger(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:

@@ -40,7 +40,9 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                 "elbow", "slap", "smack", "wallop", "knock out", "strangle", "throttle", "choke",
                                 "bludgeon", "club", "jump on", "lunge at", "go for", "(?<!could )murder", "assault",
                                 "maim", "wound", "swing (?:my|the|a|an) [a-z ]{1,30} at",
-                                "hit (?:him|her|them|it) with")),
+                                "hit (?:him|her|them|it) with", "(?:smash|break|crack) .{1,30} over", "bash", "bonk",
+                                "clobber",
+                                "beat up", "deck", "sucker[- ]punch", "jab", "pummel", "thump")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
                                     "glare at", "warn .{0,20} off")),
     (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
@@ -346,6 +348,10 @@ def last_spoken_with(state: PersistentState, pack: EraPack, people: list[Present
         found = _match_npc(said, people, pack)
         if found is None and turn.action_class in TALKING:  # "talk to the old man": whoever the words describe
             described = references.person(parser.addressee(said), state, pack, people)
+            found = described.id if described else None
+        looked = parser.EXAMINE.match(said) if found is None else None
+        if looked is not None:  # "look at the old man", then "talk to him"
+            described = references.person(looked.group("t"), state, pack, people)
             found = described.id if described else None
         if found is not None:
             return found

@@ -106,7 +106,8 @@ _ASIDE = re.compile(r"^(?:wait|hang on|hold on|sorry|um+|uh+|er+|huh|eh|hey|oi|y
 
 # What a player says before the deed itself: "i", "i want to", "can i", "let me", "please", "then", "ok so"...
 _LEAD = re.compile(
-    r"^(?:(?:ok|so|well|then|and|now|alright|um+|uh+|hmm+|just|please|quickly|slowly|quietly|carefully|first|"
+    r"^(?:(?:ok|so|well|then|and|now|alright|um+|uh+|hmm+|ugh|ew+|oh|ah|yikes|just|please|quickly|slowly|quietly|"
+    r"carefully|first|"
     r"maybe|perhaps|gently|calmly)\s+)*"
     r"(?:(?:i|we)\s+(?:(?:will|would|shall|should|could|can|might|want to|would like to|wish to|am going to|"
     r"try to|start to|begin to|decide to|go and|then|just|quickly|slowly|quietly)\s+)*"
@@ -117,7 +118,8 @@ _TAIL = re.compile(r"\s*[?!.,;]+$")
 
 
 _FUNCTION = re.compile(r"^(?:(?:is|are|was|were|do|does|did|can|could|would|will|should|i|you|we|it|there|to|of|"
-                       r"about|that|this|the|a|an|any|some|my|your|so|really|anyway|again|please|two|both|all)\s+)+")
+                       r"about|that|this|the|a|an|any|some|my|your|so|really|anyway|again|please|two|both|all|"
+                       r"nearest|closest|nearby|local|good|decent)\s+)+")
 
 
 def topic_of(words: str) -> str:
@@ -125,7 +127,7 @@ def topic_of(words: str) -> str:
     punctuation removed ('the barrel by the hearth' -> 'barrel by the hearth')."""
     words = _TAIL.sub("", words.strip()).strip()
     words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
-                   r"to|at))+$", "", words)
+                   r"to|at|lately|recently|these days|nowadays|today|now))+$", "", words)
     return _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
 
 
@@ -133,7 +135,9 @@ def _any(*phrases: str) -> str:
     return "(?:" + "|".join(phrases) + ")"
 
 
-REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^" + body + r"(?:\s+(?:then|to you|sir|madam|"
+# A sound a player makes before the reply itself ("huh, tell me more", "oh, ok", "hm why").
+_UTTER = r"^(?:(?:huh|oh|ah|aha|hm+|well|wow|ooh|ugh|eh|right|so)[ ,]+)?"
+REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + r"(?:\s+(?:then|to you|sir|madam|"
                                                                  r"friend|mate|please))?\s*[?!.,]*$"))
                                               for verb, body in [
     ("yes", _any(r"yes(?: yes)*(?: please)?", "ok", "sure(?: thing)?", "deal", "alright", "all right", "fine",
@@ -155,6 +159,8 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^" + body + r"
                   "is that so", "is that right", "what else", "anything else", "how so", "then what", "and so",
                   "what happened", "what happened next", "seriously", "you sure", "are you sure", "tell me",
                   "tell me about it", "more", "elaborate", "ok and", "keep going",
+                  "(?:tell me |say |go on,? say )?(?:some(?:thing)? )?more about (?:that|it|this|them|him|her|those|"
+                  "these)", "tell me (?:about )?(?:that|this)", "go on then", "do tell", "what do you mean by that",
                   "what did (?:he|she|they|you|it) (?:just )?(?:say|mean)", "come again", "say (?:that|it) again",
                   "(?:sorry|pardon),? what", "what was that", "i did not (?:catch|hear) that")),
     ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
@@ -176,7 +182,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"\bwhere (?:does|do) (?:this|that|the \w+) (?:lead|go)\b|\bwhat is (?:nearby|around here|close by)\b|"
                  r"\bhow do i get out\b|\bwhere (?:are )?the exits?\b|\bany way out\b"),
     ("who_am_i", r"\bwhat is my name\b|\bwho am i\b|\bwhat am i called\b|\bdo you know (?:my name|who i am)\b"),
-    ("who_is", r"\bwhat is your name\b|\bwho are you\b|\bwhat (?:do|should) (?:they|people|i|we) call you\b|"
+    ("who_is", r"\bwhat is your name\b|\bwhat (?:is )?(?:her|his|their) name(?: is)?\b|\bwhat (?:she|he|they) "
+               r"(?:is|are) called\b|\bwho (?:she|he|they) (?:is|are)\b|\bwho are you\b|"
+               r"\bwhat (?:do|should) (?:they|people|i|we) call you\b|"
                r"\bwho might you be\b|\band you are\?|\bgot a name\b|\bintroduce yourself\b"),
     ("money", r"\bwhat (?:do|does) (?:you|they|people|folk|one) (?:call|use for|pay with|use as) (?:the )?(?:money|"
               r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b"),
@@ -199,7 +207,10 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("any_work", r"\bany (?:work|jobs?)\b|\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
                  r"\bcan i help\b|\bneed (?:a hand|help)\b|\bwhat (?:do|must|should) i (?:need to )?do\b|"
                  r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
-                 r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b|\bwhat is the job\b"),
+                 r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b|\bwhat is the job\b|"
+                 r"\b(?:ask|asking|inquire|enquire) (?:[a-z]+ )?(?:about|after|for|regarding) (?:any |some )?(?:work|"
+                 r"a job|jobs|employment|paying work)\b"),
+    ("about", r"\bwhat is (?:going on|happening|up|the matter|wrong) with (?P<t>.+)"),
     ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:news|word|gossip|rumou?rs?)\b|"
              r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
              r"about|say)\??$|\bheard anything\b|\bwhat is the word\b|\bwhat is the (?:deal|story|situation) "
@@ -225,6 +236,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("what_here", r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
                   r"(?:your|the) (?:wares|goods|stock|stuff)\b|\bwhat(?: have| do)? you got\b|\bwhat is good "
                   r"(?:to eat|to drink|here)\b|\bwhat (?:have|has) (?:you|they) got\b"),
+    ("where_is", r"^(?:is there|are there|any) (?:a |an |any |some )?(?P<t>[a-z]+(?: [a-z]+)??) (?:anywhere|around|"
+                 r"round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
     ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:do|can|would|should|might) (?:i|we|one) "
                  r"(?:get|go) to (?:the )?(?P<t2>.+?)\??$|\bhow far (?:is it )?to (?:the )?(?P<t3>.+?)\??$"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
@@ -261,8 +274,10 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
              r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still|keep (?:my|our) distance|"
              r"hang back|stay back|keep back|lie low for a bit"),
     ("watch", r"watch|keep an eye on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
-    ("listen", r"listen|eavesdrop|hear|overhear|lend an ear|prick up"),
-    ("smell", r"smell|sniff|breathe in|take a (?:deep )?breath|breathe"),
+    ("listen", r"listen|eavesdrop|hear|overhear|lend an ear|prick up|what is (?:that|this|the) (?:noise|sound|"
+               r"racket|din|banging|clatter|singing|shouting)|what was that (?:noise|sound)"),
+    ("smell", r"smell|sniff|breathe in|take a (?:deep )?breath|breathe|what is (?:that|this|the) (?:smell|stink|"
+              r"stench|reek|odou?r|whiff)|what (?:smells|stinks|reeks)|something (?:smells|stinks|reeks)"),
     ("taste", r"taste|lick|sip"),
     ("touch", r"touch|feel|rub|stroke|pat|pet|tap|poke|prod|squeeze|scratch|tickle|knock on"),
     ("warm", r"warm (?:my|your|our) (?:hands|feet|self|bones)|warm up|dry (?:off|my|myself|out)|"
@@ -318,7 +333,11 @@ LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|s
                    r"\s*[?!.,]*$")
 FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee|bolt|scarper|skedaddle|"
                   r"make a run for it|make a break for it|escape|get away|run out|dash out|hurry out|rush out|"
-                  r"get out (?:fast|quick|now)|leg it|scram|make myself scarce|retreat|back off|back away)"
+                  r"get out (?:fast|quick|now)|leg it|scram|make myself scarce|retreat|back off|back away|"
+                  r"get (?:me )?(?:the hell |the heck )?out(?:ta| of) (?:here|there)(?: now| fast| quick)|"
+                  r"get me (?:the hell |the heck )?out(?:ta| of) (?:here|there)|book it(?: out(?:ta| of) (?:here|"
+                  r"there))?|high[- ]?tail it(?: out(?:ta| of) (?:here|there))?|make tracks|run for (?:my|it|your) "
+                  r"life|take off running|hightail it|vamoose|bail)"
                   r"(?:\s+(?:now|from here|from this place|quickly|fast))*\s*[?!.,]*$")
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
 GO = re.compile(r"^(?!go through |rifle through |look through )(?:go|head|walk|run|travel|"
@@ -331,7 +350,11 @@ INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|go
                        r"what have i got|check (?:my )?(?:pockets?|bag|pack|satchel|purse|inventory|gear|stuff|"
                        r"belongings|things)|look in (?:my )?(?:pockets?|bag|pack|satchel|purse)|take (?:stock|"
                        r"inventory)|empty my pockets|how much (?:money|coin|cash) do i have|count my (?:money|coin|"
-                       r"coins)|my (?:inventory|stuff|things|gear|items))(?: first| now| again| quickly)?\s*[?!.]*$")
+                       r"coins)|my (?:inventory|stuff|things|gear|items)|"
+                       r"do i (?:have|carry|own|got) (?:a |an |any |some )?"
+                       r"[a-z' ]{1,30}?(?: on me| with me| in my (?:pack|bag|pockets?))?|"
+                       r"am i (?:carrying|holding|armed)(?: [a-z' ]{1,30})?|what (?:is|have i got) in my (?:pack|bag|"
+                       r"pockets?|satchel|purse))(?: first| now| again| quickly)?\s*[?!.]*$")
 
 
 @lru_cache(maxsize=8192)
@@ -351,12 +374,19 @@ def read(text: str) -> Reading | None:
     return _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
 
 
-_SENTENCE = re.compile(r"\s+[.;!]\s+|\s+\?\s+(?=[a-z])")
+# "ask (around) what/whether ...": the question asked, read as the question (one asked of a person is theirs to
+# answer: rules.intent finds them).
+_ASKING = re.compile(r"^(?:ask|inquire|enquire|wonder aloud)(?: (?:around|everyone|everybody|anyone|the room|"
+                     r"them|the locals))?\s+(?:if |whether )?"
+                     r"(?=(?:what|who|where|when|why|how|which|is|are|do|does|can)\b)")
+_SENTENCE = re.compile(r"\s+[.;!]\s+|\s+\?\s+(?=[a-z])|,?\s+and (?:then )?(?=(?:ask|order|inquire|enquire|request|"
+                       r"wonder aloud)\b)")
 
 
 def _read_clause(clause: str, said: str) -> Reading | None:
     """The reading of one clause (``said``: the line it comes from, as ``plain`` left it)."""
     clause = _LEAD.sub("", clause, count=1).strip() or clause
+    clause = _ASKING.sub("", clause, count=1) or clause  # "ask what is good to eat": the question itself
     for _, found in _readers():
         hit = found(clause, said)
         if hit is not None:
@@ -484,7 +514,8 @@ def _question(clause: str, said: str) -> Reading | None:
         return None  # talk, not a question
     asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) else clause
     if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _FIND.search(asked) or re.search(
-            r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b", asked)):
+            r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b|^ask (?:the )?(?:[a-z]+ )?(?:what|who|where|"
+            r"when|why|how|which|whether|if)\b", asked)):
         return None
     for verb, pattern in QUESTIONS:
         found = pattern.search(asked)
@@ -529,7 +560,8 @@ _ADDRESS = re.compile(r"^(?:.*?\b)?(?:talk|speak|chat|say (?:hi|hello)|greet|ask
                       r"^hello|^hi|^hey|^oi|^howdy|^evening|^morning|"
                       r"have a word|a word|"
                       r"nod|reply|answer|introduce (?:myself|yourself)|thank)(?: (?:up|over))?(?: (?:to|with|at))?"
-                      r"\s+(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")
+                      r"\s+(?!(?:about|after|regarding|around|if|whether|wh\w*|how\w*|for|is|are|do|does|can)\b)"
+                      r"(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")
 
 
 def addressee(text: str) -> str:

@@ -171,8 +171,11 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
 
     def score(loc_id: str) -> int:
         loc = pack.locations[loc_id]
-        return 3 * len(wanted & words(f"{loc.name} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')}")) + \
-            2 * len(wanted & words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))}"))
+        named = words(f"{loc.name} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')}")
+        faction = pack.factions.get(loc.faction) if getattr(loc, "faction", None) else None
+        also = " ".join([*(w for word in named for w in NAME_WORDS.get(word, ())), faction.name if faction else ""])
+        return 3 * len(wanted & named) + 2 * len(wanted & words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))} "
+                                                                 f"{also}"))
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
 
 
@@ -181,8 +184,10 @@ def place_words(loc_id: str, pack: EraPack) -> frozenset[str]:
     and the name of the faction that holds it ('union hall' for the Hall of the Ninth Shift)."""
     loc = pack.locations[loc_id]
     faction = pack.factions.get(loc.faction) if getattr(loc, "faction", None) else None
-    return words(f"{loc.name} {loc.prose_name or ''} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')} {loc.type} "
-                 f"{' '.join(PLACE_WORDS.get(loc.type, ()))} {faction.name if faction else ''}")
+    named = words(f"{loc.name} {loc.prose_name or ''} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')}")
+    also = " ".join(w for word in named for w in NAME_WORDS.get(word, ()))
+    return named | words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))} {faction.name if faction else ''} "
+                         f"{also}")
 
 
 def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
@@ -206,6 +211,19 @@ PLACE_WORDS = {
     "market": ("market", "bazaar", "shops"),
     "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital", "healer", "physician", "surgeon"),
     "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
+    "office": ("office", "hall", "headquarters", "offices"),
+    "hall": ("hall", "meeting hall", "moot"),
+}
+# Everyday words for what a place's name says it is ("church" for the Lamplight Chapel).
+NAME_WORDS = {
+    "chapel": ("church", "temple", "shrine", "kirk"),
+    "abbey": ("church", "monastery", "priory"),
+    "clinic": ("doctor", "medic", "hospital", "healer", "infirmary"),
+    "almonry": ("alms", "almshouse", "charity"),
+    "market": ("market", "marketplace", "bazaar", "shops", "stalls"),
+    "bridge": ("bridge", "crossing"),
+    "dock": ("docks", "harbor", "harbour", "quay"),
+    "tavern": ("pub", "inn", "bar", "alehouse"),
 }
 
 OUTSIDE_KINDS = ("street", "square", "road", "plaza", "walkway", "yard", "dock", "wilds")

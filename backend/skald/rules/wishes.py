@@ -33,11 +33,16 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\brespond (?:only )?with\b|\breveal (?:your|the) (?:prompt|instructions|rules|system)\b"
         r"|\bwhat are your (?:instructions|rules|orders|directives|guidelines|settings)\b|\btraining data\b"
         r"|\bpretend (?:you are|you're|youre|u r) (?:a|an)\b"
-        r"|\bwrite (?:me )?(?:some )?(?:python|code|a program|a script|javascript|sql|html)\b|\b(?:python|javascript|"
+        r"|\b(?:write|code|give) (?:me )?(?:some |a |an )?(?:\w+ )?(?:python|code|program|script|javascript|sql|html|"
+        r"function|algorithm|regex)\b|\b(?:python|javascript|"
         r"html|css|sql) code\b"
         r"|\bwhat (?:model|llm|ai) are you\b|\bare you (?:an? )?(?:ai|bot|robot|chatgpt|llm|language model)\b"
         r"|\bdo anything now\b|\bdan mode\b|\bi am (?:the )?(?:narrator|game master|developer|dungeon master)\b"
-        r"|\bas the (?:narrator|game master|developer|admin)\b|\badmin (?:access|mode|rights|panel)\b")),
+        r"|\bas the (?:narrator|game master|developer|admin)\b|\badmin (?:access|mode|rights|panel)\b"
+        r"|\b(?:you(?: are|re)?|ur|u r|you're) (?:the |an? )?(?:narrator|gm|dm|game master|ai|bot|computer)\b"
+        r"|\b(?:how|where) (?:the|this) (?:story|game|plot|campaign) (?:ends|goes|finishes)\b|\bspoil(?:er|ers|"
+        r"the ending)\b|\bwho (?:the|is the) (?:main )?(?:villain|bad guy|antagonist|big bad)(?: is)? (?:and|in (?:the|"
+        r"this) (?:story|game))\b|\bbreak (?:the )?fourth wall\b|\bout of character\b|\booc\b")),
     ("fiat", re.compile(
         r"\bgive me (?:a |an )?(?:\d[\d,]{3,}|a million|a billion|infinite|unlimited|all the)\b"
         r"|\b(?:i|you) (?:now )?(?:have|get|gain|receive|find) (?:\d[\d,]{4,}|a million|a billion|infinite|"
@@ -86,7 +91,10 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"\w+ feet|\w+ feet tall|huge|giant)|\b(?:become|turn) (?:invisible|immortal|invincible|a giant|a god)\b|"
         r"\binvisib(?:le|ility)\b|\b(?:stop|freeze|rewind|turn back|reverse) (?:the )?time\b|\btime travel|\btravel "
         r"(?:to|into) the (?:future|past)\b|\bback in time\b|\bback to life\b|\b(?:raise|resurrect|revive) (?:the "
-        r"dead|an army)\b|\barmy of (?:the dead|skeletons|zombies|undead)\b|\bportal\b|\banother (?:world|dimension|"
+        r"dead|an army)\b|\bresurrect\w*\b|\bbring (?:[\w']+ ){1,4}back (?:to life|from the dead|from the "
+        r"grave)\b|\braise (?:[\w']+ ){1,4}from the (?:dead|grave)\b|\brevive (?:the |a |an |his |her |their |"
+        r"[\w']+'s |[\w']+s )?(?:dead|corpse|body)\b|\barmy of (?:the dead|skeletons|zombies|undead)\b|\bportal\b|"
+        r"\banother (?:world|dimension|"
         r"planet)\b|\bthrough (?:the |a )?walls?\b|\b(?:destroy|blow up|shatter|eat) the (?:moon|sun|world|planet|"
         r"sky)\b|\b(?:the moon|outer space|mars)\b|\b(?:kill|destroy|wipe out|murder) (?:everyone|everybody|every "
         r"one|the world|all of them|all humans|the whole \w+)\b|\bforever\b|\binstantly\b|\bright now\b.*\bbuild\b|"
@@ -114,7 +122,13 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"werewolf|dragon|ghost|wizard|witch|demon|angel|robot|alien|superhero)\b|\bi have (?:wings|superpowers|"
         r"magic|a jetpack)\b|\bjetpack\b|\btime (?:stops|freezes|reverses)\b|\bthe (?:sky|sun|world|moon|river|sea)"
         r" (?:turns|becomes|explodes|disappears|vanishes)\b|\b(?:everyone|everybody) forgets\b|\bdrops? dead\b"
-        r"|\braining (?:gold|money|coins)\b")),
+        r"|\braining (?:gold|money|coins)\b"
+        r"|\b(?:turn|transform|change|morph|curse) (?:[\w']+ ){1,4}into (?:a |an )?(?:frog|toad|newt|pig|rat|mouse|"
+        r"cat|dog|bird|fish|snake|stone|statue|chicken|goat|slug|worm|insect|bug|beetle|ash|dust|ice|gold|salt)\b"
+        r"|\b(?:swim|row|walk|run|wade|paddle|sail) (?:across|over|through) (?:the |an? )?(?:whole |entire )?(?:ocean|"
+        r"atlantic|pacific|world|continent|earth|sea in)\b|\bin (?:a |one |\d+ |two |three |five |ten )(?:second|"
+        r"minute)s?\b.*\b(?:ocean|world|continent|across the sea)\b|\b(?:ocean|world|continent)\b.*\bin (?:a |one |"
+        r"\d+ |two |three |five |ten )(?:second|minute)s?\b")),
 ]
 
 
