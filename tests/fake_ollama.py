@@ -29,6 +29,8 @@ holds a stream before a given line until the test releases it.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import math
 import threading
@@ -67,6 +69,10 @@ class Reply:
     :param gate: hold the stream before line ``gate_after`` (0-based; the final line counts) until released.
     :param tool_calls: Ollama tool calls (``{"function": {"name", "arguments"}}``), sent in one line after the
         content, as Ollama streams them.
+    :param done_reason: the final line's ``done_reason``: ``stop``, or ``length`` for a reply cut at ``num_predict``.
+    :param thinking: what a thinking model reasons before it answers. Sent as Ollama sends it: in
+        ``message.thinking`` when the request asked ``think: true``, not at all with ``think: false``, and leaked into
+        the content as a ``<think>`` block when the request said nothing (the model's default).
     """
 
     content: str = ""
@@ -81,6 +87,8 @@ class Reply:
     gate: Gate | None = None
     gate_after: int = 1
     tool_calls: tuple[dict[str, Any], ...] = ()
+    done_reason: str = "stop"
+    thinking: str | None = None
 
 
 Responder = Reply | Callable[[dict[str, Any]], Reply]
@@ -89,6 +97,16 @@ Responder = Reply | Callable[[dict[str, Any]], Reply]
 def text(content: str, **kw: Any) -> Reply:
     """Answer with this content."""
     return Reply(content=content, **kw)
+
+
+def taking_turns(*contents: str, **kw: Any) -> Callable[[dict[str, Any]], Reply]:
+    """Answer with each of ``contents`` in turn (a narrator that does not tell two turns the same way: one that did
+    would be refused as a repeat, as ``llm.hygiene`` refuses a real model's)."""
+    calls = itertools.count()
+
+    def respond(body: dict[str, Any]) -> Reply:
+        return Reply(content=contents[next(calls) % len(contents)], **kw)
+    return respond
 
 
 def json_reply(value: Any, **kw: Any) -> Reply:
@@ -142,10 +160,15 @@ class FakeOllama:
     shuts the server down and joins every request thread.
 
     :param models: names listed by ``/api/tags`` (models that are scripted are listed too).
+    :param thinkers: the models that can think; with ``strict_think``, any other model asked with a ``think`` field
+        answers HTTP 400 '"<model>" does not support thinking', as some Ollama versions do even for ``think: false``.
     """
 
-    def __init__(self, models: list[str] | tuple[str, ...] = ()):
+    def __init__(self, models: list[str] | tuple[str, ...] = (), thinkers: tuple[str, ...] = (),
+                 strict_think: bool = False):
         self.models = list(models)
+        self.thinkers = set(thinkers)
+        self.strict_think = strict_think
         self.requests: list[dict[str, Any]] = []  # {"method", "path", "body"}, in arrival order
         self._queues: dict[str, deque[Responder]] = {}
         self._standing: dict[str, Responder] = {}
@@ -255,7 +278,7 @@ def _chat_line(model: str, content: str, done: bool, reply: Reply | None = None,
         reply = reply or Reply(content=content)
         prompt = reply.prompt_eval_count if reply.prompt_eval_count is not None else prompt_tokens(body or {})
         output = reply.eval_count if reply.eval_count is not None else len(reply.content.split())
-        line |= {"done_reason": "stop", "total_duration": 1_000_000, "load_duration": 1000,
+        line |= {"done_reason": reply.done_reason, "total_duration": 1_000_000, "load_duration": 1000,
                  "prompt_eval_count": prompt, "prompt_eval_duration": 1000, "eval_count": output,
                  "eval_duration": 1000}
     return line
@@ -294,7 +317,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": "not found"})
             return
         model = body.get("model", "")
+        if "think" in body and self.fake.strict_think and model not in self.fake.thinkers:
+            self._send_json(400, {"error": f'"{model}" does not support thinking'})
+            return
         reply = self.fake._next_reply(model, body)
+        if reply.thinking is not None and body.get("think") is None:  # the model's default: it thinks out loud
+            reply = dataclasses.replace(reply, content=f"<think>\n{reply.thinking}\n</think>\n\n{reply.content}")
         if not self.fake._wait(reply.delay_s):
             self.close_connection = True  # stopping: do not wait for the client's next request on this connection
             return
@@ -334,6 +362,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         size = max(1, reply.chunk_chars)
         lines = [_chat_line(model, reply.content[i:i + size], done=False) for i in range(0, len(reply.content), size)]
+        if reply.thinking is not None and body.get("think") is True:  # asked to think: the reasoning comes apart
+            lines.insert(0, _chat_line(model, "", done=False))
+            lines[0]["message"]["thinking"] = reply.thinking
         if reply.tool_calls:
             call = _chat_line(model, "", done=False)
             call["message"]["tool_calls"] = list(reply.tool_calls)

@@ -222,7 +222,7 @@ def test_streamed_tokens_arrive_before_the_turn_with_an_online_narrator(tmp_path
             reply, events = api.stream(cid, auth, "look around")
     kinds = [kind for kind, _ in events]
     tokens = [data["text"] for kind, data in events if kind == "token"]
-    assert "".join(tokens) == prose and len(tokens) == -(-len(prose) // 12)
+    assert "".join(tokens) == prose and len(tokens) == 3  # a sentence at a time, each as soon as it is whole
     first_token, last_token = kinds.index("token"), len(kinds) - 1 - kinds[::-1].index("token")
     assert kinds.index("progress") < first_token and last_token < kinds.index("turn") == len(kinds) - 1
     narrator_done = events.index(("progress", {"node": "narrator"}))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_ollama import FakeOllama, Gate, held, text
+from fake_ollama import FakeOllama, Gate, held, taking_turns
 from history import free_port
 from support import ROOT
 
@@ -29,6 +29,9 @@ from playwright.sync_api import Browser, Page, expect  # noqa: E402
 NARRATOR = "story-model"
 LINE = ("The lamps gutter as you move through the room, and the talk drops a notch around you. Dust hangs in the "
         "light. Whatever you meant to do, you do it, and the room takes note of it.")
+# told in turn with LINE: a narrator telling two turns the same way is refused as a repeat (llm.hygiene)
+OTHER_LINE = ("Someone at the back laughs at a joke you did not hear. The fan overhead ticks round. You take it all "
+              "in, and the room goes on about its business.")
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
 SHOTS = (ROOT / os.environ["PLAY_PAGE_SHOTS"]) if os.environ.get("PLAY_PAGE_SHOTS") else None
@@ -53,7 +56,7 @@ def chromium() -> str:
 @pytest.fixture(scope="module")
 def ollama() -> Iterator[FakeOllama]:
     with FakeOllama(models=[NARRATOR]) as server:
-        server.always(NARRATOR, text(LINE))
+        server.always(NARRATOR, taking_turns(LINE, OTHER_LINE))
         yield server
 
 
@@ -161,7 +164,7 @@ def test_a_new_player_starts_plays_five_turns_and_comes_back(browser, served, ol
 
     # 1: typed, with the narrator held after its first lines: the text shows while the turn is still playing
     gate = Gate()
-    ollama.queue(NARRATOR, held(LINE, gate, after=2))
+    ollama.queue(NARRATOR, held(LINE, gate, after=7))  # the first sentence is whole (and shown) by line 7
     page.fill("#input", "look around")
     page.press("#input", "Enter")
     narration = page.locator("#log .entry").nth(1).locator(".narration")

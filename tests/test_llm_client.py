@@ -170,14 +170,15 @@ def test_a_stream_inside_the_deadline_arrives_token_by_token(server: FakeOllama)
     server.queue("nar", slow(content, chunk_delay_s=0.02, chunk_chars=10))
     tokens: list[str] = []
     reply, metrics = client_for(server.url, timeout_s=5).text("narrator", "s", "u", on_token=tokens.append)
-    assert reply == content and "".join(tokens) == content and len(tokens) >= 6
+    # whole sentences, each as soon as it is whole (llm.hygiene), not the model's chunks
+    assert reply == content.strip() and "".join(tokens) == content.strip() and len(tokens) >= 5
     assert metrics.ok and metrics.ttft_ms is not None and 20 <= metrics.ttft_ms <= metrics.latency_ms
 
 
 def test_the_first_token_reaches_the_caller_while_the_stream_is_held(server: FakeOllama) -> None:
     gate = Gate()
     content = "You wait by the door. Somebody laughs in the back."
-    server.queue("nar", held(content, gate, after=1, chunk_chars=10))
+    server.queue("nar", held(content, gate, after=2, chunk_chars=12))  # the first sentence, then the hold
     seen: list[tuple[str, bool]] = []
 
     def on_token(token: str) -> None:
@@ -187,7 +188,7 @@ def test_the_first_token_reaches_the_caller_while_the_stream_is_held(server: Fak
         gate.release()
 
     reply, metrics = client_for(server.url).text("narrator", "s", "u", on_token=on_token)
-    assert seen[0] == (content[:10], False)  # delivered while the rest of the stream was still held
+    assert seen[0] == ("You wait by the door.", False)  # delivered while the rest of the stream was still held
     assert "".join(t for t, _ in seen) == reply == content
     assert metrics.ok and metrics.ttft_ms is not None
 
@@ -322,12 +323,12 @@ def test_timeouts_and_client_errors_are_not_retried(server: FakeOllama, case: st
 
 def test_a_stream_broken_after_a_token_is_not_retried(server: FakeOllama) -> None:
     """The player has already seen the first words: a retry would tell the story twice."""
-    server.always("nar", Reply(content="You look", stream_error="model runner crashed"))
+    server.always("nar", Reply(content="You look around. The", stream_error="model runner crashed"))
     tokens: list[str] = []
     sleeps: list[float] = []
     with pytest.raises(LLMUnavailable, match=r"^narrator: fallback after ResponseError: model runner crashed"):
         client_for(server.url, sleeps=sleeps).text("narrator", "s", "u", on_token=tokens.append)
-    assert "".join(tokens) == "You look"
+    assert "".join(tokens) == "You look around."  # whole sentences only: the broken one never reached the player
     assert len(server.chat_requests()) == 1 and sleeps == []
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_ollama import ANY, FakeOllama, Reply, empty, hang, http_error, json_reply, text
+from fake_ollama import ANY, FakeOllama, Reply, empty, hang, http_error, json_reply, taking_turns, text
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
@@ -50,6 +50,9 @@ REPAIRS = ("validator: prose left out what changed; added: ",
            "validator: prose never names what the player asked about (")
 PROSE = ("You take a breath and weigh the moment. The air is hot and thick with dust. Voices rise and fall around "
          "you. Nothing here waits for long. You settle on your next move.")
+OTHER_PROSE = ("You let the noise wash over you for a moment. Somewhere a glass breaks. The heat presses in from every "
+               "side. A chair scrapes as someone leaves. You make up your mind.")
+PROSES = (PROSE, OTHER_PROSE)  # told in turn: a narrator telling every turn the same way is refused as a repeat
 BREAKER_FAILURES = 3  # the default of Settings.breaker_failures
 RETRIES = 2  # the default of Settings.retries
 ATTEMPTS = 3  # the refiner's and the director's default structured-output attempts
@@ -62,7 +65,7 @@ def echo_suggestions(body: dict[str, Any]) -> Reply:
 
 
 SLOW_LINE_S = 0.01  # the slow stream's pause before every line
-SLOW_NARRATOR_LINES = math.ceil(len(PROSE) / 40) + 1  # content lines and the final line
+SLOW_NARRATOR_LINES = math.ceil(min(map(len, PROSES)) / 40) + 1  # content lines and the final line
 
 
 def slowly(reply: Reply | Callable[[dict[str, Any]], Reply], chunk_chars: int) -> Callable[[dict[str, Any]], Reply]:
@@ -74,11 +77,11 @@ def slowly(reply: Reply | Callable[[dict[str, Any]], Reply], chunk_chars: int) -
 
 
 def healthy(server: FakeOllama) -> None:
-    server.always("dir", json_reply(BRIEF)).always("nar", text(PROSE)).always("ref", echo_suggestions)
+    server.always("dir", json_reply(BRIEF)).always("nar", taking_turns(*PROSES)).always("ref", echo_suggestions)
 
 
 def slow(server: FakeOllama) -> None:
-    server.always("dir", slowly(json_reply(BRIEF), 16)).always("nar", slowly(text(PROSE), 40))
+    server.always("dir", slowly(json_reply(BRIEF), 16)).always("nar", slowly(taking_turns(*PROSES), 40))
     server.always("ref", slowly(echo_suggestions, 120))
 
 
@@ -299,12 +302,12 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
     assert briefs_used >= (1 if briefs_asked else 0)  # at least one of them reached a turn's narrator
     if name == "healthy":
         assert not any(w for r in rows for w in r["warnings"] if not w.startswith(REPAIRS))
-        assert state.final_text.startswith(PROSE)
+        assert state.final_text.startswith(PROSES)
     if name == "slow_stream":
         narrated = [c for r in rows for c in r["llm_calls"] if c["role"] == "narrator"]
         slowest = SLOW_NARRATOR_LINES * SLOW_LINE_S * 1000  # the pauses alone
         assert all(c["ttft_ms"] >= SLOW_LINE_S * 1000 and c["latency_ms"] >= slowest for c in narrated)
-        assert all(r["text"].startswith(PROSE) for r in rows if not r["input"].startswith("/"))
+        assert all(r["text"].startswith(PROSES) for r in rows if not r["input"].startswith("/"))
     if name == "timeout":
         timed_out = [c for r in rows for c in r["llm_calls"] if c["outcome"] == "fallback"]
         assert len(timed_out) == 1  # the narrator's, on the first turn: no turn after it waited at all

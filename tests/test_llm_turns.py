@@ -20,6 +20,7 @@ from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_re
 from skald.engine import start_campaign
 from skald.graph import PIPELINE, run_turn, stream_turn
 from skald.llm.client import LLMClient
+from skald.llm.hygiene import sentences
 from skald.packs.loader import load_pack
 from skald.packs.models import EraPack
 from skald.scene_brief import END_MARKER, MARKER
@@ -38,6 +39,7 @@ BRIEFED_WITHIN = 12  # "look around" turns of seed 3 before one uses a brief the
 PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits a dented cash tin. "
          "Inside are 15 credits and a folded note about short water. The bar keeps up its noise around you. "
          "Nobody seems to have seen you take it.")
+FIRST_SENTENCE = "You crouch behind the taps and work a loose tile free."
 REFINED = {"PARAGON": "Offer to share the find with the bar", "INVESTIGATE": "Read the note about the water again",
            "RENEGADE": "Pocket the tin and say nothing", "NEUTRAL": "Order a drink and listen"}
 
@@ -241,17 +243,17 @@ def test_refined_suggestions_keep_the_directors_tones_risks_and_actions(server: 
     assert all(s.action_class for s in state.suggested_actions)
 
 
-@pytest.mark.parametrize(("reply", "warning"), [
-    (Reply(content=PROSE + "\nOptions:\n1. Pocket the tin\n2. Put it back"), "narrator: removed a meta-game section"),
-    (Reply(content=PROSE + "\n1. Pocket the tin\n2. Put it back"), "narrator: removed an option list"),
-    (Reply(content=PROSE + "\n\n**What do you do?**"), "narrator: removed a meta-game section"),
+@pytest.mark.parametrize("reply", [
+    Reply(content=PROSE + "\nOptions:\n1. Pocket the tin\n2. Put it back"),
+    Reply(content=PROSE + "\n1. Pocket the tin\n2. Put it back"),
+    Reply(content=PROSE + "\n\n**What do you do?**"),
 ], ids=["options_heading", "bare_list", "what_do_you_do"])
-def test_narration_is_cleaned(server: FakeOllama, cinder: EraPack, tmp_path: Path, reply: Reply,
-                              warning: str) -> None:
+def test_narration_is_cleaned(server: FakeOllama, cinder: EraPack, tmp_path: Path, reply: Reply) -> None:
     server.always("nar", reply)
     _, state = play(tmp_path / "t.db", cinder, online(server), "look around")
     assert state.final_text == PROSE
-    assert warning in state.warnings
+    narrator = next(c for c in state.llm_calls if c.role == "narrator")
+    assert narrator.ok and "option_list" in narrator.habits  # stripped by llm.hygiene, and recorded
 
 
 INVALID = "suggestion_refiner: fallback after 1 validation issue(s) after 3 attempt(s)"
@@ -386,7 +388,7 @@ def test_narrator_tokens_reach_the_caller_before_the_turn_ends(server: FakeOllam
                                                               tmp_path: Path) -> None:
     """The narrator's stream is held after its first line; only the caller's on_token can let it go on."""
     gate = Gate()
-    server.queue("nar", held(PROSE, gate, after=1, chunk_chars=24))
+    server.queue("nar", held(PROSE, gate, after=3, chunk_chars=24))  # the first sentence is whole by line 3
     tokens: list[str] = []
     held_at_first_token: list[bool] = []
 
@@ -401,7 +403,8 @@ def test_narrator_tokens_reach_the_caller_before_the_turn_ends(server: FakeOllam
     state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=online(server),
                      on_token=on_token)
     assert held_at_first_token == [True]  # the first token arrived while the stream was still held
-    assert tokens[0] == PROSE[:24] and len(tokens) == -(-len(PROSE) // 24)
+    # whole sentences reach the player (llm.hygiene), each as soon as it is whole
+    assert tokens[0] == FIRST_SENTENCE and len(tokens) == len(sentences(PROSE))
     assert "".join(tokens) == PROSE == state.final_text  # in order, nothing lost
     [row] = rendered_turns(conn, state.campaign.id)
     assert row["llm_calls"][1]["ok"] and not [w for w in row["warnings"] if w.startswith("narrator")]
@@ -410,7 +413,7 @@ def test_narrator_tokens_reach_the_caller_before_the_turn_ends(server: FakeOllam
 def test_a_held_stream_released_by_another_thread_after_the_first_token(server: FakeOllama, cinder: EraPack,
                                                                       tmp_path: Path) -> None:
     gate = Gate()
-    server.queue("nar", held(PROSE, gate, after=1, chunk_chars=24))
+    server.queue("nar", held(PROSE, gate, after=3, chunk_chars=24))  # the first sentence is whole by line 3
     first_token = threading.Event()
     seen: list[tuple[str, bool]] = []
 
@@ -425,7 +428,7 @@ def test_a_held_stream_released_by_another_thread_after_the_first_token(server: 
     state = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=cinder, llm=online(server),
                      on_token=on_token)
     releaser.join()
-    assert seen[0] == (PROSE[:24], False)  # delivered before the server was allowed to send the rest
+    assert seen[0] == (FIRST_SENTENCE, False)  # delivered before the server was allowed to send the rest
     assert all(opened for _, opened in seen[1:])
     assert "".join(t for t, _ in seen) == PROSE == state.final_text
     conn.close()
@@ -445,7 +448,7 @@ def test_stream_turn_yields_progress_in_graph_order_then_tokens_then_the_turn(se
     final = events[-1][1]
     assert final.campaign.turn_number == 1 and final.final_text == PROSE
     tokens = [payload for kind, payload in events if kind == "token"]
-    assert "".join(tokens) == PROSE and len(tokens) == -(-len(PROSE) // 40)
+    assert "".join(tokens) == PROSE and len(tokens) == len(sentences(PROSE))  # a sentence at a time
     # the tokens stream while the narrator runs: after the director finished, before the narrator's update
     positions = {name: events.index(("progress", name)) for name in ("director", "narrator")}
     token_positions = [i for i, (kind, _) in enumerate(events) if kind == "token"]

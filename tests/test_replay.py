@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_ollama import FakeOllama, Reply, text
+from fake_ollama import FakeOllama, Reply, taking_turns, text
 from skald.cli.session import Session
 from skald.commands import app
 from skald.llm import prompts
@@ -313,6 +313,8 @@ def _refiner_reply(body: dict) -> Reply:
 
 NARRATION = ("You stand in the ash and take a slow breath. The heat presses on you from every side. You keep your "
              "voice level and your hands in sight. Somewhere below, a drill shudders. You wait for what comes next.")
+OTHER_NARRATION = ("You let the room settle around you. A fan rattles in its cage overhead. Somebody counts credits "
+                   "out loud and loses track. The lift bell rings twice. You take your time.")
 
 
 def test_a_recording_against_an_ollama_server_replays_without_it(tmp_path):
@@ -321,7 +323,7 @@ def test_a_recording_against_an_ollama_server_replays_without_it(tmp_path):
     with FakeOllama(models=["dir-m", "nar-m", "ref-m"]) as server:
         server.always("dir-m", text(json.dumps({"summary": "The bar waits.", "key_facts": ["Water is short."],
                                                 "npc_intentions": [], "suggested_topics": []})))
-        server.always("nar-m", text(NARRATION))
+        server.always("nar-m", taking_turns(NARRATION, OTHER_NARRATION))  # the same prose twice is a repeat
         server.always("ref-m", _refiner_reply)
         settings = Settings(llm="on", ollama_base_url=server.url, director_model="dir-m", narrator_model="nar-m",
                             suggestion_refiner_model="ref-m", llm_timeout_s=20)

@@ -40,6 +40,7 @@ BRIEFED_AFTER = 8  # "look around" turns of seed 3 before a turn stays in a scen
 # background (the episode's beats move every other turn until it ends on turn 8)
 PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits nothing but dust. The bar keeps up "
          "its noise around you. Nobody seems to have seen you look. You set the tile back and straighten up.")
+FIRST_SENTENCE = "You crouch behind the taps and work a loose tile free."
 BOASTS = ("You raise your glass and declare victory. It works: the bar cheers and the Charter falls. You pull it "
           "off.")
 
@@ -205,12 +206,12 @@ def test_a_call_cut_short_by_the_budget_counts_as_one_failure(server: FakeOllama
 def test_a_slow_stream_cut_at_its_deadline_opens_only_its_own_circuit(server: FakeOllama) -> None:
     """Tokens were arriving: the model is alive but too slow for its deadline. Its circuit opens at once; the other
     roles on the same server stay closed."""
-    server.always("nar", Reply(content=PROSE, chunk_chars=8, chunk_delay_s=0.2))
+    server.always("nar", Reply(content=PROSE, chunk_chars=30, chunk_delay_s=0.15))  # a sentence whole by 0.3 s
     llm = online(server.url, narrator_timeout_s=1.0)
     tokens: list[str] = []
     with pytest.raises(LLMUnavailable, match="LLMTimeout: the role's deadline passed"):
         llm.text("narrator", "s", "u", on_token=tokens.append)
-    assert tokens  # some of it arrived
+    assert tokens  # some of it arrived (whole sentences: llm.hygiene holds back the broken one)
     assert [name for name, b in llm.breakers.items() if not b.allow()] == ["narrator"]
     with pytest.raises(LLMUnavailable, match=r"^narrator: fallback, circuit open after a call cut off at its "
                                              r"deadline after 1\.\d s \(60 s left\)$"):
@@ -240,8 +241,9 @@ def test_a_narration_cut_by_the_budget_keeps_what_the_player_read(server: FakeOl
     events = stream(tmp_path / "cut.db", pack, online(server.url), "look around")
     seen = "".join(payload for kind, payload in events if kind == "token")
     final: GameState = events[-1][1]
-    assert seen == PROSE[:60] and "replace" not in [kind for kind, _ in events]
-    assert final.final_text.startswith(seen + "...")
+    # the player reads whole sentences (llm.hygiene): the one the stall broke never reached them
+    assert seen == FIRST_SENTENCE and "replace" not in [kind for kind, _ in events]
+    assert final.final_text.startswith(seen)
     assert final.mechanic_result is not None and final.mechanic_result.summary in final.final_text
     assert "narrator: fallback after LLMTimeout: the turn budget ran out" in final.warnings
     assert any(w.startswith("narrator: kept the ") for w in final.warnings)
@@ -287,10 +289,10 @@ def test_a_stream_that_breaks_after_its_first_words_is_kept_and_finished(server:
     server.always("nar", Reply(content=broken, chunk_chars=20, stream_error="model runner crashed"))
     events = api_turn(tmp_path / "broken.db", online(server.url, turn_budget_s=30), "look around")  # not about time
     kinds = [kind for kind, _ in events]
-    assert "".join(data["text"] for kind, data in events if kind == "token") == broken
+    assert "".join(data["text"] for kind, data in events if kind == "token") == FIRST_SENTENCE  # whole sentences
     assert "replace" not in kinds and kinds[-1] == "turn"
     turn = events[-1][1]
-    assert turn["text"].startswith(broken + "...") and not turn["prose_replaced"]
+    assert turn["text"].startswith(FIRST_SENTENCE) and not turn["prose_replaced"]
     assert turn["mechanic"]["summary"] in turn["text"]
     assert "narrator: fallback after ResponseError: model runner crashed (status code: -1)" in turn["warnings"]
 

@@ -51,6 +51,11 @@ class RoleConfig(BaseModel):
     timeout_s: float = Field(gt=0, description="hard deadline for one call, retries included")
     attempts: int = Field(ge=1, le=10, description="structured-output attempts with validation feedback")
     enabled: bool = True
+    think: bool | None = Field(False, description="let a thinking model (qwen3, deepseek-r1) reason before it "
+                               "answers; false: Ollama's think=false; None: the model's own default. Reasoning that "
+                               "still comes is stripped (llm.hygiene)")
+    keep_alive: str = Field("30m", description="how long Ollama keeps the model loaded after a call (Ollama's "
+                            "keep_alive: '30m', '1h', '-1' for ever, '0' to unload at once)")
 
 
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -85,6 +90,8 @@ ROLE_KEYS: dict[str, tuple[Any, str]] = {
     "timeout_s": (float | None, "seconds per call (default SKALD_LLM_TIMEOUT_S)"),
     "attempts": (int | None, "structured-output attempts"),
     "enabled": (bool | None, "false: always use the deterministic fallback"),
+    "think": (bool | None, "true: let a thinking model reason first (default false)"),
+    "keep_alive": (str | None, "Ollama keep_alive for this role's model (default 30m)"),
 }
 
 

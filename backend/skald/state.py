@@ -137,6 +137,9 @@ class LLMCall(Model):
     retries: int = Field(0, description="retries after transient errors")
     feedback: list[dict[str, Any]] = Field(default_factory=list, description="validation feedback sent")
     fallback_reason: str | None = None
+    habits: list[str] = Field(default_factory=list, description="model habits stripped from the reply (llm.hygiene)")
+    reasoning: str | None = Field(None, description="a reasoning block the model sent, stripped (never shown)")
+    done_reason: str | None = Field(None, description="Ollama's done_reason: stop, or length when cut at num_predict")
 
 
 class EpisodeProgress(Model):

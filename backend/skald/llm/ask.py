@@ -29,12 +29,13 @@ class Asked:
 
 
 def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type[BaseModel] | None = None,
-        on_token: TokenSink | None = None, deadline: float | None = None) -> Asked:
+        on_token: TokenSink | None = None, deadline: float | None = None, previous: str = "") -> Asked:
     """Text (streamed to ``on_token``) or, with ``schema``, a validated object. Never raises LLMUnavailable.
 
     ``prompt`` is built only when the role can be called (not offline, disabled, with its circuit open, or with the
     turn's budget spent). ``deadline``: the turn's (``TurnContext.deadline``, ``time.monotonic()`` seconds); the call
-    ends by it or by the role's own timeout, whichever comes first.
+    ends by it or by the role's own timeout, whichever comes first. ``previous``: what the player read from this role
+    last (text only): a reply repeating it falls back (``llm.hygiene``).
     """
     try:
         llm.check(role, deadline)
@@ -44,7 +45,8 @@ def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type
     asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
     try:
         if schema is None:
-            asked.value, call = llm.text(role, fitted.system, fitted.user, on_token=on_token, deadline=deadline)
+            asked.value, call = llm.text(role, fitted.system, fitted.user, on_token=on_token, deadline=deadline,
+                                         previous=previous)
         else:
             asked.value, call = llm.structured(role, schema, fitted.system, fitted.user, deadline=deadline)
     except LLMUnavailable as exc:

@@ -26,6 +26,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, wait_exponential
 
+from skald.llm import hygiene
 from skald.llm.brief_cache import BriefCache
 from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
 from skald.llm.faults import CircuitBreaker, LLMTimeout, fair_wait_s, is_transient
@@ -46,6 +47,9 @@ HTTP_TIMEOUT_SLACK_S = 1.0
 # cut at once would only tell the player half a sentence.
 MIN_CALL_S = 1.0
 TokenSink = Callable[[str], None]
+
+
+REJECTED = "a reply the player may not see"  # in the fallback reason of a reply llm.hygiene judged unusable
 
 
 class LLMUnavailable(Exception):
@@ -110,6 +114,7 @@ class LLMClient:
                          for role in ROLES}
         self.counters = {role: TokenCounter() for role in ROLES}
         self._models: dict[str, ChatOllama] = {}
+        self._no_think: set[str] = set()  # models that answered "does not support thinking": asked without think
         self._structured: dict[tuple[str, type[BaseModel]], Any] = {}
         self._models_lock = threading.Lock()
         self.briefs = BriefCache()  # the Director's scene briefs held by this process (llm.briefs)
@@ -134,9 +139,10 @@ class LLMClient:
             from langchain_ollama import ChatOllama
 
             cfg = self.config(role)
+            think = None if cfg.model in self._no_think else cfg.think
             self._models[role] = ChatOllama(
                 model=cfg.model, base_url=cfg.base_url, temperature=cfg.temperature, num_ctx=cfg.num_ctx,
-                num_predict=cfg.num_predict,
+                num_predict=cfg.num_predict, reasoning=think, keep_alive=cfg.keep_alive,
                 client_kwargs={"timeout": cfg.timeout_s + HTTP_TIMEOUT_SLACK_S, "headers": {ROLE_HEADER: role},
                                "verify": _tls()},
                 sync_client_kwargs={"transport": self.transport} if self.transport else {},
@@ -164,34 +170,47 @@ class LLMClient:
             self.counters[role].observe(fitted.stats.total_tokens, call.prompt_tokens)
 
     def text(self, role: str, system: str, user: str, on_token: TokenSink | None = None, *,
-             deadline: float | None = None) -> tuple[str, LLMCall]:
-        """A streamed plain-text reply; each content chunk goes to ``on_token`` as it arrives.
+             deadline: float | None = None, previous: str = "") -> tuple[str, LLMCall]:
+        """A streamed plain-text reply, through ``llm.hygiene``: ``on_token`` gets only what a player may read
+        (whole sentences, once they are sure to be story), and the reply returned has every model habit stripped.
 
         :param deadline: the turn's deadline, in ``time.monotonic()`` seconds: the call ends by the earlier of it and
             the role's own ``timeout_s`` (None: the role's timeout alone).
+        :param previous: what the player read from this role last turn: a reply repeating it is refused.
         :raises LLMUnavailable: offline, disabled, circuit open, turn budget spent, deadline passed, HTTP error, empty
-            reply.
+            reply, or a reply hygiene refuses (a refusal, meta-talk, another language, a repeat: the reason contains
+            :data:`REJECTED`).
         """
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
 
         def attempt(deadline: _Deadline, metrics: dict[str, Any]) -> str:
-            parts: list[str] = []
+            def show(piece: str) -> None:
+                if "ttft_ms" not in metrics:  # from the call's start, like latency_ms: retries and backoff included
+                    metrics["ttft_ms"] = (time.monotonic() - metrics["started"]) * 1000
+                metrics["emitted"] = True
+                if on_token is not None:
+                    on_token(piece)
+
+            cleaner = hygiene.StreamCleaner(show, role=role, previous=previous)
+            received = False
             for chunk in self._pump(lambda stop: self._stream(self.model(role), messages, stop), deadline):
                 metrics["received"] = True
                 content = chunk.content if isinstance(chunk.content, str) else ""
                 if content:
-                    if not parts:  # from the start of the call, like latency_ms: retries and backoff included
-                        metrics["ttft_ms"] = (time.monotonic() - metrics["started"]) * 1000
-                    parts.append(content)
-                    metrics["emitted"] = True
-                    if on_token is not None:
-                        on_token(content)
-                if getattr(chunk, "usage_metadata", None):
-                    metrics["usage"] = chunk.usage_metadata
-            text = "".join(parts)
-            if not text.strip():
+                    received = True
+                    cleaner.feed(content)
+                _note(chunk, metrics)
+            if not received or not "".join(cleaner.raw).strip():
                 raise _Rejected("an empty reply")
-            return text
+            cleaned = cleaner.close(truncated=metrics.get("done_reason") == "length")
+            metrics["habits"] = list(cleaned.habits)
+            metrics["reasoning"] = metrics.get("reasoning") or cleaned.reasoning or None
+            if not cleaned.usable:
+                raise _Rejected(f"{REJECTED} ({cleaned.verdict})")
+            rest = cleaned.text[len(cleaner.shown):] if cleaned.text.startswith(cleaner.shown) else ""
+            if rest.strip():
+                show(rest if not cleaner.shown or rest[:1].isspace() else " " + rest)
+            return cleaned.text
 
         return self._run(role, attempt, deadline=deadline)
 
@@ -227,10 +246,17 @@ class LLMClient:
                 raw: AIMessage = self._with_retries(role, deadline, metrics,
                                                     lambda: whole_reply(runnable, deadline, metrics))
                 metrics["usage"] = raw.usage_metadata or metrics.get("usage")
+                _note(raw, metrics)
                 content = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
+                content, habits = hygiene.json_text(content)
+                metrics["habits"] = list(dict.fromkeys([*metrics.get("habits", []), *habits]))
                 problems = feedback(schema, content)
                 if problems is None:
-                    return schema.model_validate_json(content)
+                    value = schema.model_validate_json(content)
+                    if hygiene.foreign_values(value.model_dump()):
+                        metrics["habits"].append("wrong_language")
+                        raise _Rejected(f"{REJECTED} (wrong_language)")
+                    return value
                 if number == tries:
                     raise _Rejected(f"{problems['issue_count']} validation issue(s) after {tries} attempt(s)")
                 metrics.setdefault("feedback", []).append(problems)  # the feedback sent, as LLMCall.feedback says
@@ -257,8 +283,16 @@ class LLMClient:
             if reply is None or (not str(reply.content).strip() and not reply.tool_calls):
                 raise _Rejected("an empty reply")
             metrics["usage"] = reply.usage_metadata or metrics.get("usage")
-            return AIMessage(content=reply.content if isinstance(reply.content, str) else json.dumps(reply.content),
-                             tool_calls=list(reply.tool_calls))
+            _note(reply, metrics)
+            content = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
+            answer, reasoning, closed = hygiene.split_reasoning(content)
+            if reasoning or not closed:  # the talk is the player's to read: never the model's reasoning
+                metrics["habits"] = ["reasoning"]
+                metrics["reasoning"] = metrics.get("reasoning") or reasoning
+                content = answer.strip()
+                if not content and not reply.tool_calls:
+                    raise _Rejected(f"{REJECTED} (empty)")
+            return AIMessage(content=content, tool_calls=list(reply.tool_calls))
 
         return self._run(role, attempt, deadline=deadline)
 
@@ -296,10 +330,12 @@ class LLMClient:
                 else _Deadline(deadline, "the turn budget ran out"))
         metrics: dict[str, Any] = {"attempts": 1, "started": started}
         try:
-            if retries_inside:
-                value = attempt(ends, metrics)
-            else:
-                value = self._with_retries(role, ends, metrics, lambda: attempt(ends, metrics))
+            try:
+                value = self._attempt(role, attempt, ends, metrics, retries_inside)
+            except Exception as exc:
+                if not self._thinking_refused(role, exc):
+                    raise
+                value = self._attempt(role, attempt, ends, metrics, retries_inside)  # asked again without think
         except Exception as exc:  # any failure becomes a fallback, never a lost turn
             self._count_failure(role, exc, time.monotonic() - started, bool(metrics.get("received")))
             reason = f"{role}: fallback after {exc}" if isinstance(exc, _Rejected) else (
@@ -307,6 +343,27 @@ class LLMClient:
             raise LLMUnavailable(reason, self._call(role, started, metrics, ok=False, reason=reason)) from exc
         self.breakers[role].success()
         return value, self._call(role, started, metrics, ok=True)
+
+    def _attempt(self, role: str, attempt: Callable[[_Deadline, dict[str, Any]], Any], ends: _Deadline,
+                 metrics: dict[str, Any], retries_inside: bool) -> Any:
+        if retries_inside:
+            return attempt(ends, metrics)
+        return self._with_retries(role, ends, metrics, lambda: attempt(ends, metrics))
+
+    def _thinking_refused(self, role: str, exc: Exception) -> bool:
+        """True (and the role's model is asked without Ollama's ``think`` from now on) when Ollama refused the call
+        because the model cannot think: it answers HTTP 400 "... does not support thinking" to any ``think`` value
+        on some versions, though only ``think: true`` should need the capability."""
+        cfg = self.config(role)
+        if "does not support thinking" not in str(exc) or cfg.model in self._no_think:
+            return False
+        with self._models_lock:
+            self._no_think.add(cfg.model)
+            for name, other in self.configs.items():
+                if other.model == cfg.model:
+                    self._models.pop(name, None)
+                    self._structured = {k: v for k, v in self._structured.items() if k[0] != name}
+        return True
 
     def _count_failure(self, role: str, exc: Exception, waited: float, received: bool) -> None:
         """Tell the breakers. A call that ran into its deadline after a fair wait (``llm.faults.fair_wait_s``) opens
@@ -386,8 +443,21 @@ class LLMClient:
             latency_ms=(time.monotonic() - started) * 1000, ttft_ms=metrics.get("ttft_ms"),
             prompt_tokens=usage.get("input_tokens"), completion_tokens=usage.get("output_tokens"),
             attempts=metrics.get("attempts", 1), retries=metrics.get("retries", 0),
-            feedback=metrics.get("feedback", []), fallback_reason=reason,
+            feedback=metrics.get("feedback", []), fallback_reason=reason, habits=metrics.get("habits", []),
+            reasoning=metrics.get("reasoning"), done_reason=metrics.get("done_reason"),
         )
+
+
+def _note(chunk: Any, metrics: dict[str, Any]) -> None:
+    """Keep what a streamed chunk says about the call: token usage, ``done_reason``, separated reasoning."""
+    if getattr(chunk, "usage_metadata", None):
+        metrics["usage"] = chunk.usage_metadata
+    done = (getattr(chunk, "response_metadata", None) or {}).get("done_reason")
+    if done:
+        metrics["done_reason"] = done
+    thought = (getattr(chunk, "additional_kwargs", None) or {}).get("reasoning_content")
+    if thought:
+        metrics["reasoning"] = (metrics.get("reasoning") or "") + thought
 
 
 @lru_cache(maxsize=1)

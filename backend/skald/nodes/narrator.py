@@ -9,6 +9,7 @@ from skald import views
 from skald.context import TurnContext
 from skald.llm import lore, offline, prompts
 from skald.llm.ask import ask
+from skald.llm.client import REJECTED
 from skald.llm.offline.dialogue import spoken_lines
 from skald.packs.models import EraPack
 from skald.rules import dice, prose
@@ -48,11 +49,13 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         seen.append(token)
         writer({"kind": "token", "role": "narrator", "text": token})
 
-    asked = ask(ctx.llm, "narrator", prompt, on_token=show, deadline=ctx.deadline)
+    previous = " ".join(state.recent[-1].sentences) if state.recent else ""
+    asked = ask(ctx.llm, "narrator", prompt, on_token=show, deadline=ctx.deadline, previous=previous)
     index_warnings = dict.fromkeys(w for r in found for w in r.warnings if w not in state.warnings)  # once a turn
     warnings = asked.warnings + list(index_warnings)
     cited = [hit.id for r in found for hit in (*r.style, *r.lore, *r.voice)]
-    streamed = "".join(seen)
+    rejected = any(REJECTED in w for w in asked.warnings)  # hygiene refused it: what was shown goes too
+    streamed = "" if rejected else "".join(seen)
     room = len(spoken_lines(state.scene_lines))  # a scene's lines get room of their own
     reply = asked.value if asked.value is not None else streamed or offline_prose()
     text, cleaning = prose.clean_narration(reply, room)
@@ -68,6 +71,10 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
             writer({"kind": "replace", "text": text, "reason": reason})
         else:
             warnings.append("narrator: reply had no usable prose; used the offline narrator")
+    elif rejected and seen:  # shown before hygiene judged the whole reply (a repeat found at its end)
+        reason = f"narrator: {views.PROSE_REPLACED} with the offline narrator's: the reply could not be shown"
+        warnings.append(reason)
+        writer({"kind": "replace", "text": text, "reason": reason})
     enemies = {e.enemy_name for e in state.staged_events if isinstance(e, ev.CombatStart)}
     if state.combat is not None:  # the enemy you fight or flee is part of the scene
         enemies.add(state.combat.enemy_name)

@@ -82,8 +82,8 @@ def parse(raw: str | None, speaker: str = "") -> Reply:
     text = _FENCE.sub("", (raw or "").translate(_QUOTES).strip()).strip()
     if not text:
         return Reply(action="silent", warnings=(f"{who}: empty reply; kept silent",))
-    if speaker and text.lower().startswith(speaker.lower()):
-        text = text[len(speaker):].lstrip(" :-")
+    if speaker and text.lower().startswith(speaker.lower()) and text[len(speaker):].lstrip(" *")[:1] in (":", "-"):
+        text = text[len(speaker):].lstrip(" *:-")
     foreign = _FOREIGN.findall(text)
     if foreign:
         text = _FOREIGN.sub(" ", text).strip()
@@ -91,9 +91,7 @@ def parse(raw: str | None, speaker: str = "") -> Reply:
                         "not write")
     match = _TAG.search(text)
     if match is None or match.start() > 0 and '"' in text[:match.start()]:
-        content = _clean(_STARS.sub(" ", text.split("\n")[0]), MAX_CHARS)
-        warnings.append(f"{who}: reply was not a tag line; kept as plain dialogue")
-        return Reply(content=content, action="speak" if content else "silent", warnings=tuple(warnings))
+        return _untagged(text, speaker, warnings)
     tag, rest = match.group(1), text[match.end():]
     if not match.group(2):  # "[TO: Tobin "words...": the tag ends where the words start
         warnings.append(f"{who}: tag not closed; read up to its words")
@@ -141,6 +139,35 @@ def parse(raw: str | None, speaker: str = "") -> Reply:
     gesture = _clean("; ".join(nonverbal), MAX_NONVERBAL) or None
     return Reply(action=action, content=content, target=target, tone=tone, nonverbal=gesture, after=after,
                  warnings=tuple(warnings))
+
+
+_SPOKEN = re.compile(r'"([^"]*)("|$)')
+def _narrated(line: str, speaker: str) -> bool:
+    """Whether ``line`` tells what the speaker does ("Amos scratches his chin.", "She shrugs."), not what they say."""
+    names = [re.escape(n) for n in (speaker, speaker.split()[0] if speaker.split() else "") if n]
+    who = "|".join([*names, "he", "she", "they"])
+    return re.match(rf"^(?:{who})\s+[a-z]+s\b", line.strip("* "), re.IGNORECASE) is not None
+
+
+def _untagged(text: str, speaker: str, warnings: list[str]) -> Reply:
+    """A reply written as prose instead of a tag line, as models often write it: the quoted words are the line and
+    the rest ("Odile wipes the bar.", ``*leans closer*``) what the character does; with no quotes, a sentence told of
+    the character ("Amos scratches his chin.") is a reaction, anything else the words themselves."""
+    who = speaker or "character"
+    said = [" ".join(m.group(1).split()) for m in _SPOKEN.finditer(text) if m.group(1).strip()]
+    if said:
+        warnings.append(f"{who}: reply was prose, not a tag line; kept its quoted words")
+        done = _SPOKEN.sub(" ", text).replace("*", " ")
+        gesture = _clean(" ".join(done.split()).strip(" ,.;:-"), MAX_NONVERBAL) or None
+        content = _clean(" ".join(said), MAX_CHARS)
+        return Reply(content=content, nonverbal=gesture, warnings=tuple(warnings))
+    first = text.split("\n")[0]
+    if _narrated(first, speaker) or first.strip().startswith("*") and first.strip().endswith("*"):
+        warnings.append(f"{who}: reply told what the character does, without words; kept as a reaction")
+        return Reply(action="react", nonverbal=_clean(first, MAX_NONVERBAL) or None, warnings=tuple(warnings))
+    content = _clean(_STARS.sub(" ", first), MAX_CHARS)
+    warnings.append(f"{who}: reply was not a tag line; kept as plain dialogue")
+    return Reply(content=content, action="speak" if content else "silent", warnings=tuple(warnings))
 
 
 def render(reply: Reply) -> str:
