@@ -251,7 +251,7 @@ class Serve(history.Server):
             with self.log.open("ab") as log:
                 self.proc = subprocess.Popen(
                     [sys.executable, "-m", "skald", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                     "--db", str(self.db), "--workers", str(self.workers)], cwd=ROOT,
+                     "--db", str(self.db), "--workers", str(self.workers), "--access-log"], cwd=ROOT,
                     env=os.environ | history.SERVER_ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
             if self._wait_healthy(timeout_s) and self._wait_workers(timeout_s):
                 self.ready = True

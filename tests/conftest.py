@@ -15,6 +15,7 @@ import pytest
 
 os.environ.setdefault("SKALD_LLM", "off")  # no Ollama here; tests that need one start their own server
 os.environ.setdefault("SKALD_RETRIEVAL", "false")  # tests that retrieve build their own index
+os.environ.setdefault("SKALD_LOG_FILE", "")  # no log file in the working folder; tests of logging name their own
 
 from skald.engine import start_campaign  # noqa: E402
 from skald.llm.client import LLMClient  # noqa: E402

@@ -96,7 +96,7 @@ class Server:
                 log.flush()
                 self.proc = subprocess.Popen(
                     [sys.executable, "-m", "skald", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                     "--db", str(self.db)], cwd=ROOT, env=os.environ | SERVER_ENV, stdout=log,
+                     "--db", str(self.db), "--access-log"], cwd=ROOT, env=os.environ | SERVER_ENV, stdout=log,
                     stderr=subprocess.STDOUT)
             if self._wait_healthy(timeout_s):
                 self.ready = True

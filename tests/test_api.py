@@ -549,6 +549,36 @@ def test_skald_serve_runs_the_api_and_claims_the_admin_key(tmp_path: Path) -> No
         server.wait(15)
 
 
+@pytest.mark.parametrize("access_log", [False, True])
+def test_skald_serve_logs_requests_to_the_log_file_unless_asked_to_print_them(tmp_path: Path, access_log) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = os.environ | {"SKALD_LOG_FILE": str(tmp_path / "logs" / "skald.log")}
+    command = [sys.executable, "-m", "skald", "serve", "--port", str(port), "--db", str(tmp_path / "served.db")]
+    server = subprocess.Popen(command + (["--access-log"] if access_log else []), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert server.poll() is None, server.stderr.read()[-2000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "skald serve did not answer within 30 s"
+            time.sleep(0.1)
+    finally:
+        server.terminate()
+        out, err = server.communicate(timeout=15)
+    assert "Uvicorn running on" in err and "Application shutdown complete" in err  # its own lines stay on stderr
+    log = tmp_path / "logs" / "skald.log"
+    logged = log.read_text(encoding="utf-8") if log.exists() else ""  # made when its first line is written
+    assert ('"GET /health HTTP/1.1" 200' in out) is access_log
+    assert ('"GET /health HTTP/1.1" 200' in logged) is not access_log
+
+
 def test_a_stream_whose_client_goes_away_still_finishes_its_turn_and_frees_the_campaign(tmp_path: Path) -> None:
     gated = Gated()
     with live(tmp_path / "gone.db", graph=gated.graph) as api:

@@ -74,6 +74,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, ollama: FakeOllama) -> Iter
 def _serve(folder: Path, settings: dict[str, str]) -> Iterator[str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKALD_")} | settings
+    env["SKALD_LOG_FILE"] = str(folder / "skald.log")  # not the working folder's data/logs
     log = (folder / "serve.log").open("wb")
     proc = subprocess.Popen([sys.executable, "-m", "skald", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--db", str(folder / "web.db")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

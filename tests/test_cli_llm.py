@@ -24,7 +24,7 @@ VALID = {"suggestions": [{"label": f"Do the {t.lower()} thing", "tone": t, "risk
 
 def env(**extra: str) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("SKALD_")}
-    return base | {"SKALD_LLM": "auto"} | extra
+    return base | {"SKALD_LLM": "auto", "SKALD_LOG_FILE": ""} | extra  # no log file in the working folder
 
 
 def skald(*args: str, **extra: str) -> subprocess.CompletedProcess:

@@ -569,3 +569,24 @@ def test_fake_server_stops_cleanly_with_a_request_in_flight() -> None:
     fake.stop()
     # the client's own worker threads ("skald-llm") end on their own; the fake must leave nothing behind
     assert [t.name for t in threading.enumerate() if t.ident not in before and t.name != "skald-llm"] == []
+
+
+# -- closing --------------------------------------------------------------------------------------------------
+
+def test_close_cuts_the_call_under_way_ends_background_work_and_calls_nothing_after(server: FakeOllama) -> None:
+    gate = Gate()
+    server.queue("dir", held("Keep it close.", gate, after=0))  # the model takes the request and says nothing
+    client = client_for(server.url, timeout_s=600)  # no deadline of its own would end the call within the test
+    running = client.briefs.start("c/main", "scene", lambda: client.text("director", "s", "u"))
+    assert running is not None and gate.reached.wait(30), "the background call never reached the model"
+    try:
+        assert client.close(timeout=30) is True  # the call was cut, so the background job ended
+        with pytest.raises(LLMUnavailable, match=r"^director: fallback after ClientClosed: the client was closed"):
+            running.result(timeout=0)
+        with pytest.raises(LLMUnavailable, match=r"^narrator: offline fallback \(the client is closed") as info:
+            client.text("narrator", "s", "u")
+        assert info.value.offline and info.value.call is None
+        assert client.briefs.start("c/main", "other", lambda: client.text("director", "s", "u")) is None
+        assert len(server.chat_requests()) == 1 and client.breakers["director"].consecutive == 0
+    finally:
+        gate.release()

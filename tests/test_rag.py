@@ -9,6 +9,9 @@ import hashlib
 import math
 import re
 import shutil
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +21,8 @@ from chromadb.utils.embedding_functions import register_embedding_function
 from skald.packs.loader import load_pack
 from skald.rag.chunking import MAX_WORDS, chunk_doc, hook_sources, pack_sources, sections, source_hashes, split_section
 from skald.rag.embeddings import Embedder, OllamaEmbedder, WordLlamaEmbedder, embedder, wordllama_model
-from skald.rag.retrieve import Retriever, estimate_tokens, fit_budget
-from skald.rag.store import LoreIndex, collection_name, ingest, read_manifest
+from skald.rag.retrieve import Found, Retriever, estimate_tokens, fit_budget
+from skald.rag.store import IndexClosed, LoreIndex, close_stores, collection_name, ingest, read_manifest
 from typer.testing import CliRunner
 
 PACK_FILES = {
@@ -588,6 +591,39 @@ def test_retriever_survives_a_rebuild_by_someone_else(ready, index):
     ingest(LoreIndex(index.path, index.embed), [ready], rebuild=True)  # the collection is dropped and made again
     found = retriever.lore("ragtest", "wolves at night")
     assert found.hits and found.hits[0].source_path == "lore/wolves.md" and found.warnings == []
+
+
+def test_closing_the_stores_waits_for_a_lane_under_way_then_refuses_lanes(ready, index, monkeypatch):
+    retriever = Retriever(index, ready)
+    assert retriever.lore("ragtest", "wolves").hits  # the store is open
+    inside, release = threading.Event(), threading.Event()
+    embed_one, calls = index.embed.embed_one, []
+
+    def held(text: str) -> list[float]:  # the first lane below stops inside the store until released
+        calls.append(text)
+        if len(calls) == 1:
+            inside.set()
+            assert release.wait(30), "the test never released the lane"
+        return embed_one(text)
+
+    monkeypatch.setattr(index.embed, "embed_one", held)
+    with ThreadPoolExecutor(2) as pool:
+        lane = pool.submit(retriever.lore, "ragtest", "wolves at dusk")
+        assert inside.wait(30)
+        closing = pool.submit(close_stores, 30)
+        until = time.monotonic() + 30  # an upper bound for the closing to begin, never reached
+        while not (refused := retriever.hooks("ragtest", "the toll")).warnings:  # lanes run until closing begins
+            assert time.monotonic() < until, "close_stores never began"
+        assert refused == Found([], ["retrieval: the hooks lane was not run: the lore index is closed (Skald is "
+                                     "ending)"])
+        release.set()
+        found = lane.result(timeout=30)
+        assert closing.result(timeout=30) is True
+    assert found.hits and found.warnings == []  # the store stayed open under the lane that was inside it
+    with pytest.raises(IndexClosed):
+        index.client  # noqa: B018 - the property raises
+    again = Retriever(LoreIndex(index.path, index.embed), ready)  # a new index opens the folder anew
+    assert again.lore("ragtest", "wolves").hits
 
 
 # --- CLI ---------------------------------------------------------------------------------------------------------

@@ -273,7 +273,8 @@ def test_a_changed_llm_call_structure_is_reported(tmp_path):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SKALD_")} | {"SKALD_LLM": "off"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKALD_")} | {"SKALD_LLM": "off",
+                                                                                 "SKALD_LOG_FILE": ""}
     return subprocess.run([sys.executable, "-c", "from skald.commands import app; app()", *args], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
 

@@ -5,16 +5,22 @@ turns), and offline turns never open the index."""
 from __future__ import annotations
 
 import json
+import shutil
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 
+import httpx
 import pytest
 from fake_ollama import FakeOllama, json_reply, text
-from skald.engine import start_campaign
+from skald.engine import Created, Engine, start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.rag.embeddings import embedder
 from skald.rag.handle import LazyRetriever, private_index
+from skald.rag.retrieve import Found
 from skald.rag.store import LoreIndex, ingest
 from skald.rules.start import new_state
 from skald.settings import Settings
@@ -135,3 +141,66 @@ def test_hidden_rumors_are_not_offered_as_hooks(pack, index):
     state.world.public_rumors.remove(rumor)
     hidden = [hit.id for hit in lore.for_director(index, state, people, pack).hooks]
     assert f"cinder_reach:rumors.yaml#{rumor}" not in hidden
+
+
+def fresh_copy(index: LazyRetriever, folder) -> LazyRetriever:
+    """A handle on a copy of ``index``'s store that no one in this process has opened yet (a player's ``data/chroma``
+    on the first turn after start)."""
+    shutil.copytree(index.path, folder)
+    return LazyRetriever(folder)
+
+
+def test_lanes_opening_the_index_from_many_threads_at_once_all_find_lore(tmp_path, pack, index):
+    """The first lanes of a process, on several threads at once (API turns, the background brief), share one Chroma
+    client: none fails while another is still creating it."""
+    threads = 8
+    for round_ in range(3):
+        retriever = fresh_copy(index, tmp_path / f"chroma-{round_}")
+        lanes = retriever.real(pack)  # the embedding model is loaded; the store is not opened yet
+        start = threading.Barrier(threads)
+
+        def lane(n: int, lanes=lanes, start=start) -> Found:
+            start.wait()
+            return lanes.hooks(pack.id, "water", k=2) if n % 2 else lanes.lore(pack.id, "water", k=2)
+
+        with ThreadPoolExecutor(threads) as pool:
+            found = list(pool.map(lane, range(threads)))
+        assert [f.warnings for f in found] == [[]] * threads
+        assert all(f.hits for f in found)
+    assert LoreIndex(retriever.path, lanes.index.embed).client is lanes.index.client  # one client per folder
+
+
+def test_api_turns_on_many_threads_retrieve_without_a_failed_lane(tmp_path, pack, index, server):
+    """LLM turns served by the API on several threads at once, each with its lanes, and the Director's background
+    briefs between them, all over one lore store on disk opened by none of them yet: no lane fails."""
+    from skald.api import create_app
+    from skald.api.server import LiveServer
+
+    players, turns = 4, 3
+    db = tmp_path / "api.db"
+    with closing(Engine(db, llm=LLMClient(Settings(), online=False), retriever=None)) as maker:
+        made = [maker.create_campaign(pack.id, seed=seed, with_token=True) for seed in range(players)]
+    retriever = fresh_copy(index, tmp_path / "chroma")
+    app = create_app(db, llm=online(server), retriever=retriever)
+    with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=60) as http:
+        start = threading.Barrier(players)
+
+        def play_campaign(campaign: Created) -> list[dict]:
+            auth = {"Authorization": f"Bearer {campaign.token}"}
+            start.wait()  # the first turns open the store together
+            views = []
+            for line in ("talk to the bartender", "look around", "ask Hesper about work")[:turns]:
+                reply = http.post(f"/campaigns/{campaign.state.campaign.id}/turns", json={"input": line}, headers=auth)
+                assert reply.status_code == 200, reply.text
+                views.append(reply.json())
+            return views
+
+        with ThreadPoolExecutor(players) as pool:
+            played = [view for views in pool.map(play_campaign, made) for view in views]
+        app.state.engine.settle()
+    assert len(played) == players * turns and not [v for v in played if v["offline"]]
+    failed = [w for v in played for w in v["warnings"] if w.startswith("retrieval")]
+    assert failed == []
+    narrated = server.chat_requests("nar")
+    assert len(narrated) == players * turns
+    assert all("(lore/" in body["messages"][1]["content"] for body in narrated)  # every prompt had its lore

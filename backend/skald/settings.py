@@ -6,7 +6,8 @@ FULL, SQLite's), ``SKALD_DEFAULT_PACK``,
 ``SKALD_LLM`` (auto | on | off), ``SKALD_OLLAMA_BASE_URL``,
 ``SKALD_LLM_TIMEOUT_S``, ``SKALD_TURN_BUDGET_S`` (seconds for all of a turn's LLM calls), the circuit breaker
 (``SKALD_BREAKER_FAILURES``, ``SKALD_BREAKER_SECONDS``) and
-transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``).
+transient-error retries (``SKALD_RETRIES``, ``SKALD_RETRY_BACKOFF_S``), and ``SKALD_LOG_FILE`` (where library and
+Skald logs go, ``skald.logs``).
 
 Scenes (``docs/scenes.md``): ``SKALD_SCENE_LINES_PER_BEAT``, ``SKALD_SCENE_BEATS_PER_TURN``.
 
@@ -128,6 +129,9 @@ class _Base(BaseSettings):
     embeddings: str = Field("wordllama", pattern=r"^(wordllama|ollama:.+)$",
                             description="wordllama (offline, ships in its wheel) or ollama:<model>")
     retrieval: bool = Field(True, description="false: no lore retrieval in prompts")
+    log_file: str = Field("data/logs/skald.log", description="where the logs of Skald and its libraries go (httpx, "
+                          "chromadb, uvicorn's access lines), appended; empty: nowhere. `--debug` shows them on stderr "
+                          "too")
     scene_lines_per_beat: int = Field(3, ge=1, le=8, description="spoken lines a scene beat keeps at most (the "
                                       "moderator's priority decides which)")
     scene_beats_per_turn: int = Field(2, ge=1, le=4, description="scene beats played per player turn: the second "

@@ -132,7 +132,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     """The API over the store ``db_path``: a save file or a PostgreSQL URL (default: the settings', ``SKALD_DB_URL``
     else ``SKALD_DB_PATH``).
 
-    :param llm: the LLM client for every campaign (default: ``LLMClient(get_settings())``, built once).
+    :param llm: the LLM client for every campaign (default: ``LLMClient(get_settings())``, built once and closed when
+        the app shuts down; a client passed in is the caller's to close).
     :param reload_packs: reload a pack when its files change (polled at most every ``pack_poll_s`` seconds).
     :param admin_key: the key that may list campaigns and see /health in full (default: ``SKALD_ADMIN_KEY``; none:
         listing is off).
@@ -144,6 +145,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
     if admin_key is None and settings.admin_key is not None:
         admin_key = settings.admin_key.get_secret_value() or None
     admin_hash = token_hash(admin_key) if admin_key else None
+    own_llm = llm is None  # made here: closed at shutdown (its background briefs end before the process does)
     engine = Engine(db_path or settings.database, llm=llm or LLMClient(settings), retriever=retriever, graph=graph,
                     packs=PackCache(reload=reload_packs, poll_s=pack_poll_s))
     health_check = HealthCheck(engine)
@@ -157,6 +159,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             yield
         finally:
             workers.shutdown(wait=True)
+            if own_llm:
+                engine.llm.close()
             engine.close()
 
     # max_body_size=None: edge.Edge bounds bodies and answers 413 as JSON (Starlette's answer is plain text)

@@ -17,8 +17,10 @@ def serve(
                                          "PostgreSQL (docs/deploy.md)")] = 1,
     reload_packs: Annotated[bool, typer.Option(help="reload an era pack when its files change (an edit with errors "
                                                     "keeps the last good version)")] = False,
+    access_log: Annotated[bool, typer.Option(help="print a line for each request on stdout (otherwise it goes to "
+                                                  "the log file, SKALD_LOG_FILE)")] = False,
 ) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs; see docs/api.md). SKALD_ADMIN_KEY enables GET /campaigns."""
     from skald.api.server import serve as run_server
 
-    run_server(host, port, chosen(db), reload_packs, workers=workers)
+    run_server(host, port, chosen(db), reload_packs, workers=workers, access_log=access_log)

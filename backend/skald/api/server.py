@@ -5,6 +5,8 @@ buffers headers of any size)."""
 
 from __future__ import annotations
 
+import copy
+import logging
 import os
 import socket
 import threading
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+import uvicorn.config
 from fastapi import FastAPI
 
 from skald.api.app import create_app
@@ -24,26 +27,46 @@ HTTP_LIMITS: dict[str, Any] = {"http": "h11", "h11_max_incomplete_event_size": 4
 total over 16 KiB (``edge.MAX_HEADER_BYTES``)."""
 
 
+def log_config(access_log: bool = False) -> dict[str, Any]:
+    """uvicorn's logging configuration, with its access lines (one per request) on stdout only when ``access_log``;
+    otherwise they go where every other log goes (the log file, ``skald.logs``). Its start-up and error lines stay on
+    stderr."""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    if not access_log:
+        config["handlers"]["to_root"] = {"()": "skald.logs.ToRoot"}
+        config["loggers"]["uvicorn.access"] = {"handlers": ["to_root"], "level": "INFO", "propagate": False}
+    return config
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, db: Path | str | None = None, reload_packs: bool = False,
-          log_level: str = "info", workers: int = 1) -> None:
+          log_level: str = "info", workers: int = 1, access_log: bool = False) -> None:
     """Serve the API until interrupted (Ctrl-C). With ``workers`` > 1, uvicorn starts that many processes, each
     building its own app (:func:`worker_app`) over the same store, passed to them as ``SKALD_DB_URL`` (and
-    ``SKALD_RELOAD_PACKS``); nothing they must agree on lives in a process's memory (docs/deploy.md)."""
+    ``SKALD_RELOAD_PACKS``); nothing they must agree on lives in a process's memory (docs/deploy.md). ``access_log``:
+    print uvicorn's line for each request on stdout (:func:`log_config`)."""
+    from skald import logs
+
+    logs.show(logging.WARNING)  # the operator sees warnings and errors; the rest is in the log file
+    logged = {"log_config": log_config(access_log), "log_level": log_level}
     if workers == 1:
         app = create_app(db, reload_packs=reload_packs)
-        uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=10, **HTTP_LIMITS)
+        uvicorn.run(app, host=host, port=port, timeout_graceful_shutdown=10, **logged, **HTTP_LIMITS)
         return
     if db is not None:
         os.environ["SKALD_DB_URL"] = db if isinstance(db, str) else f"sqlite:///{Path(db).resolve()}"
     os.environ["SKALD_RELOAD_PACKS"] = "true" if reload_packs else "false"
     uvicorn.run("skald.api.server:worker_app", factory=True, workers=workers, host=host, port=port,
-                log_level=log_level, timeout_graceful_shutdown=10, **HTTP_LIMITS)
+                timeout_graceful_shutdown=10, **logged, **HTTP_LIMITS)
 
 
 def worker_app() -> FastAPI:
-    """The app of one of ``skald serve --workers N``'s processes: the settings' store (``SKALD_DB_URL``)."""
+    """The app of one of ``skald serve --workers N``'s processes: the settings' store (``SKALD_DB_URL``), its logs
+    sent where :func:`serve` sends them (``skald.logs``; a worker is a fresh process)."""
+    from skald import logs
     from skald.settings import get_settings
 
+    logs.configure(logs.log_file())
+    logs.show(logging.WARNING)
     return create_app(reload_packs=get_settings().reload_packs)
 
 

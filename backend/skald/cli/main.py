@@ -27,6 +27,16 @@ app.command("ingest")(ingest_command)
 app.add_typer(lore_app, name="lore")
 
 
+@app.callback()
+def _every_command(ctx: typer.Context) -> None:
+    # Before any command: logs go to the log file (skald.logs), before a library can send them to the terminal.
+    # After it, however it ends: background work and the lore stores are closed before the interpreter exits.
+    from skald import logs, shutdown
+
+    logs.configure(logs.log_file())
+    ctx.call_on_close(shutdown.close_all)
+
+
 @app.command()
 def play(
     pack: Annotated[str | None, typer.Option(help="era pack id (default: SKALD_DEFAULT_PACK)")] = None,
@@ -40,7 +50,8 @@ def play(
     json_out: Annotated[bool, typer.Option("--json", help="print one JSON object per turn")] = False,
     background: Annotated[str | None, typer.Option(help="background id for a new campaign")] = None,
     name: Annotated[str, typer.Option(help="your character's name")] = "Wren",
-    debug: Annotated[bool, typer.Option(help="after each turn, show LLM call metrics and context stats")] = False,
+    debug: Annotated[bool, typer.Option(help="after each turn, show LLM call metrics and context stats; show the "
+                                             "log (httpx, chromadb...) on stderr too")] = False,
     record: Annotated[Path | None, typer.Option(help="record this session (inputs, LLM exchanges, outcomes) "
                                                       "into this folder")] = None,
     watch: Annotated[bool, typer.Option(help="reload the era pack before each turn when its files change")] = False,
@@ -52,6 +63,10 @@ def play(
     from skald.llm.client import LLMClient
 
     settings = settings_or_exit()
+    if debug:
+        from skald import logs
+
+        logs.show()
     if record:
         from skald.replay.session import Recorder, recording_transport, source_of
 

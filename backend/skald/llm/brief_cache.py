@@ -4,7 +4,9 @@
 again, so a restart or a second process costs no LLM call for a scene already briefed.
 
 Background briefs run on daemon threads (a hung model never holds the process at exit); :meth:`BriefCache.settle`
-waits for them (recording and replay do, so a background call always belongs to the turn that started it).
+waits for them (recording and replay do, so a background call always belongs to the turn that started it), and
+:meth:`BriefCache.close` starts no more of them and waits for those under way (``LLMClient.close`` cuts their calls
+first), so that none is still retrieving lore when the interpreter exits (``skald.shutdown``).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class BriefCache:
         self._late: set[Future] = set()  # briefs being written that a turn already gave up waiting for
         self._unreported: dict[str, list[Briefing]] = {}  # background briefs whose call no turn has reported yet
         self.started = 0  # background briefs started (for tests and benchmarks)
+        self.closed = False  # no background brief starts any more (close)
 
     def peek(self, campaign: str, key: str) -> Briefing | Future | None:
         with self._lock:
@@ -88,10 +91,13 @@ class BriefCache:
         held = self.peek(campaign, key)
         return held is None or (isinstance(held, Briefing) and held.origin != "llm" and not held.attempted)
 
-    def start(self, campaign: str, key: str, job: Callable[[], Briefing]) -> Future:
-        """Run ``job`` on a daemon thread; its brief replaces what is held for the scene when it is done."""
+    def start(self, campaign: str, key: str, job: Callable[[], Briefing]) -> Future | None:
+        """Run ``job`` on a daemon thread; its brief replaces what is held for the scene when it is done. Returns its
+        future, or None once the cache is closed (nothing is started)."""
         future: Future = Future()
         with self._lock:
+            if self.closed:
+                return None
             self._store(campaign, key, future)
             self._pending.add(future)
             self.started += 1
@@ -117,21 +123,29 @@ class BriefCache:
         threading.Thread(target=run, name=f"skald-brief-{campaign}", daemon=True).start()
         return future
 
-    def settle(self, timeout: float | None = None) -> None:
-        """Wait until no background brief is being written (or ``timeout`` seconds pass)."""
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until no background brief is being written, ``timeout`` seconds at most (None: as long as it takes).
+        Returns True when none is left."""
         end = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._lock:
                 pending = list(self._pending)
             if not pending:
-                return
+                return True
             for future in pending:
                 try:
                     future.result(timeout=None if end is None else max(0.0, end - time.monotonic()))
                 except FutureTimeout:
-                    return
+                    return False
                 except Exception:  # noqa: BLE001, S112 - a failed brief is the waiting turn's business
                     continue
+
+    def close(self, timeout: float | None = None) -> bool:
+        """Start no more background briefs, and wait for those being written, ``timeout`` seconds at most (None: as
+        long as they take). Idempotent. Returns True when none is left."""
+        with self._lock:
+            self.closed = True
+        return self.settle(timeout)
 
     def unreported(self, campaign: str, also: Briefing | None = None) -> list[Briefing]:
         """The briefs written in the background for ``campaign`` (and ``also``) whose LLM call records no turn has

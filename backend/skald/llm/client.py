@@ -9,6 +9,9 @@ deadline: the role's ``timeout_s`` (retries and feedback attempts included), or 
 (``SKALD_TURN_BUDGET_S``) when that comes first, so a model that stalls or trickles cannot hold a turn longer than
 that. A role with less than :data:`MIN_CALL_S` of the turn budget left is not called at all. Fault rules are in
 ``llm.faults``; the feedback shape in ``llm.feedback``.
+
+:meth:`LLMClient.close` ends a client's work before the process exits (``skald.shutdown`` closes every client the
+process made, :func:`close_clients`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, wait_exponential
 
+import skald.shutdown  # noqa: F401 - registers close_all at exit, which closes every client
 from skald.llm import hygiene
 from skald.llm.brief_cache import BriefCache
 from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
@@ -50,6 +55,20 @@ TokenSink = Callable[[str], None]
 
 
 REJECTED = "a reply the player may not see"  # in the fallback reason of a reply llm.hygiene judged unusable
+_CLIENTS: weakref.WeakSet[LLMClient] = weakref.WeakSet()  # every client of the process, for close_clients
+_CLIENTS_LOCK = threading.Lock()
+
+
+def close_clients(timeout: float | None = None) -> bool:
+    """:meth:`LLMClient.close` every client of the process, ``timeout`` seconds at most in all (None: as long as their
+    background briefs take). Returns True when no background brief is left running."""
+    with _CLIENTS_LOCK:
+        clients = list(_CLIENTS)
+    end = None if timeout is None else time.monotonic() + timeout
+    done = True
+    for client in clients:
+        done = client.close(None if end is None else max(0.0, end - time.monotonic())) and done
+    return done
 
 
 class LLMUnavailable(Exception):
@@ -90,13 +109,14 @@ class LLMClient:
     :param online: True to call Ollama, False for deterministic fallbacks only. ``None`` probes Ollama
         once (``settings.llm == "auto"``), or follows ``settings.llm`` when it is ``on``/``off``.
     :param clock: monotonic seconds, for the circuit breakers (tests pass a fake clock).
-    :param sleep: how to wait between retries (tests pass a recorder).
+    :param sleep: how to wait between retries, in seconds (tests pass a recorder; default: a wait that
+        :meth:`close` cuts short).
     :param transport: an httpx transport for every role's requests (recording and replay, ``skald.replay``);
         each request carries the role in the ``X-Skald-Role`` header.
     """
 
     def __init__(self, settings: Settings, online: bool | None = None, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep, transport: httpx.BaseTransport | None = None):
+                 sleep: Callable[[float], None] | None = None, transport: httpx.BaseTransport | None = None):
         self.settings = settings
         self.configs: dict[str, RoleConfig] = settings.roles()
         if online is None:
@@ -108,7 +128,9 @@ class LLMClient:
         else:
             self.detail = "online" if online else "offline by request"
         self.online = online
-        self.sleep = sleep
+        self._closed = threading.Event()
+        self._flows: set[queue.SimpleQueue] = set()  # the hand-over queues of calls under way (close ends them)
+        self.sleep = sleep or self._closed.wait
         self.transport = transport
         self.breakers = {role: CircuitBreaker(settings.breaker_failures, settings.breaker_seconds, clock)
                          for role in ROLES}
@@ -118,6 +140,25 @@ class LLMClient:
         self._structured: dict[tuple[str, type[BaseModel]], Any] = {}
         self._models_lock = threading.Lock()
         self.briefs = BriefCache()  # the Director's scene briefs held by this process (llm.briefs)
+        with _CLIENTS_LOCK:
+            _CLIENTS.add(self)
+
+    def close(self, timeout: float | None = None) -> bool:
+        """End this client's work, for a process that is ending: no call starts any more (every role is offline, as
+        :meth:`check` says), the calls under way end at once with :class:`LLMUnavailable` (their HTTP requests are left
+        to the daemon worker threads, which drop them at the next chunk), no background brief starts, and those under
+        way are waited for, ``timeout`` seconds at most (None: as long as they take; with their calls cut, they end in
+        moments). Idempotent. Returns True when no background brief is left running."""
+        self._closed.set()
+        with self._models_lock:
+            flows = list(self._flows)
+        for items in flows:
+            items.put(("closed", None))
+        return self.briefs.close(timeout)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
 
     @property
     def mode(self) -> str:
@@ -299,11 +340,13 @@ class LLMClient:
     # ------------------------------------------------------------------ machinery
 
     def check(self, role: str, deadline: float | None = None) -> None:
-        """Raise :class:`LLMUnavailable` when the role cannot be called now: offline, disabled, circuit open, or less
-        than :data:`MIN_CALL_S` seconds left before ``deadline`` (the turn's, in ``time.monotonic()`` seconds)."""
+        """Raise :class:`LLMUnavailable` when the role cannot be called now: offline, closed, disabled, circuit open, or
+        less than :data:`MIN_CALL_S` seconds left before ``deadline`` (the turn's, in ``time.monotonic()`` seconds)."""
         cfg = self.config(role)
         if not self.online:
             raise LLMUnavailable(f"{role}: offline fallback ({self.detail})", offline=True)
+        if self.closed:
+            raise LLMUnavailable(f"{role}: offline fallback (the client is closed: Skald is ending)", offline=True)
         if not cfg.enabled:
             raise LLMUnavailable(f"{role}: offline fallback (disabled by SKALD_{role.upper()}_ENABLED)", offline=True)
         breaker = self.breakers[role]
@@ -337,7 +380,8 @@ class LLMClient:
                     raise
                 value = self._attempt(role, attempt, ends, metrics, retries_inside)  # asked again without think
         except Exception as exc:  # any failure becomes a fallback, never a lost turn
-            self._count_failure(role, exc, time.monotonic() - started, bool(metrics.get("received")))
+            if not isinstance(exc, ClientClosed):  # the client closing says nothing about the model
+                self._count_failure(role, exc, time.monotonic() - started, bool(metrics.get("received")))
             reason = f"{role}: fallback after {exc}" if isinstance(exc, _Rejected) else (
                 f"{role}: fallback after {_one_line(exc)}")
             raise LLMUnavailable(reason, self._call(role, started, metrics, ok=False, reason=reason)) from exc
@@ -394,7 +438,7 @@ class LLMClient:
 
         retrying = Retrying(
             retry=retry_if_exception(lambda exc: is_transient(exc) and not metrics.get("emitted")),
-            stop=stop_any(stop_after_attempt(self.settings.retries + 1), past_deadline),
+            stop=stop_any(stop_after_attempt(self.settings.retries + 1), past_deadline, lambda _: self.closed),
             wait=wait_exponential(multiplier=self.settings.retry_backoff_s, exp_base=2, min=0),
             sleep=self.sleep, before_sleep=count, reraise=True)
         return retrying(fn)
@@ -406,9 +450,9 @@ class LLMClient:
                 return
             yield chunk
 
-    @staticmethod
-    def _pump(produce: Callable[[threading.Event], Iterator[Any]], deadline: _Deadline) -> Iterator[Any]:
-        """Run ``produce`` on a worker thread; yield its items here, raising LLMTimeout at the deadline."""
+    def _pump(self, produce: Callable[[threading.Event], Iterator[Any]], deadline: _Deadline) -> Iterator[Any]:
+        """Run ``produce`` on a worker thread; yield its items here, raising LLMTimeout at the deadline and
+        ClientClosed when the client closes."""
         items: queue.SimpleQueue = queue.SimpleQueue()  # the C one: a chunk's hand-over costs least
         stop = threading.Event()
 
@@ -420,21 +464,31 @@ class LLMClient:
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
                 items.put(("error", exc))
 
-        _WORKERS.run(work)
-        while True:
-            remaining = deadline.at - time.monotonic()
-            try:
-                if remaining <= 0:
-                    raise queue.Empty
-                kind, value = items.get(timeout=remaining)
-            except queue.Empty:
-                stop.set()
-                raise LLMTimeout(deadline.why) from None
-            if kind == "done":
-                return
-            if kind == "error":
-                raise value
-            yield value
+        with self._models_lock:
+            if self.closed:
+                raise ClientClosed("the client is closed")
+            self._flows.add(items)
+        try:
+            _WORKERS.run(work)
+            while True:
+                remaining = deadline.at - time.monotonic()
+                try:
+                    if remaining <= 0:
+                        raise queue.Empty
+                    kind, value = items.get(timeout=remaining)
+                except queue.Empty:
+                    raise LLMTimeout(deadline.why) from None
+                if kind == "done":
+                    return
+                if kind == "error":
+                    raise value
+                if kind == "closed":
+                    raise ClientClosed("the client was closed during the call")
+                yield value
+        finally:
+            stop.set()  # the worker drops the request at its next chunk (a no-op once it is done)
+            with self._models_lock:
+                self._flows.discard(items)
 
     def _call(self, role: str, started: float, metrics: dict[str, Any], ok: bool, reason: str | None = None) -> LLMCall:
         usage = metrics.get("usage") or {}
@@ -520,3 +574,7 @@ class _Deadline:
 
 class _Rejected(Exception):
     """A reply arrived but cannot be used (empty, or invalid after every attempt)."""
+
+
+class ClientClosed(Exception):
+    """The client was closed (:meth:`LLMClient.close`): the call ends unanswered."""

@@ -40,8 +40,12 @@ class LazyRetriever:
             return self._real
 
     def embed(self, pack: EraPack, texts: list[str]) -> list[list[float]]:
-        """Embeddings with the index's model (for episodic memory)."""
-        return self.real(pack).index.embed.embed(texts)
+        """Embeddings with the index's model (for episodic memory), one vector per text.
+
+        :raises skald.rag.store.IndexClosed: the process is ending (``skald.shutdown``)."""
+        index = self.real(pack).index
+        with index.using():  # the tokenizer is native code too: a closing process waits for it
+            return index.embed.embed(texts)
 
 
 

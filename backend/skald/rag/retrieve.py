@@ -10,7 +10,8 @@ Scores are ``1 - cosine distance``. A lane takes chunks in its order (best first
 by ``llm.budget.estimate_tokens``; when not even the first fits, it is cut to the budget at a word boundary.
 
 A lane never raises: it returns :class:`Found`, the hits and the warnings of that call. When the pack's index is
-missing or stale, or anything fails, the hits are empty and a warning says what to run. Warnings belong to the call
+missing or stale, closed (the process is ending), or anything fails, the hits are empty and a warning says what to
+run. Lanes may run on any number of threads at once. Warnings belong to the call
 that met the problem (a turn reports its own, never another turn's).
 """
 
@@ -26,7 +27,7 @@ from typing import Any
 from skald.llm.budget import TokenCounter, estimate_tokens
 from skald.packs.models import EraPack
 from skald.rag.chunking import rel_key
-from skald.rag.store import IndexStatus, LoreIndex
+from skald.rag.store import IndexClosed, IndexStatus, LoreIndex
 
 STYLE_KINDS = ("base", "era", "genre", "archetype")
 RECHECK_SECONDS = 10.0  # how often a missing or stale index is looked at again (someone may be ingesting)
@@ -113,7 +114,8 @@ class Retriever:
     def status(self, pack_id: str) -> IndexStatus:
         """The pack's index status (``missing`` with the reason when the pack or the store cannot be read)."""
         try:
-            state = self._pack_state(pack_id, [])
+            with self.index.using():
+                state = self._pack_state(pack_id, [])
         except Exception as exc:  # never raises into a caller
             return IndexStatus("missing", f"{type(exc).__name__}: {exc}")
         return state.status if state else IndexStatus("missing", "pack not available")
@@ -207,19 +209,22 @@ class Retriever:
         from chromadb.errors import NotFoundError
 
         notes: list[str] = []
-        for attempt in (1, 2):
-            try:
-                collection = self._collection(pack_id, notes)
-                return Found([] if collection is None else run(collection), notes)
-            except NotFoundError:  # the collection was dropped under us (an ingest --rebuild): look it up again
-                self._state.pop(pack_id, None)
-                if attempt == 2:
-                    self._warn(notes, f"retrieval: the lore index for {pack_id} changed during the query; run "
-                                      f"`skald lore status {pack_id}`")
-            except Exception as exc:  # retrieval must never break a turn
-                self._state.pop(pack_id, None)
-                self._warn(notes, f"retrieval: the {lane} lane failed for {pack_id}: {type(exc).__name__}: {exc}")
-                break
+        try:
+            with self.index.using():  # the store stays open until the lane is done (store.close_stores waits)
+                for attempt in (1, 2):
+                    try:
+                        collection = self._collection(pack_id, notes)
+                        return Found([] if collection is None else run(collection), notes)
+                    except NotFoundError:  # the collection was dropped under us (an ingest --rebuild): look again
+                        self._state.pop(pack_id, None)
+                        if attempt == 2:
+                            self._warn(notes, f"retrieval: the lore index for {pack_id} changed during the query; "
+                                              f"run `skald lore status {pack_id}`")
+        except IndexClosed:
+            self._warn(notes, f"retrieval: the {lane} lane was not run: the lore index is closed (Skald is ending)")
+        except Exception as exc:  # retrieval must never break a turn
+            self._state.pop(pack_id, None)
+            self._warn(notes, f"retrieval: the {lane} lane failed for {pack_id}: {type(exc).__name__}: {exc}")
         return Found([], notes)
 
     # --- lanes -----------------------------------------------------------------------------------------------

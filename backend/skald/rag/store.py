@@ -8,18 +8,29 @@ made by another embedding model (or chunker version) is dropped and rebuilt, nev
 
 Chunks of a source are always deleted (by ``path``) before being written, and the manifest is written after
 every source, so an interrupted ingest leaves an index that the next ingest repairs.
+
+A process has one Chroma client per store folder, made under a lock the first time any thread needs it and shared
+by every :class:`LoreIndex` on that folder (Chroma's clients are thread-safe, but making two for one folder at once is
+not: its ``SharedSystemClient`` caches one ``System`` per folder without a lock, so a second thread can get that
+system before it has started, or lose it to the first's clean-up, which showed as ``'RustBindingsAPI' object has no
+attribute 'bindings'`` or ``KeyError: '<folder>'``). Calls into the store run inside :meth:`LoreIndex.using`, so that
+:func:`close_stores` can wait for them before it closes the clients: a thread still inside Chroma's native code when
+the interpreter finalizes kills the process (``skald.shutdown``).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import skald.shutdown  # noqa: F401 - registers close_all at exit, which closes every store
 from skald.packs.models import EraPack
 from skald.rag.chunking import CHUNKER_VERSION, Source, pack_sources, source_hashes
 from skald.rag.embeddings import Embedder
@@ -62,13 +73,60 @@ class IngestReport:
                 f"{self.chunks} chunks written in {self.seconds:.2f} s")
 
 
+class IndexClosed(RuntimeError):
+    """The store was closed by :func:`close_stores` (the process is ending); open a new :class:`LoreIndex`."""
+
+
+@dataclass(eq=False)
+class _Folder:
+    """One store folder of this process: its Chroma client (made on first use) and the calls in progress on it."""
+
+    path: Path
+    client: Any = None
+    busy: int = 0
+    closed: bool = False
+
+
+_FOLDERS: dict[Path, _Folder] = {}
+_LOCK = threading.Condition()  # guards _FOLDERS and every folder's fields; notified when a call ends
+
+
+def _folder(path: Path) -> _Folder:
+    key = path.resolve()
+    with _LOCK:
+        return _FOLDERS.setdefault(key, _Folder(key))
+
+
+def close_stores(timeout: float | None = None) -> bool:
+    """Close every Chroma client of the process, for a process that is ending: no new call starts (they raise
+    :class:`IndexClosed`), the calls in progress are waited for (``timeout`` seconds at most, None: as long as they
+    take; a lane's calls take milliseconds), then each client is closed. A folder still busy at the timeout keeps its
+    client open. Idempotent; a :class:`LoreIndex` made afterwards opens its folder again.
+
+    :returns: True when every client was closed."""
+    with _LOCK:
+        folders = list(_FOLDERS.values())
+        _FOLDERS.clear()
+        for folder in folders:
+            folder.closed = True
+        _LOCK.wait_for(lambda: all(f.busy == 0 for f in folders), timeout)
+        idle = [f for f in folders if f.busy == 0]
+        clients = [f.client for f in idle if f.client is not None]
+        for folder in idle:
+            folder.client = None
+    for client in clients:
+        client.close()
+    return len(idle) == len(folders)
+
+
 class LoreIndex:
-    """The Chroma store at ``path``, embedded with ``embed``. Opening it creates nothing; :func:`ingest` does."""
+    """The Chroma store at ``path``, embedded with ``embed``. Opening it creates nothing; :func:`ingest` does.
+    Thread-safe: every index on one folder shares the process's one client for it."""
 
     def __init__(self, path: Path | str, embed: Embedder) -> None:
         self.path = Path(path)
         self.embed = embed
-        self._client: Any = None
+        self._folder = _folder(self.path)
 
     # --- the store -------------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -76,13 +134,38 @@ class LoreIndex:
 
     @property
     def client(self) -> Any:
-        if self._client is None:
-            import chromadb
+        """The process's Chroma client for this folder (made, and the folder created, on first use; a call that
+        began before :func:`close_stores` keeps it until it ends).
 
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._client = chromadb.PersistentClient(path=str(self.path),
-                                                     settings=chromadb.Settings(anonymized_telemetry=False))
-        return self._client
+        :raises IndexClosed: :func:`close_stores` closed it, or began to before it was made."""
+        folder = self._folder
+        with _LOCK:
+            if folder.client is None:
+                if folder.closed:
+                    raise IndexClosed(f"the lore index at {self.path} was closed")
+                import chromadb
+
+                folder.path.mkdir(parents=True, exist_ok=True)
+                folder.client = chromadb.PersistentClient(path=str(folder.path),
+                                                          settings=chromadb.Settings(anonymized_telemetry=False))
+            return folder.client
+
+    @contextmanager
+    def using(self) -> Iterator[None]:
+        """Hold the store open while the block runs: :func:`close_stores` waits for it to end.
+
+        :raises IndexClosed: the store was closed before the block started."""
+        folder = self._folder
+        with _LOCK:
+            if folder.closed:
+                raise IndexClosed(f"the lore index at {self.path} was closed")
+            folder.busy += 1
+        try:
+            yield
+        finally:
+            with _LOCK:
+                folder.busy -= 1
+                _LOCK.notify_all()
 
     def collection(self, pack_id: str) -> Any | None:
         """The pack's collection, or ``None`` when the store or the collection does not exist, or when it was
@@ -185,14 +268,16 @@ def ingest(index: LoreIndex, packs: Iterable[EraPack], rebuild: bool = False,
     :param rebuild: drop each pack's collection first and index everything again.
     :param progress: called after each source as ``progress(pack_id, done, total, path)``.
     :returns: totals, with one report per pack in ``packs`` and the packs rebuilt (with why) in ``rebuilt``.
+    :raises IndexClosed: the process is closing its stores (:func:`close_stores`).
     """
     total = IngestReport()
     started = time.perf_counter()
-    for pack in packs:
-        report = _ingest_pack(index, pack, rebuild, progress)
-        total.packs[pack.id] = report
-        total.rebuilt.update(report.rebuilt)
-        total.add(report)
+    with index.using():
+        for pack in packs:
+            report = _ingest_pack(index, pack, rebuild, progress)
+            total.packs[pack.id] = report
+            total.rebuilt.update(report.rebuilt)
+            total.add(report)
     total.seconds = time.perf_counter() - started
     return total
 
