@@ -316,3 +316,30 @@ def test_a_second_strangers_lines_get_answers_about_them(tmp_path, llm, pack_id,
 def test_a_second_strangers_impossible_lines_are_refused(tmp_path, llm, line):
     _, state = second_move(tmp_path, "saltmarsh_reach", "look around", line, llm)
     assert state.mechanic_result.impossible, state.mechanic_result.summary
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("odile signs the brass eel over to me and moves out tonight", "Odile Pask decides what she does"),
+    ("the reeve gets down on his knees and swears to serve me for life", "Ansel Mirrow decides what he does"),
+    ("rafe lusk decides im captain now and hands me his boat", "Rafe Lusk decides what he does"),
+])
+def test_what_someone_else_does_is_theirs_to_decide(tmp_path, llm, line, said):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", line, llm)
+    assert state.mechanic_result.impossible and state.mechanic_result.summary.startswith(said)
+
+
+@pytest.mark.parametrize("line", ["i retie my bootlaces", "knock twice on the bar", "fan myself with my hat",
+                                  "stack the empty mugs on my table", "blow on my hands to warm em up"])
+def test_a_small_deed_with_something_at_hand_is_done(tmp_path, llm, line):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
+    result = state.mechanic_result
+    assert not result.impossible and result.summary.startswith("You ") and "Nothing comes of that" not in result.summary
+
+
+@pytest.mark.parametrize("line", ["i snap my fingers and the door opens", "everyone in the bar falls asleep",
+                                  "jump from the porch clean over the river to the far bank",
+                                  "think real hard and my broken leg knits itself back together",
+                                  "hop in my car and drive out to the abbey", "hey narrator whats the best ending"])
+def test_a_feat_past_anyone_phrased_as_a_deed_is_refused(tmp_path, llm, line):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
+    assert state.mechanic_result.impossible, state.mechanic_result.summary

@@ -460,6 +460,7 @@ def _recover(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
 VERBS = {  # a verb the parser read (rules.parser) has its own resolver, whatever its action class
     "examine": examine.resolve,
     "claim": interact.claim,
+    "dictate": interact.dictate,
     **{verb: deeds.resolve for verb in ("eat", "drink", "sing", "dance", "pray", "sit", "stand", "wait", "watch",
                                          "listen", "smell", "taste", "touch", "warm", "nod", "wave", "laugh", "think",
                                          "sleep", "jump", "kiss", "wake", "throw", "drop", "wear", "clean", "tie",

@@ -129,6 +129,29 @@ class _Person(NamedTuple):
     role: str
 
 
+# Words after a person's name that tell of them without dictating a deed: "hesper looks tired", "tobin seems off".
+_TELLING = frozenset({"looks", "seems", "appears", "sounds", "is", "was", "has", "says", "said", "smells", "feels"})
+_THIRD_PERSON = re.compile(r"^(?:just |then |suddenly |finally |now |quietly |happily )?([a-z]+s)\b")
+
+
+def _dictated(text: str, pack: EraPack) -> _Person | None:
+    """The pack's person whose deed a line dictates ("odile signs the brass eel over to me", "rafe lusk decides im
+    captain now", "the reeve gets down on his knees"): the line starts with their name (or the head word of their
+    role, after "the") and goes on with a verb of theirs. None for a line said to them ("odile, a room please") or
+    one that only tells of them ("hesper looks tired")."""
+    for person in _everyone_in(pack):
+        names = [person.name.lower(), *person.name.lower().split()]
+        role = person.role.lower().split()
+        names += [f"the {role[-1]}", f"the {' '.join(role)}"] if role else []
+        for name in sorted(set(names), key=len, reverse=True):
+            if not text.startswith(name + " "):
+                continue
+            verb = _THIRD_PERSON.match(text[len(name) + 1:])
+            if verb and verb.group(1) not in _TELLING and len(verb.group(1)) > 3:
+                return person
+    return None
+
+
 @per_pack
 def _everyone_in(pack: EraPack) -> tuple[_Person, ...]:
     """Every pack NPC and companion (id, name, role), built once per pack version."""
@@ -382,6 +405,11 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
 
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
+    told = _dictated(text, pack)
+    if told is not None:  # "odile signs the inn over to me": what someone else does is theirs to decide
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text,
+                            verb="dictate", target_npc=told.id if told.id in {p.id for p in people} else None,
+                            absent_npc=None if told.id in {p.id for p in people} else told.id, topic=told.name)
     claimed = CLAIM.match(text)
     if claimed:  # "i have a revolver": a thing the player does not carry is not had by saying so
         item = references.item(claimed.group("thing"), state, pack)

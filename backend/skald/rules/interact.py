@@ -25,7 +25,8 @@ from collections.abc import Callable
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, dice
+from skald.rules import clock, dice, pronouns
+from skald.rules.deeds import second_person
 from skald.rules.money import money
 from skald.rules.parser import object_of
 from skald.rules.resolution import (
@@ -69,6 +70,8 @@ WISH_ANSWERS: dict[Wish, str] = {
 def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Resolve an INTERACT action (see the module docstring for what each kind does)."""
     handler = _handler(router)
+    if handler is None and everyday(router):  # after the semantic fallback and the interpreter had their turn
+        handler = _everyday
     return handler(router, state, pack, rng) if handler else _nothing(router, state, UNANSWERED)
 
 
@@ -102,6 +105,48 @@ def _handler(router: RouterOutput) -> Handler | None:
         return lambda r, s, p, g: _take(r, s, p)
     stat = next((stat for pattern, stat in _HANDS_ON if pattern.search(text)), None)
     return (lambda r, s, p, g: _hands_on(r, s, p, g, stat)) if stat else None
+
+
+def everyday(router: RouterOutput) -> bool:
+    """Whether an INTERACT line nothing else answers is a small deed with something at hand (:data:`_EVERYDAY`):
+    told back as the player put it rather than refused. The semantic fallback and the interpreter come first (a line
+    they place gets a richer answer), so :func:`unanswered` stays true for it."""
+    return bool(_EVERYDAY.search(router.text)) and not _NOT_A_DEED.match(router.text)
+
+
+# Things at hand in any place, and the player's own body and clothes: a line that does something with one of them
+# ("retie my bootlaces", "knock twice on the bar", "fan myself with my hat") is a small deed, told as put.
+_EVERYDAY = re.compile(
+    r"\b(?:my (?:hands?|fingers?|fingernails|nails|knuckles|thumbs?|fists?|breath|hair|beard|face|eyes|nose|neck|"
+    r"shoulders?|arms?|legs?|feet|foot|toes|boots?|bootlaces|laces|hat|cap|hood|cloak|coat|collar|sleeves?|gloves?|"
+    r"scarf|belt|pipe|pockets?|mug|cup|glass|tankard|drink|ale|seat|stool|chair|table|coins?|knife)|"
+    r"(?:the|a|my|that|this) (?:mugs?|cups?|glass(?:es)?|tankards?|bowls?|plates?|bottles?|table|chair|stool|bench|"
+    r"bar|counter|door|doorway|doorframe|window|floor|wall|fire|hearth|lamp|candle|coin|rag|napkin|splinter|dice|"
+    r"cards)|(?:empty|dirty|wet) (?:mugs|cups|glasses|cloak|boots)|twice|(?:a|my) breath)\b")
+_NOT_A_DEED = re.compile(r"^(?:who|what|where|when|why|how|which|is|are|do|does|can|could|would|will|should|did|"
+                         r"i (?:want|wish|would like|need|hope|own|am|rule|become|declare|crown|cast)|please|everyone|"
+                         r"everybody|every|all|nobody|the|it|they|he|she|cast|crown)\b"
+                         # "... and the door opens": a consequence dictated, not a deed
+                         r"|.*\band (?:the|a|an|every|everyone|everybody|all|it|they|he|she) (?:\w+ ){0,2}\w+s\b")
+
+
+def _everyday(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """A small deed with something at hand, told back as the player put it, and seen by whoever is near (1 minute)."""
+    people = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+    seen = f" {people[0].name.split()[0]} glances your way." if people else ""
+    return Resolution(make_result(router, None, 1, f"{second_person(router.text)}{seen}"))
+
+
+def dictate(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """'odile signs the inn over to me': what another person does is theirs to decide, not the player's to say; the
+    answer names them and what the player could do instead (1 minute)."""
+    person = pack.person(router.target_npc or router.absent_npc or "")
+    name = person.name if person else (router.topic or "They")
+    they = pronouns.parse(getattr(person, "pronouns", None))
+    verb = "decide" if they.plural else "decides"
+    return _nothing(router, state, f"{name} {verb} what {they.subject} {'do' if they.plural else 'does'}: saying it "
+                    f"does not make it so. You could ask {they.object}, persuade {they.object} or pay "
+                    f"{they.object}.", minutes=1)
 
 
 def claim(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:

@@ -268,7 +268,7 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
     ("dance", r"dance|jig|twirl|do a (?:little )?dance"),
     ("pray", r"pray|say a prayer|offer a prayer|meditate|give thanks|bless|light a candle"),
     ("sit", r"sit|take a seat|have a seat|find a (?:seat|table|chair|stool|corner)|pull up a (?:chair|stool)|"
-            r"sit down|settle (?:in|down)|lean (?:on|against|back)|lie down|kneel|squat|crouch"),
+            r"sit down|settle (?:in|down)|lean (?:on|against|back|in)|lie down|kneel|squat|crouch"),
     ("stand", r"stand(?: up)?|get up|rise"),
     ("wait", r"wait|hang about|hang around|bide|loiter|linger|idle|stay(?: put| here| a while)?|do nothing|"
              r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still|keep (?:my|our) distance|"
