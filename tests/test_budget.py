@@ -63,7 +63,7 @@ def test_reported_total_never_undercounts_the_rendered_prompt():
 
 def test_oldest_history_is_dropped_first():
     fitted = fit(story_prompt(), "narrator", max_context=200, reserved_output=50)  # budget 150: drop 1 section
-    assert kept_tags(fitted.user) == ["scene", "lore-high", "lore-low", "h2", "h3"]
+    assert kept_tags(fitted.user) == ["scene", "lore-low", "lore-high", "h2", "h3"]  # lore in the order given
     assert (fitted.stats.history_kept, fitted.stats.history_dropped) == (2, 1)
     assert fitted.stats.lore_dropped == 0
     assert fitted.stats.total_tokens == 150
@@ -79,7 +79,7 @@ def test_all_history_goes_before_any_lore_then_lowest_ranked_lore():
 
 def test_trimming_stops_as_soon_as_the_prompt_fits():
     fitted = fit(story_prompt(), "narrator", max_context=200, reserved_output=59)  # budget 141: 2 drops suffice
-    assert kept_tags(fitted.user) == ["scene", "lore-high", "lore-low", "h3"]
+    assert kept_tags(fitted.user) == ["scene", "lore-low", "lore-high", "h3"]
     assert fitted.stats.total_tokens == 140
 
 
@@ -121,13 +121,14 @@ def test_render_order_titles_and_static_system_first():
             Section(SCENE, "scene A"),
             Section(HISTORY, "turn 3", rank=3),
             Section(LORE, "strong lore", rank=8, title="Lore"),
+            Section(SectionKind.TURN, "input and outcome", title="This turn:"),
             Section(SCENE, "scene B", title="Present"),
         ),
     )
     fitted = fit(prompt, "narrator", max_context=4096, reserved_output=512)
-    assert fitted.user == "\n\n".join(
-        ["scene A", "Present\nscene B", "Lore\nstrong lore", "weak lore", "turn 3", "Earlier\nturn 7"]
-    )
+    # static first (the scene, lore as given), then the turns so far, then this turn's facts: the prefix holds
+    assert fitted.user == "\n\n".join(["scene A", "Present\nscene B", "weak lore", "Lore\nstrong lore", "turn 3",
+                                        "Earlier\nturn 7", "This turn:\ninput and outcome"])
     assert fitted.system == system  # returned unchanged: nothing per-turn is mixed into the static part
     assert "turn 3" not in fitted.system and "Style guide" not in fitted.user
 

@@ -94,6 +94,21 @@ def test_the_evaluator_role_writes_the_summary(tmp_path: Path) -> None:
     assert [c.role for c in state.llm_calls if c.role == "evaluator"] == ["evaluator"]
 
 
+def test_an_ending_the_episode_never_had_is_not_shown(tmp_path: Path) -> None:
+    """The model's summary claims a dragon slain, a wedding and an election: none of it happened, so the rules' own
+    summary stands, and the turn says why (rules.model_text)."""
+    grand = ("You slew the dragon of the Old Road, married Mara Vell in the Lantern Inn and were elected mayor of "
+             "the whole vale by a grateful crowd.")
+    with FakeOllama(models=["d", "n", "r", "e"]) as fake:
+        fake.always("d", text("Keep it quiet.")).always("n", text("You sit by the fire. The inn is quiet."))
+        fake.always("r", json_reply({"suggestions": []})).always("e", json_reply({"summary": grand}))
+        conn, state = play_mini(tmp_path, online(fake.url))
+    evaluation = stored.evaluations(conn, "mini-llm")[0]
+    assert evaluation.written_by == "offline" and "dragon" not in evaluation.summary
+    assert any(w.startswith("evaluator: the model's summary was not used: it claims a killing or a defeat")
+               for w in state.warnings)
+
+
 def test_a_broken_evaluator_reply_gets_feedback_then_the_deterministic_evaluation(tmp_path: Path) -> None:
     with FakeOllama(models=["d", "n", "r", "e"]) as fake:
         fake.always("d", text("Keep it quiet.")).always("n", text("You sit by the fire. The inn is quiet."))

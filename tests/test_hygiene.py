@@ -221,6 +221,17 @@ def test_a_refusal_falls_back_to_the_rules_narration_and_says_why(tmp_path: Path
     assert "refusal" in narrator.habits
 
 
+def test_refusals_never_open_the_circuit() -> None:
+    """The server answers: a reply hygiene refuses is a fallback, not a sign the model is down."""
+    with FakeOllama(models=MODELS) as server:
+        server.always("nar", text("I'm sorry, but I can't continue this story."))
+        llm = _client(server)
+        for n in range(5):
+            with pytest.raises(LLMUnavailable, match=re.escape(f"{REJECTED} (refusal)")):
+                llm.text("narrator", "s", f"u{n}")
+        assert len(server.chat_requests("nar")) == 5 and llm.breakers["narrator"].allow()
+
+
 def test_a_reply_cut_at_num_predict_ends_at_its_last_full_sentence() -> None:
     with FakeOllama(models=MODELS) as server:
         server.always("nar", Reply(content=STORY + " Then the door opens and a tall", done_reason="length"))
@@ -266,3 +277,25 @@ def test_a_character_answering_in_prose_says_only_its_words() -> None:
     reply = tag_line.parse(line.text, "Hesper Quill")
     assert (reply.content, reply.nonverbal) == ("Two credits. Pay first.", "wipes the bar")
     assert {"preamble", "speaker_label"} <= set(line.habits)
+
+
+# -- model text beyond hygiene: an episode's summary (rules.model_text) ---------------------------------------------
+
+@pytest.mark.parametrize(("summary", "why"), [
+    ("You walked into Kettle Row, married Hesper Quill and left a richer soul.", "it claims a marriage"),
+    ("You pulled the core for Tobin and were crowned queen of the ash by the grateful miners.", "it claims a title"),
+    ("You argued with Grimbold the Unwashed until the lamps went out.", "it names Grimbold"),
+    ("You opened the foreman's throat and watched the blood pool on the ash.", "it touches what the player's limits"),
+])
+def test_a_summary_that_claims_what_never_happened_or_breaks_a_limit_is_refused(summary: str, why: str) -> None:
+    from skald.rules import model_text
+    from skald.rules.start import new_state
+
+    pack = load_pack("cinder_reach")
+    state = new_state(pack, seed=1)
+    profile = state.player.profile.model_copy(update={"limits": ["no gore"]})
+    state = state.model_copy(update={"player": state.player.model_copy(update={"profile": profile})})
+    found = model_text.problems(summary, state, pack, "you pulled the core and tobin marsh paid you.", defeats=False)
+    assert found and found[0].startswith(why), found
+    assert model_text.problems("You pulled the core from the drill for Tobin Marsh, and he paid you in credits.",
+                               state, pack, "you pulled the core and tobin marsh paid you.", defeats=False) == []

@@ -149,6 +149,17 @@ def test_each_role_uses_its_own_model(server: FakeOllama) -> None:
     assert [b["model"] for b in server.chat_requests()] == ["dir", "nar", "ref"]
 
 
+def test_roles_sharing_a_model_ask_it_with_one_context_size(server: FakeOllama) -> None:
+    """Ollama reloads a model asked with another num_ctx: roles sharing one get the widest window of them."""
+    server.always("one", text("Fine."))
+    client = client_for(server.url, director_model="one", narrator_model="one", suggestion_refiner_model="one",
+                        director_num_ctx=2048, suggestion_refiner_num_ctx=6144)
+    for role in ("director", "narrator", "suggestion_refiner"):
+        client.text(role, "s", "u")
+    assert {b["options"]["num_ctx"] for b in server.chat_requests("one")} == {8192}  # the narrator's, the widest
+    assert client.configs["director"].num_ctx == 8192
+
+
 def test_a_trickling_stream_is_cut_at_the_deadline(server: FakeOllama) -> None:
     """The role's timeout bounds the whole call, not each read: a steady trickle cannot outlast it."""
     content = "You wait. " * 150

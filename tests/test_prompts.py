@@ -78,3 +78,30 @@ def test_an_unusable_index_falls_back_to_the_packs_own_documents(conn, campaign,
     broken = prompts.narrator_prompt(state, pack, Retrieved(warnings=["retrieval: the lore index is missing"]))
     titles = [s.title for s in without.sections if s.title.endswith(".md):")]
     assert titles and [s.title for s in broken.sections] == [s.title for s in without.sections]
+
+
+def _prefix(fitted) -> str:
+    """What a turn's prompt shares with the next one of its scene: the system text and the user message up to the
+    turns so far (history changes every turn, and this turn's facts come last)."""
+    return fitted.system + "\n\n" + fitted.user.split("\nTurn ")[0].split("This turn:")[0]
+
+
+def test_each_roles_prompt_prefix_is_byte_identical_across_the_turns_of_a_scene(conn, campaign, pack, offline_llm):
+    """Laid out static first, a scene's prompts share their head from turn to turn, so Ollama evaluates only what
+    is new (its prompt cache keeps the longest common prefix)."""
+    state, states = campaign, []
+    for line in ("look around", "wait a while", "listen to the room", "wait a while", "sit down", "wait a while"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=offline_llm)
+        states.append(state)
+    assert len({s.after.location for s in states}) == 1  # one scene throughout
+    settled = states[3:]  # by then Tobin has introduced himself, and the brief knows his name: the scene holds
+    assert len({tuple(p.id for p in s.present_npcs) for s in settled}) == 1
+    for build, role in ((prompts.narrator_prompt, "narrator"), (director_prompt, "director")):
+        fitted = [fit(build(s, pack), role, 8192, 420) for s in settled]
+        prefixes = {_prefix(f) for f in fitted}
+        assert len(prefixes) == 1, role
+        shared = len(prefixes.pop()) / min(len(f.system) + len(f.user) for f in fitted)
+        assert shared >= 0.5, (role, shared)  # most of the prompt is reused from the turn before
+    refiner = {fit(prompts.refiner_prompt(s, pack, s.suggested_actions), "suggestion_refiner", 4096, 320).system
+               for s in states}
+    assert len(refiner) == 1  # the refiner's prompt is all this turn's but for its system text

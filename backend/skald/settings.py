@@ -167,7 +167,17 @@ class _Base(BaseSettings):
             raise SettingsError(_explain(exc, f"{PREFIX}{name.upper()}_")) from None
 
     def roles(self) -> dict[str, RoleConfig]:
-        return {name: self.role(name) for name in ROLES}
+        """Every role's configuration, with one ``num_ctx`` per model and server: the largest any of its roles asks
+        for. Ollama reloads a model asked with another context size (the KV cache is sized at load), so two roles
+        sharing a model with different windows would reload it at every switch."""
+        configs = {name: self.role(name) for name in ROLES}
+        widest: dict[tuple[str, str], int] = {}
+        for cfg in configs.values():
+            key = (cfg.base_url.rstrip("/"), cfg.model)
+            widest[key] = max(widest.get(key, 0), cfg.num_ctx)
+        return {name: cfg if cfg.num_ctx == widest[(cfg.base_url.rstrip("/"), cfg.model)] else
+                cfg.model_copy(update={"num_ctx": widest[(cfg.base_url.rstrip("/"), cfg.model)]})
+                for name, cfg in configs.items()}
 
     def model_for(self, role: str) -> str:
         return self.role(role).model

@@ -330,14 +330,15 @@ def models() -> None:
     settings = settings_or_exit()
     table = Table(title=f"LLM roles (SKALD_LLM={settings.llm})")
     keys = ("provider", "model", "base_url", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts",
-            "enabled")
+            "enabled", "think", "keep_alive")
     table.add_column("role")
     for key in keys:
         table.add_column(key)
+    configs = settings.roles()  # one num_ctx per model: the widest its roles ask for
     for role in ROLES:
-        cfg = settings.role(role)
+        cfg = configs[role]
         table.add_row(role, *(str(getattr(cfg, key)) for key in keys))
-    console = Console(width=160)
+    console = Console(width=200)  # every column whole, URLs and keep_alive included
     console.print(table)
     console.print(f"retries {settings.retries} (backoff from {settings.retry_backoff_s} s); circuit breaker opens "
                   f"after {settings.breaker_failures} failures for {settings.breaker_seconds} s")

@@ -10,20 +10,22 @@ Units
     ``budget = max_context - reserved_output``: the context window minus the tokens kept free for the reply.
 
 Trimming (``fit``)
-    The system text and every SCENE section are always kept. If they alone exceed the budget they are kept anyway
-    and the warning ``"<role>: prompt exceeds its budget (N of M tokens) even after trimming"`` is returned.
+    The system text and every SCENE and TURN section are always kept. If they alone exceed the budget they are kept
+    anyway and the warning ``"<role>: prompt exceeds its budget (N of M tokens) even after trimming"`` is returned.
     Otherwise per-turn sections are dropped, one at a time, in this documented order until the total fits:
 
     1. HISTORY, oldest first (lowest ``rank``, which is the turn number; on equal ranks the one given first);
     2. LORE, least relevant first (lowest ``rank``; on equal ranks the one given last).
 
-    SCENE is never dropped. When anything is dropped one warning is returned:
+    SCENE and TURN are never dropped. When anything is dropped one warning is returned:
     ``"<role>: trimmed the prompt to fit N tokens: dropped H history and L lore section(s)"`` (N is the budget).
 
 Rendering
-    Kept sections are rendered in a stable order: SCENE in the given order, then LORE by rank, highest first,
-    then HISTORY oldest to newest, so the most recent turn sits closest to the end of the prompt. A section with a
-    title is rendered as ``title + "\\n" + text``. Sections are separated by a blank line.
+    Kept sections are rendered static first, so that a turn's prompt shares the longest prefix with the one before
+    it (Ollama reuses the cached prefix and evaluates only the rest): SCENE in the given order (what holds for the
+    scene), then LORE in the given order, then HISTORY oldest to newest, then TURN (this turn's facts: time, input,
+    outcome) last, so the newest facts sit closest to the reply. A section with a title is rendered as
+    ``title + "\\n" + text``. Sections are separated by a blank line.
 
 Accounting
     Each section is charged ``count(rendered section + "\\n\\n")``, i.e. including a separator, and the system
@@ -71,14 +73,15 @@ class SectionKind(StrEnum):
     SCENE = "scene"
     HISTORY = "history"
     LORE = "lore"
+    TURN = "turn"  # what only this turn has (time, the input, the outcome): never dropped, rendered last
 
 
 @dataclass(frozen=True)
 class Section:
     """One per-turn section of the user message.
 
-    ``rank``: for HISTORY the turn number (higher = newer); for LORE the relevance (higher = more relevant);
-    ignored for SCENE. ``title``: an optional heading rendered on the line before the text.
+    ``rank``: for HISTORY the turn number (higher = newer); for LORE the relevance (higher = more relevant, kept
+    longer); ignored for SCENE and TURN. ``title``: an optional heading rendered on the line before the text.
     """
 
     kind: SectionKind
@@ -190,13 +193,15 @@ def fit(
 
     indexed = list(enumerate(prompt.sections))
     scene = [(i, s) for i, s in indexed if s.kind == SectionKind.SCENE]
-    # Rendering order, which is also the reverse of the drop order within each kind.
+    turn = [(i, s) for i, s in indexed if s.kind == SectionKind.TURN]
+    # Lore is rendered in the order given (what a scene holds comes before what a query found, so it stays put from
+    # turn to turn) and dropped by rank, least relevant first.
     lore = sorted(((i, s) for i, s in indexed if s.kind == SectionKind.LORE), key=lambda p: (-p[1].rank, p[0]))
     history = sorted(((i, s) for i, s in indexed if s.kind == SectionKind.HISTORY), key=lambda p: (p[1].rank, p[0]))
 
     cost = {i: counter.count(s.render() + SEPARATOR) for i, s in indexed}
     system_tokens = counter.count(prompt.system)
-    fixed = system_tokens + sum(cost[i] for i, _ in scene)
+    fixed = system_tokens + sum(cost[i] for i, _ in scene) + sum(cost[i] for i, _ in turn)
     total = fixed + sum(cost[i] for i, _ in lore) + sum(cost[i] for i, _ in history)
 
     dropped: set[int] = set()
@@ -209,7 +214,7 @@ def fit(
 
     kept_lore = [(i, s) for i, s in lore if i not in dropped]
     kept_history = [(i, s) for i, s in history if i not in dropped]
-    kept = scene + kept_lore + kept_history
+    kept = scene + sorted(kept_lore) + kept_history + turn
     user = SEPARATOR.join(s.render() for _, s in kept)
 
     history_dropped = len(history) - len(kept_history)
@@ -220,7 +225,7 @@ def fit(
         reserved_output=reserved_output,
         budget=budget,
         system_tokens=system_tokens,
-        scene_tokens=sum(cost[i] for i, _ in scene),
+        scene_tokens=sum(cost[i] for i, _ in scene) + sum(cost[i] for i, _ in turn),
         history_tokens=sum(cost[i] for i, _ in kept_history),
         lore_tokens=sum(cost[i] for i, _ in kept_lore),
         total_tokens=total,

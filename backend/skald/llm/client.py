@@ -380,7 +380,8 @@ class LLMClient:
                     raise
                 value = self._attempt(role, attempt, ends, metrics, retries_inside)  # asked again without think
         except Exception as exc:  # any failure becomes a fallback, never a lost turn
-            if not isinstance(exc, ClientClosed):  # the client closing says nothing about the model
+            if not isinstance(exc, ClientClosed) and REJECTED not in str(exc):  # the client closing says nothing
+                # about the model, and a reply hygiene refused came from a server that answers (no circuit opens)
                 self._count_failure(role, exc, time.monotonic() - started, bool(metrics.get("received")))
             reason = f"{role}: fallback after {exc}" if isinstance(exc, _Rejected) else (
                 f"{role}: fallback after {_one_line(exc)}")

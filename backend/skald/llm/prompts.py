@@ -164,10 +164,26 @@ def brief_block(state: GameState, pack: EraPack) -> str | None:
     d = state.director_instructions
     if d is None or d.brief is None:
         return None
+    return whisper(d.brief.scene_part(), d.names)
+
+
+def turn_notes(state: GameState) -> str | None:
+    """This turn's part of the Director's word (beat, mood, episode, what this turn must convey, the party's mood, a
+    companion line to include): apart from the brief's scene part, which holds for the scene, so that the prompt's
+    prefix does too."""
+    d = state.director_instructions
+    if d is None or d.brief is None:
+        return None
     extra = [f"Beat: {d.beat}; mood: {d.mood}."]
     extra += [f"Episode: {d.episode}"] if d.episode else []
+    if d.brief.must_convey:
+        extra += ["This turn must convey:", *(f"- {item}" for item in d.brief.must_convey)]
+    if d.brief.companion_mood is not None:
+        mood = d.brief.companion_mood
+        extra.append(f"Party: tension {mood.tension}/10" + (f"; last: {mood.last_reaction}" if mood.last_reaction
+                                                            else "") + ".")
     extra += [f"Include this companion line: {d.banter}"] if d.banter else []
-    return whisper(d.brief, d.names, extra)
+    return "\n".join(extra)
 
 
 def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> list[Section]:
@@ -227,11 +243,12 @@ def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None
     style = [hit.text for hit in retrieved.style] if retrieved is not None else []
     block = brief_block(state, pack)
     brief = [Section(SectionKind.SCENE, block)] if block else []
+    now = [Section(SectionKind.TURN, scene_text(state, pack), title="This turn:")]
+    now += [Section(SectionKind.TURN, extra) for extra in [turn_notes(state)] if extra]
     talk = scene_lines_block(state)
-    brief += [Section(SectionKind.SCENE, talk)] if talk else []
-    return Prompt(_system(NARRATOR_RULES, pack, style), (Section(SectionKind.SCENE, scene_text(state, pack)), *brief,
-                                                  *lore_sections(state, pack, retrieved),
-                                                  *history_sections(state)))
+    now += [Section(SectionKind.TURN, talk)] if talk else []
+    return Prompt(_system(NARRATOR_RULES, pack, style), (*brief, *lore_sections(state, pack, retrieved),
+                                                         *history_sections(state), *now))
 
 
 def director_prompt(state: PersistentState, people: list[PresentNpc], names: dict[str, str], pack: EraPack,
@@ -239,14 +256,14 @@ def director_prompt(state: PersistentState, people: list[PresentNpc], names: dic
     """The scene to brief (``state`` where a turn left it, ``people`` there, the deterministic brief ``base`` to
     improve on), recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane)."""
     location = pack.locations[state.location]
-    facts = [f"Location: {location.name}. {location.description}",
-             f"Time: {clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)}"]
+    facts = [f"Location: {location.name}. {location.description}"]
     for person in people:
         met = names.get(person.id, person.name)
         who = person.name if met == person.name else f"{met} (not yet met: do not name them)"
         facts.append(f"Present: id {person.id}: {who}, {person.role}. {person.description}")
     facts += [f"Already in the brief: {line}" for line in whisper(base, names).splitlines()[1:-1]]
-    sections = [Section(SectionKind.SCENE, "\n".join(facts)), *history_sections(state)]
+    now = f"Time: {clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)}"
+    sections = [Section(SectionKind.SCENE, "\n".join(facts)), *history_sections(state), Section(SectionKind.TURN, now)]
     for memory in memories:
         sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
                                 title=f"Remembered, turn {memory.turn}:"))

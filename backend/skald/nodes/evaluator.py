@@ -1,6 +1,7 @@
 """Evaluator node: when the episode ends this turn, its evaluation, written at once (after the narration, before
 Commit): key moments, playstyle, outcome, tension curve and the next episode, by ``rules.episodes``; the summary
-from the ``evaluator`` LLM role when it answers, else the deterministic one."""
+from the ``evaluator`` LLM role when it answers and its summary holds to what happened (``rules.model_text``: known
+names, no deed the episode never held, the player's content limits), else the deterministic one."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from skald import events as ev
 from skald.context import TurnContext
 from skald.llm import prompts
 from skald.llm.ask import ask
-from skald.rules import episodes, memory
+from skald.rules import episodes, memory, model_text
 from skald.state import GameState
 from skald.store import episodes as stored
 from skald.vocab import Intent
@@ -33,8 +34,16 @@ def evaluator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     evaluation = episodes.evaluate(state, pack, running, shown.ending, moments)
     asked = ask(ctx.llm, "evaluator", lambda: prompts.evaluator_prompt(pack, running, evaluation),
                 schema=prompts.EvaluationProse, deadline=ctx.deadline)
+    warnings = list(asked.warnings)
     if asked.value is not None:
-        evaluation = evaluation.model_copy(update={"summary": asked.value.summary.strip(), "written_by": "evaluator"})
+        written = asked.value.summary.strip()
+        events = [e for m in moments for e in m.events]
+        wrong = model_text.problems(written, state, pack, model_text.grounding(state, evaluation.summary, moments),
+                                    model_text.defeats_in(events))
+        if wrong:  # an ending the episode never had: the rules' own summary stands
+            warnings.append(f"evaluator: the model's summary was not used: {wrong[0]}")
+        else:
+            evaluation = evaluation.model_copy(update={"summary": written, "written_by": "evaluator"})
     done = ev.EpisodeCompleted(episode=running.id, trigger=shown.ending, evaluation=evaluation)
-    return asked.update() | ev.stage(state.after, [done], ctx.limits) | {
+    return asked.update() | {"warnings": warnings} | ev.stage(state.after, [done], ctx.limits) | {
         "episode_progress": shown.model_copy(update={"evaluation": evaluation})}
