@@ -18,6 +18,7 @@ from bench import (
     scenes,
     startup,
     throughput,
+    ttft,
     understanding,
 )
 
@@ -25,7 +26,7 @@ from bench import (
 def main(argv: list[str]) -> None:
     windows = (10, 1000, 10_000) if "--long" in argv else (10, 1000)
     for part in (packs.run, rag.run, lambda: engine.run(windows), narration.run, understanding.run, briefs.run,
-                 scenes.run, replay.run, startup.run, api.run, throughput.run, hung.run, durability.run):
+                 ttft.run, scenes.run, replay.run, startup.run, api.run, throughput.run, hung.run, durability.run):
         for line in part():
             print(line, flush=True)
 
