@@ -12,7 +12,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 1
 
-.PHONY: play new serve test bench soak replay lint docs clean install test-deps map-deps
+.PHONY: play new serve test bench soak replay lint docs clean install test-deps map-deps doctor-play
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,11 @@ test: $(STAMP) test-deps
 
 replay: $(STAMP)
 	$(BIN)/skald replay data/recordings
+
+# A model acceptance run: 20 turns against the Ollama the SKALD_* settings name, on a throwaway save file; per role the
+# calls, fallbacks, habits, latency, tokens and cache share, and whether the role works (docs/llm.md).
+doctor-play: $(STAMP)
+	@$(BIN)/skald doctor --play
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -73,6 +73,8 @@ class Reply:
     :param thinking: what a thinking model reasons before it answers. Sent as Ollama sends it: in
         ``message.thinking`` when the request asked ``think: true``, not at all with ``think: false``, and leaked into
         the content as a ``<think>`` block when the request said nothing (the model's default).
+    :param final: more fields of the final line, or ones to put in place of the defaults (``load_duration`` in
+        nanoseconds, ``prompt_eval_cached_count`` as newer Ollama versions send it).
     """
 
     content: str = ""
@@ -89,6 +91,7 @@ class Reply:
     tool_calls: tuple[dict[str, Any], ...] = ()
     done_reason: str = "stop"
     thinking: str | None = None
+    final: tuple[tuple[str, Any], ...] = ()
 
 
 Responder = Reply | Callable[[dict[str, Any]], Reply]
@@ -280,7 +283,7 @@ def _chat_line(model: str, content: str, done: bool, reply: Reply | None = None,
         output = reply.eval_count if reply.eval_count is not None else len(reply.content.split())
         line |= {"done_reason": reply.done_reason, "total_duration": 1_000_000, "load_duration": 1000,
                  "prompt_eval_count": prompt, "prompt_eval_duration": 1000, "eval_count": output,
-                 "eval_duration": 1000}
+                 "eval_duration": 1000} | dict(reply.final)
     return line
 
 

@@ -9,16 +9,20 @@ import httpx
 
 from skald.errors import SaveFileError
 from skald.packs.loader import PackError, available_packs, load_pack
-from skald.settings import SettingsError, load_settings
+from skald.settings import Settings, SettingsError, load_settings
 from skald.store.db import connect, verify
 from skald.store.schema import schema_version
 
 
 @dataclass
 class Check:
+    """One thing checked: whether it is right, what was found, and the command that fixes it when it is not.
+    ``unreachable``: the check found that Ollama does not answer (``skald doctor --play`` then exits 2)."""
+
     ok: bool
     what: str
     fix: str = ""
+    unreachable: bool = False
 
 
 def _tags(base_url: str, timeout_s: float) -> tuple[list[str] | None, str]:
@@ -100,6 +104,41 @@ def _pending_migrations(path: Path) -> list[str]:
     return [f"{m.__name__} ({(m.__doc__ or '').strip().splitlines()[0].rstrip('.:')})" for m in MIGRATIONS[version:]]
 
 
+def ollama_checks(settings: Settings) -> list[Check]:
+    """Ollama answers at each URL the roles use (``unreachable`` when not), and each enabled role's model is pulled
+    there (judged by ``/api/tags``), each problem with the command that fixes it."""
+    checks = []
+    roles = settings.roles()
+    for url in sorted({cfg.base_url for cfg in roles.values()}):
+        names, error = _tags(url, max(settings.probe_timeout_s, 2.0))
+        host = "" if url == "http://127.0.0.1:11434" else f"OLLAMA_HOST={url} "
+        if names is None:
+            checks.append(Check(False, f"Ollama does not answer at {url} ({error})",
+                                f"{host}ollama serve   (or set SKALD_OLLAMA_BASE_URL to where Ollama runs)",
+                                unreachable=True))
+            continue
+        checks.append(Check(True, f"Ollama answers at {url} ({len(names)} models pulled)"))
+        for cfg in (c for c in roles.values() if c.base_url == url):
+            if not cfg.enabled:
+                checks.append(Check(True, f"{cfg.role}: disabled, uses its fallback"))
+            elif _pulled(cfg.model, names):
+                checks.append(Check(True, f"{cfg.role}: model {cfg.model} is pulled"))
+            else:
+                checks.append(Check(False, f"{cfg.role}: model {cfg.model} is not pulled at {url}",
+                                    f"{host}ollama pull {cfg.model}"))
+    return checks
+
+
+def check_lines(checks: list[Check]) -> list[str]:
+    """The checks as ``skald doctor`` prints them: ``ok`` or ``PROBLEM``, what, and the fix under a problem."""
+    lines = []
+    for check in checks:
+        lines.append(f"{'ok     ' if check.ok else 'PROBLEM'}  {check.what}")
+        if not check.ok:
+            lines.append(f"         fix: {check.fix}")
+    return lines
+
+
 def run_checks(db_path: Path | str | None = None) -> list[Check]:
     """Every check, in order: settings, Ollama per URL, each role's model, the database, each pack."""
     try:
@@ -110,23 +149,7 @@ def run_checks(db_path: Path | str | None = None) -> list[Check]:
     if settings.llm == "off":
         checks.append(Check(True, "SKALD_LLM=off: the deterministic fallbacks are in use; Ollama not checked"))
     else:
-        roles = settings.roles()
-        for url in sorted({cfg.base_url for cfg in roles.values()}):
-            names, error = _tags(url, max(settings.probe_timeout_s, 2.0))
-            host = "" if url == "http://127.0.0.1:11434" else f"OLLAMA_HOST={url} "
-            if names is None:
-                checks.append(Check(False, f"Ollama does not answer at {url} ({error})",
-                                    f"{host}ollama serve   (or set SKALD_OLLAMA_BASE_URL to where Ollama runs)"))
-                continue
-            checks.append(Check(True, f"Ollama answers at {url} ({len(names)} models pulled)"))
-            for cfg in (c for c in roles.values() if c.base_url == url):
-                if not cfg.enabled:
-                    checks.append(Check(True, f"{cfg.role}: disabled, uses its fallback"))
-                elif _pulled(cfg.model, names):
-                    checks.append(Check(True, f"{cfg.role}: model {cfg.model} is pulled"))
-                else:
-                    checks.append(Check(False, f"{cfg.role}: model {cfg.model} is not pulled at {url}",
-                                        f"{host}ollama pull {cfg.model}"))
+        checks += ollama_checks(settings)
     checks.append(_save_file(db_path or settings.database))
     for pack in available_packs():
         try:

@@ -346,16 +346,48 @@ def models() -> None:
 
 
 @app.command()
-def doctor(db: DbOption = None) -> None:
-    """Check Ollama, each role's model, the database and the packs; print the command that fixes each problem."""
-    from skald.cli.doctor import run_checks
+def doctor(
+    db: DbOption = None,
+    play: Annotated[bool, typer.Option("--play", help="a model acceptance run: play a fixed 20-turn script against "
+                                                      "the configured Ollama on a throwaway save file, and print per "
+                                                      "role the calls, fallbacks and why, habits stripped, latency, "
+                                                      "tokens and the prompt cache's share, and a verdict")] = False,
+) -> None:
+    """Check Ollama, each role's model, the database and the packs; print the command that fixes each problem.
+    With --play, play a fixed script against the models and say whether each role works (exit 0 when every role
+    works, 1 when one falls back often or is unusable, 2 when Ollama does not answer)."""
+    from skald.cli.doctor import check_lines, run_checks
 
+    if play:
+        _doctor_play()
+        return
     checks = run_checks(chosen(db) if db else None)
-    for check in checks:
-        typer.echo(f"{'ok     ' if check.ok else 'PROBLEM'}  {check.what}")
-        if not check.ok:
-            typer.echo(f"         fix: {check.fix}")
+    for line in check_lines(checks):
+        typer.echo(line)
     problems = sum(not c.ok for c in checks)
     typer.echo(f"\n{problems} problem(s)" if problems else "\nall good")
     raise typer.Exit(1 if problems else 0)
 
+
+def _doctor_play() -> None:
+    from skald.cli import doctor_play
+    from skald.cli.doctor import check_lines
+
+    settings = settings_or_exit()
+    if settings.llm == "off":
+        typer.echo("skald doctor --play: SKALD_LLM=off, so no model is called; unset it (or set it to auto) to try "
+                   "the models", err=True)
+        raise typer.Exit(2)
+    try:
+        report = doctor_play.play(settings, progress=lambda line: typer.echo(line, err=True))
+    except doctor_play.Unreachable as exc:
+        for line in check_lines(exc.checks):
+            typer.echo(line)
+        typer.echo("\nnothing was played: start Ollama (or point SKALD_OLLAMA_BASE_URL at it), then run skald doctor "
+                   "--play again")
+        raise typer.Exit(2) from None
+    except (SkaldError, PackError, ValueError) as exc:  # the default pack does not load, the temporary save fails
+        typer.echo(f"skald doctor --play: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(report.render(), nl=False)
+    raise typer.Exit(report.exit_code)
