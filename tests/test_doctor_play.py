@@ -21,7 +21,7 @@ from skald.llm.client import LLMClient, LLMUnavailable
 from skald.llm.prompt_cache import LOADED_S, PromptLedger, estimated_cached, prompt_text, shared_prefix
 from skald.replay.scripted import ScriptedOllama
 from skald.scene_brief import BriefDraft
-from skald.settings import Settings
+from skald.settings import ROLES, Settings
 from skald.state import LLMCall
 
 SKALD = [sys.executable, "-m", "skald"]
@@ -234,7 +234,8 @@ def test_a_reported_cached_count_is_used_as_reported_and_another_num_ctx_starts_
         server.queue("m", text("One.", prompt_eval_count=900), text("Two.", prompt_eval_count=900),
                      text("Three.", prompt_eval_count=900, final=(("prompt_eval_cached_count", 640),)))
         wide = _client(server, ledger, narrator_num_ctx=8192)
-        narrow = _client(server, ledger, narrator_num_ctx=4096)  # roles of one client share a num_ctx: two clients
+        # the roles sharing a model share its widest num_ctx: a second client, every role at 4096
+        narrow = _client(server, ledger, **{f"{role}_num_ctx": 4096 for role in ROLES})
         wide.text("narrator", SYSTEM, "Location: Kettle Row.")
         narrow.text("narrator", SYSTEM, "Location: Kettle Row.")  # the same model and prompt, another num_ctx
         wide.text("narrator", SYSTEM, "Location: Kettle Row.")

@@ -346,9 +346,9 @@ def test_a_recording_against_an_ollama_server_replays_without_it(tmp_path):
     recording = read(folder)
     assert recording.header["source"] == "ollama:nar-m"
     assert recording.header["models"] == {"director": "dir-m", "narrator": "nar-m", "suggestion_refiner": "ref-m",
-                                          "evaluator": "llama3.2:3b", "beat_classifier": "llama3.2:3b",
-                                          "character": "llama3.2:3b", "moderator": "llama3.2:3b",
-                                          "setup": "llama3.1:8b", "interpreter": "llama3.2:3b"}
+                                          "evaluator": "llama3.1:8b", "beat_classifier": "llama3.1:8b",
+                                          "character": "llama3.1:8b", "moderator": "llama3.1:8b",
+                                          "setup": "llama3.1:8b", "interpreter": "llama3.1:8b"}
     assert models == {"dir-m", "nar-m", "ref-m"}
     assert [t.input for t in recording.turns] == inputs
     assert recording.turns[1].exchanges == []  # META: no LLM calls

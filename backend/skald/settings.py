@@ -59,26 +59,36 @@ class RoleConfig(BaseModel):
                             "keep_alive: '30m', '1h', '-1' for ever, '0' to unload at once)")
 
 
+# One model for every role by default, with one context size: on a machine that holds one model at a time (an 8 GB
+# GPU: an 8B q4 model is about 4.9 GB, and its KV cache at 8,192 tokens about 1 GB), a second model, or the same one
+# asked with another num_ctx, is a reload of seconds at every switch between roles. Bigger machines may give roles
+# models of their own (docs/llm.md recommends some); a CPU-only one is better served by a 3B model for every role.
+DEFAULT_MODEL = "llama3.1:8b"
+DEFAULT_NUM_CTX = 8192
+
+
+def _defaults(temperature: float, num_predict: int, attempts: int, **extra: Any) -> dict[str, Any]:
+    return {"model": DEFAULT_MODEL, "num_ctx": DEFAULT_NUM_CTX, "temperature": temperature,
+            "num_predict": num_predict, "attempts": attempts, **extra}
+
+
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     # writes a scene's brief (JSON, scene_brief.BriefDraft) in the background, once a scene outlives a turn
-    "director": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 384, "attempts": 3},
-    "narrator": {"model": "llama3.1:8b", "temperature": 0.7, "num_ctx": 8192, "num_predict": 420, "attempts": 1},
-    "suggestion_refiner": {"model": "llama3.2:3b", "temperature": 0.2, "num_ctx": 4096, "num_predict": 320,
-                           "attempts": 3},
+    "director": _defaults(0.2, 384, 3),
+    "narrator": _defaults(0.7, 420, 1),
+    "suggestion_refiner": _defaults(0.2, 320, 3),
     # writes an ended episode's summary (once an episode, after the narration)
-    "evaluator": {"model": "llama3.2:3b", "temperature": 0.4, "num_ctx": 4096, "num_predict": 320, "attempts": 3},
+    "evaluator": _defaults(0.4, 320, 3),
     # may move an episode's beat forward; off by default: it would be an LLM call before the narrator every turn
-    "beat_classifier": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 80,
-                        "attempts": 2, "enabled": False},
+    "beat_classifier": _defaults(0.0, 80, 2, enabled=False),
     # speaks for one character in a multi-character scene: one tag line (rules.tag_line), all characters in parallel
-    "character": {"model": "llama3.2:3b", "temperature": 0.8, "num_ctx": 4096, "num_predict": 120, "attempts": 1},
+    "character": _defaults(0.8, 120, 1),
     # judges a scene beat against its goal (JSON); off by default: the goal flags and triggers are the rules'
-    "moderator": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 160, "attempts": 2,
-                  "enabled": False},
+    "moderator": _defaults(0.0, 160, 2, enabled=False),
     # guided creation (llm.conversation): talks a character or pack content through, then calls a tool to submit it
-    "setup": {"model": "llama3.1:8b", "temperature": 0.4, "num_ctx": 8192, "num_predict": 512, "attempts": 3},
+    "setup": _defaults(0.4, 512, 3),
     # reads a line the parser could not place as one closed action of the scene (rules.interpretation), JSON
-    "interpreter": {"model": "llama3.2:3b", "temperature": 0.0, "num_ctx": 4096, "num_predict": 120, "attempts": 2},
+    "interpreter": _defaults(0.0, 120, 2),
 }
 # key -> (type, description); every key is optional per role and falls back as the module docstring says
 ROLE_KEYS: dict[str, tuple[Any, str]] = {
