@@ -5,7 +5,12 @@ with the scripted model's replies and costs every request on one of two machines
 ``laptop-gpu-8b``, ``cpu-3b``; their figures and sources are there). Each profile plays the scripts twice: with the
 engine's default role models (the narrator on llama3.1:8b, the other roles on llama3.2:3b) and with one model for every
 role (the profile's own, what a player with an 8 GB GPU would run), each role keeping its default ``num_ctx`` and
-``keep_alive``.
+``keep_alive``. ``laptop-gpu-8b`` plays them a third time: one model for every role, loaded with two cache slots
+(``OLLAMA_NUM_PARALLEL=2``), so the narrator's prompt can keep a slot of its own while the other roles' prompts take the
+other; the model then holds twice the KV cache, and is loaded with the largest ``num_ctx`` up to its roles' own (8192)
+at which it fits the profile's memory (:data:`PARALLEL_SLOTS`); and a fourth time so with
+``OLLAMA_MULTIUSER_CACHE=1``, as with Ollama's default rule for picking a slot every request lands in the first one
+(``bench/ttft_model.py`` says why).
 
 Time is simulated, never slept: a turn starts :data:`THINK_S` after the last one ended (the player reads and types;
 the Director's background brief runs then, on the same machine), and the engine's own work counts as nothing. Per
@@ -33,8 +38,8 @@ characters of a scene beat are served in the order of their names. What the simu
   calls run past it is counted, not cut as real play would cut it;
 * the scripted replies are shorter than a real model's (a 5-7 sentence narration of ~100 tokens against the 250 words
   the narrator may write), which flatters decode times, and the first sentence as well;
-* one request at a time (Ollama's ``OLLAMA_NUM_PARALLEL=1``): more slots would keep more prefixes cached, for
-  ``num_ctx`` times as much KV memory each.
+* one request at a time, with two slots as well (``bench/ttft_model.py`` says why): slots are modelled for the
+  prefixes they keep cached, not for serving two requests at once.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ TTFT_TARGET_S, TTFT_SHARE_TARGET, TTFT_PROFILE = 1.5, 0.90, "laptop-gpu-8b"
 CALLS_BEFORE_TARGET = 0.3
 CACHE_TARGET = 0.80
 PROMPT_TARGET = 2500
+PARALLEL_SLOTS = {"laptop-gpu-8b": 2}  # profile -> OLLAMA_NUM_PARALLEL of its third configuration
 
 
 @dataclass
@@ -106,14 +112,27 @@ class Turn:
         return own[-1].end if own else self.start
 
 
-def play(profile: Profile, script: str, pack: str, models: dict[str, str]) -> list[Turn]:
-    """Play ``script`` on ``pack`` against a simulated Ollama on ``profile``'s machine, the roles on ``models``
-    (role -> model; the rest on their defaults). Returns every turn (the campaign's opening brief in the first)."""
+@dataclass(frozen=True)
+class Config:
+    """One configuration of a profile: the roles' models (role -> model; the rest on their defaults), the slots of a
+    loaded model, and any other role settings (``SKALD_<ROLE>_<KEY>`` as :class:`Settings` keywords)."""
+
+    label: str
+    models: dict[str, str]
+    num_parallel: int = 1
+    settings: dict[str, object] = field(default_factory=dict)
+    multiuser_cache: bool = False
+
+
+def play(profile: Profile, script: str, pack: str, config: Config) -> list[Turn]:
+    """Play ``script`` on ``pack`` against a simulated Ollama on ``profile``'s machine in ``config``. Returns every
+    turn (the campaign's opening brief in the first)."""
     lines = [x.strip() for x in (SCRIPTS / script).read_text().splitlines() if x.strip()]
     turns: list[Turn] = []
-    with SimulatedOllama(profile) as server, tempfile.TemporaryDirectory(prefix="skald-bench-ttft-") as folder:
+    server = SimulatedOllama(profile, num_parallel=config.num_parallel, multiuser_cache=config.multiuser_cache)
+    with server, tempfile.TemporaryDirectory(prefix="skald-bench-ttft-") as folder:
         settings = Settings(llm="on", ollama_base_url=server.url, retrieval=False,
-                            **{f"{role}_model": model for role, model in models.items()})
+                            **{f"{role}_model": model for role, model in config.models.items()}, **config.settings)
         llm = LLMClient(settings, online=True)
         engine = Engine(Path(folder) / "ttft.db", llm=llm, packs=PackCache(), retriever=None)
         try:
@@ -228,16 +247,30 @@ def _pct(values: list[float], p: float) -> float:
     return values[max(0, math.ceil(p * len(values)) - 1)] if values else math.nan
 
 
-def configurations(profile: Profile) -> list[tuple[str, dict[str, str]]]:
+def configurations(profile: Profile) -> list[Config]:
     defaults = Settings()
     narrator, other = defaults.model_for("narrator"), defaults.model_for("suggestion_refiner")
-    return [(f"default role models (narrator {narrator}, the others {other})", {}),
-            (f"one model for every role ({profile.single_model})", {role: profile.single_model for role in ROLES})]
+    single = {role: profile.single_model for role in ROLES}
+    out = [Config(f"default role models (narrator {narrator}, the others {other})", {}),
+           Config(f"one model for every role ({profile.single_model})", single)]
+    slots = PARALLEL_SLOTS.get(profile.name)
+    if slots:
+        wanted = max(defaults.role(role).num_ctx for role in ROLES)  # one num_ctx per model: its roles' largest
+        fits = profile.models[profile.single_model].largest_num_ctx(profile.memory_gib, slots)
+        num_ctx = min(wanted, fits)
+        spec = profile.models[profile.single_model]
+        label = (f"one model for every role ({profile.single_model}), {slots} slots (OLLAMA_NUM_PARALLEL={slots}) of "
+                 f"num_ctx {num_ctx}: {spec.memory_gib(num_ctx, slots):.1f} of {profile.memory_gib} GiB"
+                 + ("" if num_ctx == wanted else f", the largest that fits ({wanted} does not)"))
+        fit = {} if num_ctx == wanted else {f"{role}_num_ctx": num_ctx for role in ROLES}
+        out += [Config(label, single, slots, fit),
+                Config(label + ", OLLAMA_MULTIUSER_CACHE=1", single, slots, fit, multiuser_cache=True)]
+    return out
 
 
 def measure(profile: Profile, plays: tuple[tuple[str, str], ...] = PLAYS) -> list[Figures]:
-    return [Figures(profile, label, [t for pack, script in plays for t in play(profile, script, pack, models)])
-            for label, models in configurations(profile)]
+    return [Figures(profile, c.label, [t for pack, script in plays for t in play(profile, script, pack, c)])
+            for c in configurations(profile)]
 
 
 def run(plays: tuple[tuple[str, str], ...] = PLAYS) -> list[str]:

@@ -1,19 +1,35 @@
-"""The cost model of the simulated Ollama (``bench/ttft_server.py``): one machine, its loaded models, one request slot
-per loaded model with its prefix cache, and a virtual clock, so the time-to-first-token bench (``bench/ttft.py``) adds
-up simulated seconds instead of sleeping.
+"""The cost model of the simulated Ollama (``bench/ttft_server.py``): one machine, its loaded models, their cache
+slots (``OLLAMA_NUM_PARALLEL``, one by default) each with its own prefix cache, and a virtual clock, so the
+time-to-first-token bench (``bench/ttft.py``) adds up simulated seconds instead of sleeping.
 
-What it models, as Ollama (0.x, ``OLLAMA_NUM_PARALLEL=1``, its default) and llama.cpp behave:
+What it models, as Ollama (0.x) and llama.cpp behave:
 
 * **One request at a time.** The machine serves one request after another in arrival order (one GPU, or one CPU's
-  cores): a request waits for the one before it, whichever model that was, background work included.
+  cores): a request waits for the one before it, whichever model that was, background work included. This holds with
+  several slots too: Ollama would batch two requests for one model together, but the compute is shared, so that would
+  shorten neither's prefill nor much of its decode; the slots are modelled for their caches, not for concurrency.
 * **Loads.** A request for a model that is not loaded, or that is loaded with another ``num_ctx`` (Ollama reloads the
   model when a request's ``options.num_ctx`` differs from the loaded one), costs the model's load time first. Loaded
   models that no longer fit in memory beside it are unloaded, least recently used first (Ollama's scheduler evicts idle
   runners; ``OLLAMA_MAX_LOADED_MODELS`` is 3). A model is unloaded ``keep_alive`` after the end of its last request
   (``"30m"``, ``"1h"``, seconds as a number, a negative value for ever; Ollama's default is 5 minutes).
-* **Prefill.** A loaded model's slot keeps the KV cache of its last prompt and reply; a new prompt reuses the longest
-  common prefix with it, and only the rest is evaluated (at least one token, as llama.cpp always evaluates the last
-  one). A load starts with an empty cache.
+* **Slots.** A model is loaded with :attr:`Machine.num_parallel` slots (``OLLAMA_NUM_PARALLEL``), each with its own
+  KV cache of ``num_ctx`` tokens: Ollama allocates ``num_ctx * num_parallel`` tokens of KV and gives each slot its
+  share (``NewInputCache`` in ``runner/ollamarunner/cache.go``: ``numCtx := kvSize / int32(numSlots)``), so the model
+  takes that much more memory (:meth:`ModelSpec.memory_gib`), which decides what fits and what gets evicted. A request
+  goes to the free slot whose cached tokens share the longest common prefix with its prompt, the first such slot on a
+  tie (``findLongestCacheSlot`` in the same file, used unless ``OLLAMA_MULTIUSER_CACHE`` is set: it skips slots in use
+  and keeps the first slot with a strictly longer ``countCommonPrefix``); that slot's cache is then cut to the prefix
+  and holds the new prompt and reply. Unused slots are empty, so a prompt that shares nothing goes to the first slot.
+  Every prompt begins with the chat template's header (``<|begin_of_text|><|start_header_id|>system...``), so an
+  occupied slot always beats an empty one: served one at a time, every request lands in the first slot and the others
+  stay empty. With ``OLLAMA_MULTIUSER_CACHE=1`` (:attr:`Machine.multiuser_cache`) Ollama uses ``findBestCacheSlot``
+  instead: the slot with the longest common prefix if its whole cache is that prefix, else the least recently used free
+  slot, into which the longest common prefix is copied (``CopyPrefix``), so a new prompt no longer overwrites another
+  prompt's slot.
+* **Prefill.** A slot keeps the KV cache of its last prompt and reply; a new prompt reuses the longest common prefix
+  with it, and only the rest is evaluated (at least one token, as llama.cpp always evaluates the last one; Ollama's
+  ``LoadCacheSlot`` leaves one input to sample too). A load starts with every slot empty.
 * **Decode.** A fixed time per output token.
 
 Tokens are estimated as Skald estimates them (``skald.llm.budget.estimate_tokens``: one token per four characters);
@@ -39,8 +55,10 @@ GIB = 1024 ** 3
 class ModelSpec:
     """One model on one machine: speeds (tokens per second), load time (s) and memory (GiB).
 
-    Memory when loaded: ``weights_gib + kv_kib_per_token * num_ctx / 2**20 + graph_gib`` (the f16 KV cache is
-    ``2 * layers * kv_heads * head_dim * 2`` bytes a token: 128 KiB for Llama 3.1 8B, 112 KiB for Llama 3.2 3B).
+    Memory when loaded: ``weights_gib + kv_kib_per_token * num_ctx * num_parallel / 2**20 + graph_gib`` (the f16 KV
+    cache is ``2 * layers * kv_heads * head_dim * 2`` bytes a token: 128 KiB for Llama 3.1 8B, 112 KiB for Llama 3.2
+    3B; every slot has ``num_ctx`` tokens of it). The compute graph is taken to be the same with more slots (it grows
+    with the batch, which Ollama keeps at ``num_batch``), so with several slots this leans a little low.
     """
 
     prefill_tps: float
@@ -50,8 +68,14 @@ class ModelSpec:
     kv_kib_per_token: float
     graph_gib: float
 
-    def memory_gib(self, num_ctx: int) -> float:
-        return self.weights_gib + self.kv_kib_per_token * num_ctx / 2 ** 20 + self.graph_gib
+    def memory_gib(self, num_ctx: int, num_parallel: int = 1) -> float:
+        return self.weights_gib + self.kv_kib_per_token * num_ctx * num_parallel / 2 ** 20 + self.graph_gib
+
+    def largest_num_ctx(self, memory_gib: float, num_parallel: int = 1, step: int = 1024) -> int:
+        """The largest ``num_ctx`` (a multiple of ``step``) at which the model with ``num_parallel`` slots fits in
+        ``memory_gib`` alone; 0 when none does."""
+        free_kib = (memory_gib - self.weights_gib - self.graph_gib) * 2 ** 20
+        return max(0, int(free_kib / (self.kv_kib_per_token * num_parallel)) // step * step)
 
 
 @dataclass(frozen=True)
@@ -144,7 +168,8 @@ class Cost:
 
     ``load_reason``: ``""`` (no load), ``first`` (the model's first load on this machine), ``num_ctx`` (loaded with
     another ``num_ctx``), ``evicted`` (unloaded for another model), ``keep_alive`` (unloaded when its keep_alive ran
-    out). ``first_shown_s``: from ``start`` to the player's first words (None: not a streamed narration).
+    out). ``first_shown_s``: from ``start`` to the player's first words (None: not a streamed narration). ``slot``: the
+    cache slot that served it.
     """
 
     role: str
@@ -162,6 +187,7 @@ class Cost:
     decode_s: float
     first_shown_s: float | None
     end: float
+    slot: int = 0
 
     @property
     def wait_s(self) -> float:
@@ -179,25 +205,45 @@ class _Runner:
     model: str
     num_ctx: int
     memory_gib: float
-    cached: str = ""
+    slots: list[str] = field(default_factory=lambda: [""])  # each slot's cached prompt and reply
     last_end: float = 0.0
     keep_alive_s: float = DEFAULT_KEEP_ALIVE_S
+    used: list[int] = field(default_factory=lambda: [0])  # each slot's last use (a request count; 0: never)
+
+    def slot_for(self, prompt: str, multiuser: bool = False) -> tuple[int, int]:
+        """(slot, characters of ``prompt`` served from its cache), as Ollama's ``findLongestCacheSlot`` picks (the
+        slot with the longest common prefix, the first on a tie) or, ``multiuser``, its ``findBestCacheSlot`` (that
+        slot if the whole of its cache is the common prefix, else the least recently used slot, given the prefix).
+        Every slot is free: requests are served one at a time."""
+        best, longest = 0, -1
+        for i, cached in enumerate(self.slots):
+            n = _common_prefix(prompt, cached)
+            if n > longest:
+                best, longest = i, n
+        if multiuser and longest != len(self.slots[best]):
+            best = min(range(len(self.slots)), key=lambda i: self.used[i])  # the first on a tie, as Ollama's `<`
+        return best, longest
 
 
 @dataclass
 class Machine:
     """The simulated machine of one :class:`Profile`. Not thread-safe: the server calls it under a lock.
 
-    ``clock`` is the virtual time of the player's side: a foreground request is issued at ``clock`` and moves it to its
+    ``num_parallel``: the slots of every loaded model (``OLLAMA_NUM_PARALLEL``); ``multiuser_cache``: Ollama's
+    ``OLLAMA_MULTIUSER_CACHE``, its other rule for picking a slot. ``clock`` is the virtual time of the
+    player's side: a foreground request is issued at ``clock`` and moves it to its
     end (the engine's calls of a turn follow each other); a background request is issued at ``clock`` and leaves it
     (the player reads and types meanwhile); :meth:`idle` moves it on by a player's think time.
     """
 
     profile: Profile
+    num_parallel: int = 1
+    multiuser_cache: bool = False
     clock: float = 0.0
     free_at: float = 0.0
     runners: dict[str, _Runner] = field(default_factory=dict)
     ever_loaded: dict[str, str] = field(default_factory=dict)  # model -> why it last left memory ("" while loaded)
+    _served: int = 0
 
     def idle(self, seconds: float) -> float:
         """Let ``seconds`` of simulated time pass on the player's side; returns the new :attr:`clock`."""
@@ -223,7 +269,8 @@ class Machine:
         runner, reason = self._runner(request, spec)
         load_s = spec.load_s if reason else 0.0
         prompt_tokens = estimate_tokens(request.prompt) or 1
-        cached_tokens = min(_common_prefix(request.prompt, runner.cached) // 4, prompt_tokens - 1)
+        slot, common = runner.slot_for(request.prompt, self.multiuser_cache)
+        cached_tokens = min(common // 4, prompt_tokens - 1)
         prefill_s = (prompt_tokens - cached_tokens) / spec.prefill_tps
         output_tokens = max(1, estimate_tokens(request.reply))
         decode_s = output_tokens / spec.decode_tps
@@ -232,14 +279,16 @@ class Machine:
             shown = max(1, estimate_tokens(request.reply[:request.first_shown_chars]))
             first = load_s + prefill_s + shown / spec.decode_tps
         end = start + load_s + prefill_s + decode_s
-        runner.cached = request.prompt + request.reply  # llama.cpp keeps the reply's KV too
+        runner.slots[slot] = request.prompt + request.reply  # llama.cpp keeps the reply's KV too
+        self._served += 1
+        runner.used[slot] = self._served
         runner.last_end = end
         runner.keep_alive_s = keep_alive_s(request.keep_alive)
         self.free_at = end
         if not request.background:
             self.clock = end
         return Cost(request.role, request.model, request.num_ctx, request.background, issued, start, load_s, reason,
-                    prompt_tokens, cached_tokens, prefill_s, output_tokens, decode_s, first, end)
+                    prompt_tokens, cached_tokens, prefill_s, output_tokens, decode_s, first, end, slot)
 
     def _expire(self, now: float) -> None:
         for model, runner in list(self.runners.items()):
@@ -253,13 +302,16 @@ class Machine:
             return held, ""
         if held is not None:
             self._unload(request.model, "num_ctx")
-        memory = spec.memory_gib(request.num_ctx)
+        memory = spec.memory_gib(request.num_ctx, self.num_parallel)
+        if memory > self.profile.memory_gib:  # Ollama would spill layers to the CPU, which this does not model
+            raise ValueError(f"{request.model} with {self.num_parallel} slot(s) of num_ctx {request.num_ctx} needs "
+                             f"{memory:.2f} GiB, more than {self.profile.name}'s {self.profile.memory_gib} GiB")
         by_age = sorted(self.runners.values(), key=lambda r: r.last_end)
         while by_age and (len(self.runners) >= MAX_LOADED or
                           sum(r.memory_gib for r in self.runners.values()) + memory > self.profile.memory_gib):
             self._unload(by_age.pop(0).model, "evicted")
         reason = self.ever_loaded.get(request.model, "first") or "first"
-        runner = _Runner(request.model, request.num_ctx, memory)
+        runner = _Runner(request.model, request.num_ctx, memory, [""] * self.num_parallel, used=[0] * self.num_parallel)
         self.runners[request.model] = runner
         self.ever_loaded[request.model] = ""
         return runner, reason

@@ -119,11 +119,14 @@ class SimulatedOllama:
     """A threaded Ollama-like server on 127.0.0.1 (an ephemeral port) that costs every request on ``profile``'s
     :class:`~bench.ttft_model.Machine`. Use as a context manager, or :meth:`start` and :meth:`stop`.
 
-    :attr:`costs` lists every request's :class:`~bench.ttft_model.Cost` in the order it was served.
+    ``num_parallel``, ``multiuser_cache``: Ollama's ``OLLAMA_NUM_PARALLEL`` and ``OLLAMA_MULTIUSER_CACHE``
+    (:class:`~bench.ttft_model.Machine`). :attr:`costs` lists every request's :class:`~bench.ttft_model.Cost` in
+    the order it was served.
     """
 
-    def __init__(self, profile: Profile, background_roles: tuple[str, ...] = BACKGROUND_ROLES):
-        self.machine = Machine(profile)
+    def __init__(self, profile: Profile, background_roles: tuple[str, ...] = BACKGROUND_ROLES, num_parallel: int = 1,
+                 multiuser_cache: bool = False):
+        self.machine = Machine(profile, num_parallel, multiuser_cache)
         self.background_roles = background_roles
         self.costs: list[Cost] = []
         self._taken = 0

@@ -145,3 +145,30 @@ def test_the_characters_of_a_beat_are_served_in_the_order_of_their_names(server,
                                                        {"role": "user", "content": prompt(me)}]})) // 4)
                 for me in ("Bartholomew Grint", "Odile")]
     assert served == expected and expected[0] != expected[1]
+
+
+def test_two_alternating_prompts_in_two_slots_are_each_served_from_their_own_cache():
+    spec = GPU.models[LLAMA31_8B]
+    refiner_system = "You rewrite the player's suggested actions as short imperative lines. " * 30
+    assert spec.memory_gib(8192, 2) <= GPU.memory_gib < spec.memory_gib(16384, 2)  # twice the KV cache: 8192 fits
+    assert spec.largest_num_ctx(GPU.memory_gib, 2) == 9216
+
+    def alternate(server: SimulatedOllama) -> list[Cost]:
+        for _ in range(2):
+            chat(server, SCENE)
+            chat(server, SCENE, role="suggestion_refiner", system=refiner_system)
+        return server.costs[2:]
+
+    with SimulatedOllama(GPU, num_parallel=2, multiuser_cache=True) as two:
+        costs = alternate(two)
+    assert [c.slot for c in two.costs] == [0, 1, 0, 1]  # the second prompt forks into the unused slot
+    assert all(c.cached_tokens == c.prompt_tokens - 1 and c.load_reason == "" for c in costs)
+
+    # Ollama's default rule (findLongestCacheSlot) picks the occupied slot, which shares the chat template's header,
+    # over the empty one: both prompts take turns in the first slot, as with one slot
+    with SimulatedOllama(GPU, num_parallel=2) as greedy:
+        costs = alternate(greedy)
+    assert [c.slot for c in greedy.costs] == [0, 0, 0, 0]
+    assert all(c.cached_tokens < 30 for c in costs)
+    with SimulatedOllama(GPU, num_parallel=2) as too_wide, pytest.raises(httpx.HTTPError):
+        chat(too_wide, SCENE, num_ctx=16384)  # 8.6 GiB: more than the GPU's 7.5
