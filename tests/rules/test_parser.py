@@ -343,3 +343,8 @@ def test_a_small_deed_with_something_at_hand_is_done(tmp_path, llm, line):
 def test_a_feat_past_anyone_phrased_as_a_deed_is_refused(tmp_path, llm, line):
     _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
     assert state.mechanic_result.impossible, state.mechanic_result.summary
+
+
+def test_a_small_deed_mid_conversation_is_done_not_said(tmp_path, llm):
+    _, state = second_move(tmp_path, "cinder_reach", "talk to the bartender", "knock twice on the bar", llm)
+    assert state.mechanic_result.summary.startswith("You knock twice on the bar."), state.mechanic_result.summary

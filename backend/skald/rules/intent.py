@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
-from skald.rules import parser, references, timeline
+from skald.rules import interact, parser, references, timeline
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, nearest
@@ -433,7 +433,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         described = references.person(said_to, state, pack, people) or (
             references.person(_AFTER_VERB.sub("", text), state, pack, people) if said_to != text else None)
         target_npc = described.id if described else None
-    if action is None and reading is None and target_npc is None and len(text.split()) <= 12:
+    if action is None and reading is None and target_npc is None and len(text.split()) <= 12 and not (
+            interact.EVERYDAY.search(text) and not interact.NOT_A_DEED.match(text)):  # "knock twice on the bar": done
         talking = talking_to()  # the conversation goes on: a line said to them
         if talking is not None and state.recent and state.recent[-1].action_class == ActionClass.DIALOGUE_ONLY:
             return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY,

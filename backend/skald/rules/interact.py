@@ -108,22 +108,22 @@ def _handler(router: RouterOutput) -> Handler | None:
 
 
 def everyday(router: RouterOutput) -> bool:
-    """Whether an INTERACT line nothing else answers is a small deed with something at hand (:data:`_EVERYDAY`):
+    """Whether an INTERACT line nothing else answers is a small deed with something at hand (:data:`EVERYDAY`):
     told back as the player put it rather than refused. The semantic fallback and the interpreter come first (a line
     they place gets a richer answer), so :func:`unanswered` stays true for it."""
-    return bool(_EVERYDAY.search(router.text)) and not _NOT_A_DEED.match(router.text)
+    return bool(EVERYDAY.search(router.text)) and not NOT_A_DEED.match(router.text)
 
 
 # Things at hand in any place, and the player's own body and clothes: a line that does something with one of them
 # ("retie my bootlaces", "knock twice on the bar", "fan myself with my hat") is a small deed, told as put.
-_EVERYDAY = re.compile(
+EVERYDAY = re.compile(
     r"\b(?:my (?:hands?|fingers?|fingernails|nails|knuckles|thumbs?|fists?|breath|hair|beard|face|eyes|nose|neck|"
     r"shoulders?|arms?|legs?|feet|foot|toes|boots?|bootlaces|laces|hat|cap|hood|cloak|coat|collar|sleeves?|gloves?|"
     r"scarf|belt|pipe|pockets?|mug|cup|glass|tankard|drink|ale|seat|stool|chair|table|coins?|knife)|"
     r"(?:the|a|my|that|this) (?:mugs?|cups?|glass(?:es)?|tankards?|bowls?|plates?|bottles?|table|chair|stool|bench|"
     r"bar|counter|door|doorway|doorframe|window|floor|wall|fire|hearth|lamp|candle|coin|rag|napkin|splinter|dice|"
     r"cards)|(?:empty|dirty|wet) (?:mugs|cups|glasses|cloak|boots)|twice|(?:a|my) breath)\b")
-_NOT_A_DEED = re.compile(r"^(?:who|what|where|when|why|how|which|is|are|do|does|can|could|would|will|should|did|"
+NOT_A_DEED = re.compile(r"^(?:who|what|where|when|why|how|which|is|are|do|does|can|could|would|will|should|did|"
                          r"i (?:want|wish|would like|need|hope|own|am|rule|become|declare|crown|cast)|please|everyone|"
                          r"everybody|every|all|nobody|the|it|they|he|she|cast|crown)\b"
                          # "... and the door opens": a consequence dictated, not a deed
