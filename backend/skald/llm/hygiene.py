@@ -674,6 +674,7 @@ class StreamCleaner:
         self.raw: list[str] = []
         self.shown = ""
         self._previous = [_key(p) for p in sentences(previous)]
+        self._judged = 0  # where the text judged last ended: nothing new is judged until a sentence ends after it
 
     def feed(self, chunk: str) -> None:
         self.raw.append(chunk)
@@ -681,8 +682,9 @@ class StreamCleaner:
             return
         text = "".join(self.raw)
         cut = _settled_end(text)
-        if cut <= 0:
+        if cut <= self._judged:  # no new whole sentence since the last look: a chunk costs a scan, not a cleaning
             return
+        self._judged = cut
         answer, _, closed = split_reasoning(text)
         opener = text.split("\n", 1)[0]
         if not closed or (_REASONING_START.match(text) and not _CLOSE_THINK.search(text) and (
