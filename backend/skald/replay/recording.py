@@ -59,15 +59,18 @@ def request_hash(request: dict[str, Any]) -> str:
 
 def outcome_of(played: Played) -> dict[str, Any]:
     """What a turn committed, in a fixed key order: the turn's view (as the player saw it, less the campaign id and
-    the input, which the recording holds already), the events it staged, and its LLM calls as ``role:outcome``."""
+    the input, which the recording holds already), the events it staged, its LLM calls as ``role:outcome``, and,
+    when the index gave the prompts lore, the ids of the chunks it gave (``lore``: the retrieval a replay must
+    reproduce, compared by id, never by the embeddings' floats, which may differ in their last bits between CPUs)."""
     body = {k: v for k, v in played.body.items() if k not in ("campaign_id", "input")}
     state = played.state
+    cited = {"lore": list(state.lore_citations)} if state is not None and state.lore_citations else {}
     return body | {
         "text": normalise(body.get("text", "")),  # a /quit names the save file, which is a temporary one
         "warnings": [normalise(w) for w in body.get("warnings", [])],
         "events": [{"type": e.type, "data": e.data} for e in state.staged_events] if state else [],
         "llm_calls": [f"{c.role}:{c.outcome}" for c in state.llm_calls] if state else [],
-    }
+    } | cited
 
 
 def resumed_outcome(scene: Any) -> dict[str, Any]:
