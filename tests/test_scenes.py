@@ -324,3 +324,19 @@ def test_a_character_whose_model_hangs_is_left_out_within_the_budget(tmp_path, s
     assert "scene: Tobin Marsh is unable to respond" in played.view.warnings
     assert "Your tab, Tobin." in played.view.text and "Here we go." in played.view.text
     engine.close()
+
+
+def test_a_character_naming_someone_the_world_does_not_hold_is_left_out(tmp_path, server):
+    """Model text beyond the narration holds to the pack (rules.model_text): a line about an invented person is not
+    said, and the turn says why; the other characters' lines stand."""
+    server.always("chr", characters({
+        "Hesper": '[TO: Tobin, TONE: sharp] "Your tab, Tobin. Lord Varnax paid his last week."',
+        "Tobin": '[TO: Hesper, TONE: sullen] "Tomorrow, Hesper."',
+        "Rhea": '[TONE: dry] "Here we go again."'}))
+    engine = engine_for(tmp_path, server)
+    cid = start(engine, overlay(tmp_path))
+    played = engine.play_turn(cid, GROUP)
+    engine.close()
+    said = " ".join(x.content for x in played.state.scene_lines)
+    assert "Varnax" not in said and "Varnax" not in played.view.text and "Tomorrow, Hesper." in said
+    assert any("Hesper Quill's line left out (it names Varnax" in w for w in played.view.warnings)

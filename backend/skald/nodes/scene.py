@@ -26,7 +26,7 @@ from skald.llm import lore, prompts
 from skald.llm.ask import ask
 from skald.packs.models import EraPack
 from skald.persistent import PersistentState, SceneLine
-from skald.rules import feelings, moderator, setup, tag_line, voice_sheet
+from skald.rules import feelings, model_text, moderator, setup, tag_line, voice_sheet
 from skald.state import CharacterTask, GameState, SceneUpdate
 
 
@@ -131,6 +131,13 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
         dropped = [x for x in lines if avoid.search(f"{x.content} {x.nonverbal or ''}")]
         lines = [x for x in lines if x not in dropped]
         warnings += [f"scene: {x.name}'s line left out (the player's content limits)" for x in dropped]
+    known = model_text.known_names(state, pack) | {w.lower() for n in names.values() for w in n.split()}
+    strangers = [(x, name) for x in lines if x.content and (name := model_text.unknown_name(x.content, known))]
+    if strangers:  # a model's character naming someone the world does not hold: the line is not said
+        gone = {id(x) for x, _ in strangers}
+        lines = [x for x in lines if id(x) not in gone]
+        warnings += [f"scene: {x.name}'s line left out (it names {name}, who is not in the pack or the campaign)"
+                     for x, name in strangers]
     head = [x for x in state.scene_lines if x.beat == beat]
     verdict, judged = _judge(running.goal, names, [*head, *lines], ctx)
     off_track = verdict is not None and verdict.off_track

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from skald import events as ev
 from skald.events import BaseEvent
+from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
 from skald.rules import setup
 from skald.state import GameState
@@ -51,14 +52,37 @@ def grounding(state: GameState, summary: str, moments: Iterable[object]) -> str:
 
 
 def known_names(state: GameState, pack: EraPack) -> set[str]:
-    """Every word a name in the pack or the campaign may be made of (people, companions, places, factions, items,
-    the era, its calendar and currency, episodes, the player)."""
+    """Every word a name in the pack or the campaign may be made of: the pack's (:func:`pack_names`) and the
+    player's."""
+    return pack_names(pack) | {w.lower() for w in re.findall(r"[\w'\u2019-]+", state.player.name or "")}
+
+
+@per_pack
+def pack_names(pack: EraPack) -> frozenset[str]:
+    """Every word a name in the pack may be made of: its people, companions, places, factions, items, episodes, era,
+    calendar and currency, and every capitalised word of its own prose (descriptions, rumors, quests, lore and voice
+    documents), so that a moon or a saint the lore names is a name too."""
     texts = [*(n.name for n in pack.npcs.values()), *(c.name for c in pack.companions.values()),
              *(loc.name for loc in pack.locations.values()), *(f.name for f in pack.factions.values()),
              *(i.name for i in pack.items.values()), *(e.title for e in pack.episodes.values()),
              pack.era.name, pack.era.era, pack.era.currency.one, pack.era.currency.many,
-             *pack.era.calendar.day_names, state.player.name]
-    return {w.lower() for text in texts for w in re.findall(r"[\w'\u2019-]+", text or "")}
+             *pack.era.calendar.day_names]
+    prose = [*(n.description for n in pack.npcs.values()), *(loc.description for loc in pack.locations.values()),
+             *(" ".join(loc.details) for loc in pack.locations.values()), *(r.text for r in pack.rumors.values()),
+             *(q.summary for q in pack.quests.values()), *(d.body for d in pack.docs.values()), pack.era.style]
+    words = {w.lower() for text in texts for w in re.findall(r"[\w'\u2019-]+", text or "")}
+    return frozenset(words | {w.lower() for text in prose for w in re.findall(r"\b[A-Z][\w'\u2019-]+", text or "")})
+
+
+def unknown_name(text: str, known: set[str] | frozenset[str], grounded: str = "") -> str | None:
+    """The first name in ``text`` (a capitalised word not at a sentence's start) that ``known`` and ``grounded``
+    lack, or None."""
+    for match in _NAME.finditer(text):
+        words = [w for w in re.findall(r"[\w'\u2019-]+", match.group(0)) if w not in _COMMON]
+        strange = [w for w in words if w.lower() not in known and w.lower() not in grounded]
+        if strange:
+            return " ".join(strange)
+    return None
 
 
 def problems(text: str, state: GameState, pack: EraPack, grounded: str, defeats: bool) -> list[str]:
@@ -78,13 +102,9 @@ def problems(text: str, state: GameState, pack: EraPack, grounded: str, defeats:
             if not backed:
                 found.append(f"it claims {what} the episode never held ({match.group(0)!r})")
                 break
-    known = known_names(state, pack)
-    for match in _NAME.finditer(text):
-        words = [w for w in re.findall(r"[\w'\u2019-]+", match.group(0)) if w not in _COMMON]
-        strange = [w for w in words if w.lower() not in known and w.lower() not in grounded]
-        if strange:
-            found.append(f"it names {' '.join(strange)}, who or what is not in the pack or the campaign")
-            break
+    strange = unknown_name(text, known_names(state, pack), grounded)
+    if strange:
+        found.append(f"it names {strange}, who or what is not in the pack or the campaign")
     return found
 
 
