@@ -531,22 +531,30 @@ def test_skald_serve_runs_the_api_and_claims_the_admin_key(tmp_path: Path) -> No
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            assert server.poll() is None, server.stderr.read().decode()[-2000:]
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "skald serve did not answer within 30 s"
-            time.sleep(0.1)
+        _wait_until_serving(server, url)
         created = httpx.post(f"{url}/campaigns", json={"pack": PACK, "seed": 1}).json()
         listed = httpx.get(f"{url}/campaigns", headers=bearer("serve-admin")).json()["campaigns"]
         assert [c["campaign_id"] for c in listed] == [created["campaign_id"]]
     finally:
         server.terminate()
         server.wait(15)
+
+
+def _wait_until_serving(server: subprocess.Popen, url: str) -> None:
+    """Wait until the ``skald serve`` process ``server`` answers ``GET url/health``; fail with its stderr if it ends
+    first, or after 30 s (a bound a working server never comes near)."""
+    deadline = time.monotonic() + 30
+    while True:
+        if server.poll() is not None:
+            err = server.stderr.read()
+            raise AssertionError((err.decode() if isinstance(err, bytes) else err)[-2000:])
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "skald serve did not answer within 30 s"
+        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("access_log", [False, True])
@@ -559,16 +567,7 @@ def test_skald_serve_logs_requests_to_the_log_file_unless_asked_to_print_them(tm
     server = subprocess.Popen(command + (["--access-log"] if access_log else []), env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert server.poll() is None, server.stderr.read()[-2000:]
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "skald serve did not answer within 30 s"
-            time.sleep(0.1)
+        _wait_until_serving(server, f"http://127.0.0.1:{port}")
     finally:
         server.terminate()
         out, err = server.communicate(timeout=15)

@@ -143,11 +143,15 @@ def whisper(brief: SceneBrief, names: dict[str, str] | None = None, extra: list[
                   for i in brief.npc_intentions]
     if brief.companion_mood is not None:
         mood = brief.companion_mood
-        lines.append(f"Party: tension {mood.tension}/10" + (f"; last: {mood.last_reaction}" if mood.last_reaction
-                                                            else "") + ".")
+        lines.append(party_line(mood))
     lines += _items("The player may raise:", brief.suggested_topics)
     lines += _items("Keep secret (never state, confirm or deny):", [s.text for s in brief.do_not_reveal])
     return "\n".join([*lines, END_MARKER])
+
+
+def party_line(mood: CompanionMood) -> str:
+    """The party's mood as the narrator reads it: 'Party: tension 4/10; last: Rhea scoffed.'"""
+    return f"Party: tension {mood.tension}/10" + (f"; last: {mood.last_reaction}" if mood.last_reaction else "") + "."
 
 
 def _items(label: str, items: list[str]) -> list[str]:

@@ -233,15 +233,13 @@ class LLMClient:
                     on_token(piece)
 
             cleaner = hygiene.StreamCleaner(show, role=role, previous=previous)
-            received = False
             for chunk in self._pump(lambda stop: self._stream(self.model(role), messages, stop), deadline):
                 metrics["received"] = True
                 content = chunk.content if isinstance(chunk.content, str) else ""
                 if content:
-                    received = True
                     cleaner.feed(content)
                 _note(chunk, metrics)
-            if not received or not "".join(cleaner.raw).strip():
+            if not "".join(cleaner.raw).strip():
                 raise _Rejected("an empty reply")
             cleaned = cleaner.close(truncated=metrics.get("done_reason") == "length")
             metrics["habits"] = list(cleaned.habits)

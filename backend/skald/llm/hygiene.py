@@ -695,7 +695,7 @@ class StreamCleaner:
             return
         safe = self._settled(done.text)
         if safe.startswith(self.shown) and len(safe) > len(self.shown):
-            self.emit(safe[len(self.shown):] if not self.shown else safe[len(self.shown):])
+            self.emit(safe[len(self.shown):])
             self.shown = safe
 
     def _settled(self, text: str) -> str:

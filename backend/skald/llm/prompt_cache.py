@@ -42,13 +42,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from skald.llm.client import ROLE_HEADER
+from skald.llm.tee import Tee
 
 LOADED_S = 0.5  # a request that waited this many seconds or more for its runner is taken to have loaded the model
 
@@ -102,24 +102,6 @@ def estimated_cached(prompt_tokens: int, text: str, last: str | None) -> int:
         return 0
     share = shared_prefix(text, last) / len(text)
     return max(0, min(prompt_tokens - 1, round(prompt_tokens * share)))
-
-
-class _Tee(httpx.SyncByteStream):
-    """Passes a reply through chunk by chunk (the stream stays live) and hands its bytes on when it ends."""
-
-    def __init__(self, inner: httpx.SyncByteStream, done: Any):
-        self.inner, self.done, self.data = inner, done, bytearray()
-
-    def __iter__(self) -> Iterator[bytes]:
-        try:
-            for chunk in self.inner:
-                self.data.extend(chunk)
-                yield chunk
-        finally:
-            self.done(bytes(self.data))
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def _final_line(data: bytes) -> dict[str, Any] | None:
@@ -183,7 +165,7 @@ class PromptLedger(httpx.BaseTransport):
             self._note(Sent(role, model, 200, prompt if isinstance(prompt, int) else None, final.get("eval_count"),
                             cached, isinstance(reported, int), load_s))
 
-        return httpx.Response(response.status_code, headers=response.headers, stream=_Tee(response.stream, done),
+        return httpx.Response(response.status_code, headers=response.headers, stream=Tee(response.stream, done),
                               extensions=response.extensions)
 
     def _note(self, sent: Sent) -> None:

@@ -19,7 +19,7 @@ from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, interpretation, pronouns, prose
 from skald.rules.scene import everyone_at
-from skald.scene_brief import END_MARKER, MARKER, SceneBrief, whisper
+from skald.scene_brief import END_MARKER, MARKER, SceneBrief, party_line, whisper
 from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNpc, Suggestion
 
 NARRATOR_RULES = (
@@ -179,9 +179,7 @@ def turn_notes(state: GameState) -> str | None:
     if d.brief.must_convey:
         extra += ["This turn must convey:", *(f"- {item}" for item in d.brief.must_convey)]
     if d.brief.companion_mood is not None:
-        mood = d.brief.companion_mood
-        extra.append(f"Party: tension {mood.tension}/10" + (f"; last: {mood.last_reaction}" if mood.last_reaction
-                                                            else "") + ".")
+        extra.append(party_line(d.brief.companion_mood))
     extra += [f"Include this companion line: {d.banter}"] if d.banter else []
     return "\n".join(extra)
 

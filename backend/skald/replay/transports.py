@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from skald.llm.client import ROLE_HEADER
+from skald.llm.tee import Tee
 from skald.replay.recording import Exchange, request_hash, request_of
 
 KEEP = ("model", "message", "done", "done_reason", "prompt_eval_count", "eval_count", "error")  # not timings
@@ -56,26 +56,6 @@ class _Turns:
         with self.lock:
             self.counts[role] = self.counts.get(role, 0) + 1
             return self.counts[role]
-
-
-class _Tee(httpx.SyncByteStream):
-    """Passes the response through chunk by chunk (streaming stays live) and records it when done."""
-
-    def __init__(self, inner: httpx.SyncByteStream, done: Any):
-        self.inner = inner
-        self.done = done
-        self.data = bytearray()
-
-    def __iter__(self) -> Iterator[bytes]:
-        try:
-            for chunk in self.inner:
-                self.data.extend(chunk)
-                yield chunk
-        finally:
-            self.done(bytes(self.data))
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 class RecordingTransport(httpx.BaseTransport, _Turns):
@@ -124,7 +104,7 @@ class RecordingTransport(httpx.BaseTransport, _Turns):
             keep({"status": 200, "lines": lines})
 
         return httpx.Response(response.status_code, headers=response.headers,
-                              stream=_Tee(response.stream, done), extensions=response.extensions)
+                              stream=Tee(response.stream, done), extensions=response.extensions)
 
 
 class ReplayTransport(httpx.BaseTransport, _Turns):

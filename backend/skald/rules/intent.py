@@ -139,17 +139,30 @@ def _dictated(text: str, pack: EraPack) -> _Person | None:
     captain now", "the reeve gets down on his knees"): the line starts with their name (or the head word of their
     role, after "the") and goes on with a verb of theirs. None for a line said to them ("odile, a room please") or
     one that only tells of them ("hesper looks tired")."""
+    called, first_words = _called(pack)
+    if text.split(" ", 1)[0] not in first_words:  # most lines: no name of anyone at their start
+        return None
+    for name, person in called:
+        if not text.startswith(name + " "):
+            continue
+        verb = _THIRD_PERSON.match(text[len(name) + 1:])
+        if verb and verb.group(1) not in _TELLING and len(verb.group(1)) > 3:
+            return person
+    return None
+
+
+@per_pack
+def _called(pack: EraPack) -> tuple[tuple[tuple[str, _Person], ...], frozenset[str]]:
+    """What each pack person may be called at the start of a line (name, either part of it, "the" and their role or
+    its head word), person by person in pack order and longest first; and the first words of all of them. Built once
+    per pack version: the router asks for every line."""
+    called: list[tuple[str, _Person]] = []
     for person in _everyone_in(pack):
         names = [person.name.lower(), *person.name.lower().split()]
         role = person.role.lower().split()
         names += [f"the {role[-1]}", f"the {' '.join(role)}"] if role else []
-        for name in sorted(set(names), key=len, reverse=True):
-            if not text.startswith(name + " "):
-                continue
-            verb = _THIRD_PERSON.match(text[len(name) + 1:])
-            if verb and verb.group(1) not in _TELLING and len(verb.group(1)) > 3:
-                return person
-    return None
+        called += [(name, person) for name in sorted(set(names), key=len, reverse=True)]
+    return tuple(called), frozenset(name.split(" ", 1)[0] for name, _ in called)
 
 
 @per_pack
@@ -434,7 +447,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             references.person(_AFTER_VERB.sub("", text), state, pack, people) if said_to != text else None)
         target_npc = described.id if described else None
     if action is None and reading is None and target_npc is None and len(text.split()) <= 12 and not (
-            interact.EVERYDAY.search(text) and not interact.NOT_A_DEED.match(text)):  # "knock twice on the bar": done
+            interact.everyday(text)):  # "knock twice on the bar" is done, not said
         talking = talking_to()  # the conversation goes on: a line said to them
         if talking is not None and state.recent and state.recent[-1].action_class == ActionClass.DIALOGUE_ONLY:
             return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY,

@@ -70,7 +70,7 @@ WISH_ANSWERS: dict[Wish, str] = {
 def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Resolve an INTERACT action (see the module docstring for what each kind does)."""
     handler = _handler(router)
-    if handler is None and everyday(router):  # after the semantic fallback and the interpreter had their turn
+    if handler is None and everyday(router.text):  # after the semantic fallback and the interpreter had their turn
         handler = _everyday
     return handler(router, state, pack, rng) if handler else _nothing(router, state, UNANSWERED)
 
@@ -107,11 +107,11 @@ def _handler(router: RouterOutput) -> Handler | None:
     return (lambda r, s, p, g: _hands_on(r, s, p, g, stat)) if stat else None
 
 
-def everyday(router: RouterOutput) -> bool:
-    """Whether an INTERACT line nothing else answers is a small deed with something at hand (:data:`EVERYDAY`):
-    told back as the player put it rather than refused. The semantic fallback and the interpreter come first (a line
-    they place gets a richer answer), so :func:`unanswered` stays true for it."""
-    return bool(EVERYDAY.search(router.text)) and not NOT_A_DEED.match(router.text)
+def everyday(text: str) -> bool:
+    """Whether a line (the router's text) is a small deed with something at hand (:data:`EVERYDAY`): told back as the
+    player put it rather than refused, or said to someone. The semantic fallback and the interpreter come first (a
+    line they place gets a richer answer), so :func:`unanswered` stays true for it."""
+    return bool(EVERYDAY.search(text)) and not NOT_A_DEED.match(text)
 
 
 # Things at hand in any place, and the player's own body and clothes: a line that does something with one of them
