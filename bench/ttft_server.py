@@ -40,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
-from skald.llm import hygiene
+from skald.llm import hygiene, tail
 from skald.llm.client import ROLE_HEADER
 from skald.replay.scripted import ScriptedOllama
 
@@ -82,9 +82,12 @@ def first_shown(parts: list[str], previous: str = "") -> int:
     the end (the client then shows the cleaned reply whole)."""
     shown: list[str] = []
     cleaner = hygiene.StreamCleaner(shown.append, role="narrator", previous=previous)
+    splitter = tail.Splitter()  # the actions after the prose are never shown (llm.tail)
     fed = 0
     for part in parts:
-        cleaner.feed(part)
+        prose = splitter.feed(part)
+        if prose:
+            cleaner.feed(prose)
         fed += len(part)
         if shown:
             return fed

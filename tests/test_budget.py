@@ -69,11 +69,11 @@ def test_oldest_history_is_dropped_first():
     assert fitted.stats.total_tokens == 150
 
 
-def test_all_history_goes_before_any_lore_then_lowest_ranked_lore():
+def test_older_history_goes_before_any_lore_then_lowest_ranked_lore_then_the_last_turn():
     fitted = fit(story_prompt(), "narrator", max_context=200, reserved_output=80)  # budget 120: drop 4 sections
-    assert kept_tags(fitted.user) == ["scene", "lore-high"]
+    assert kept_tags(fitted.user) == ["scene", "h3"]  # the last turn is kept longest
     stats = fitted.stats
-    assert (stats.history_kept, stats.history_dropped, stats.lore_kept, stats.lore_dropped) == (0, 3, 1, 1)
+    assert (stats.history_kept, stats.history_dropped, stats.lore_kept, stats.lore_dropped) == (1, 2, 0, 2)
     assert stats.total_tokens == 120 <= stats.budget
 
 
@@ -86,7 +86,7 @@ def test_trimming_stops_as_soon_as_the_prompt_fits():
 def test_single_trim_warning_with_counts():
     fitted = fit(story_prompt(), "narrator", max_context=200, reserved_output=70)  # budget 130: drop 3 history
     assert fitted.warnings == [
-        "narrator: trimmed the prompt to fit 130 tokens: dropped 3 history and 0 lore section(s)"
+        "narrator: trimmed the prompt to fit 130 tokens: dropped 2 history and 1 lore section(s)"
     ]
     fitted = fit(story_prompt(), "narrator", max_context=200, reserved_output=90)  # budget 110: drop everything
     assert fitted.warnings == [
@@ -146,7 +146,7 @@ def test_ties_are_broken_by_given_order_deterministically():
     assert kept_tags(fit(prompt, "r", 100, 0).user) == ["lA", "lB", "hA", "hB"]
     # Among tied history the first-given counts as older and goes first; among tied lore the last-given goes first.
     assert kept_tags(fit(prompt, "r", 30, 0).user) == ["lA", "lB", "hB"]
-    assert kept_tags(fit(prompt, "r", 10, 0).user) == ["lA"]
+    assert kept_tags(fit(prompt, "r", 10, 0).user) == ["hB"]
 
 
 def test_fit_is_pure():
@@ -227,7 +227,7 @@ def test_calibrated_counter_changes_what_fits():
 def test_context_stats_json_round_trip():
     stats = fit(story_prompt(), "narrator", 200, 70).stats
     payload = stats.model_dump_json()
-    assert json.loads(payload)["history_dropped"] == 3
+    assert json.loads(payload)["history_dropped"] == 2
     assert ContextStats.model_validate_json(payload) == stats
     assert set(json.loads(payload)) == {
         "role",

@@ -1,11 +1,11 @@
-"""Prompt layout: static first (identical across turns, for prefix caching), rules at both ends, per-turn
-sections budgeted with history trimmed oldest first."""
+"""Prompt layout: static first (identical across turns, for prefix caching), the same start for every role and its
+rules at the end, per-turn sections budgeted with history trimmed oldest first."""
 
 from __future__ import annotations
 
 from skald.graph import run_turn
-from skald.llm import prompts
-from skald.llm.budget import SectionKind, fit
+from skald.llm import prompts, tail
+from skald.llm.budget import SectionKind, estimate_tokens, fit
 from skald.rules import brief as brief_rules
 from skald.scene_brief import END_MARKER, MARKER
 from support import script_lines
@@ -28,16 +28,50 @@ def director_prompt(state, pack):
                                    base)
 
 
-def test_system_prompts_are_static_across_turns_and_repeat_the_rules(conn, campaign, pack, offline_llm):
+def test_system_prompts_are_static_across_turns_share_their_start_and_end_with_the_rules(conn, campaign, pack,
+                                                                                        offline_llm):
     states = played(conn, campaign, pack, offline_llm, 6)
+    setting = f"Setting: {pack.era.name}, {pack.era.era}."
     for build, rules in ((prompts.narrator_prompt, prompts.NARRATOR_RULES), (director_prompt, prompts.DIRECTOR_RULES)):
         systems = {build(s, pack).system for s in states}
         assert len(systems) == 1  # byte-identical: Ollama can reuse the cached prefix every turn
         system = systems.pop()
-        assert system.startswith(rules) and system.rstrip().endswith(rules)
-        assert pack.era.style in system
+        # every role starts alike (a machine with one cache slot reuses it across roles), and ends with its rules
+        assert system.startswith(setting) and system.rstrip().endswith(rules)
+    narrator = prompts.narrator_prompt(states[0], pack).system
+    assert pack.era.style in narrator and "Style guide:" not in director_prompt(states[0], pack).system
     refiner = {prompts.refiner_prompt(s, pack, s.suggested_actions).system for s in states}
     assert len(refiner) == 1
+
+
+def test_the_style_guide_is_carried_up_to_its_budget_paragraph_by_paragraph(pack):
+    guide = prompts.style_guide(pack)
+    assert guide.startswith(pack.era.style)
+    assert estimate_tokens(guide) <= prompts.STYLE_TOKENS + 10
+    whole = [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"]
+    kept = guide.split("\n\n")[1:]
+    assert kept and all(any(p in doc for doc in whole) for p in kept)  # whole paragraphs, never cut
+    assert prompts.style_overflow(pack) == max(0, estimate_tokens("\n\n".join([pack.era.style, *whole]))
+                                               - estimate_tokens(guide))
+
+
+def test_the_narrator_gets_the_actions_to_reword_last_and_its_lore_within_budget(conn, campaign, pack, offline_llm):
+    [*_, state] = played(conn, campaign, pack, offline_llm, 4)
+    prompt = prompts.narrator_prompt(state, pack)
+    assert prompt.sections[-1].text.startswith(f"Actions to reword after {tail.MARKER}:")
+    assert [line[3:] for line in prompt.sections[-1].text.splitlines()[1:]] == [
+        s.label for s in state.suggested_actions]
+    lore = [s for s in prompt.sections if s.kind == SectionKind.LORE]
+    assert lore and sum(estimate_tokens(s.render()) + 1 for s in lore) <= prompts.LORE_TOKENS
+
+
+def test_the_history_window_grows_by_a_turn_then_starts_anew(conn, campaign, pack, offline_llm):
+    states = played(conn, campaign, pack, offline_llm, 7)
+    windows = [[s.rank for s in prompts.history_sections(st, prompts.HISTORY_BLOCK)] for st in states]
+    for before, after in zip(windows, windows[1:], strict=False):
+        if before and after and after[0] == before[0]:
+            assert after[:len(before)] == before  # the same turns, one added: the prompt's prefix holds
+    assert any(len(w) == prompts.HISTORY_BLOCK + 1 for w in windows)
 
 
 def test_per_turn_content_is_only_in_the_user_sections(conn, campaign, pack, offline_llm):

@@ -254,7 +254,7 @@ def test_a_prompt_change_fails_with_the_prompt_diff(tmp_path, monkeypatch):
     replay(folder, update=True)
     assert replay(folder).ok
     narrator = next(x for t in read(folder).turns for x in t.exchanges if x.role == "narrator")
-    assert narrator.request["messages"][0]["content"].startswith(new_rules)
+    assert narrator.request["messages"][0]["content"].endswith(new_rules)
 
 
 def test_a_changed_llm_call_structure_is_reported(tmp_path):

@@ -55,6 +55,9 @@ class RoleConfig(BaseModel):
     think: bool | None = Field(False, description="let a thinking model (qwen3, deepseek-r1) reason before it "
                                "answers; false: Ollama's think=false; None: the model's own default. Reasoning that "
                                "still comes is stripped (llm.hygiene)")
+    prompt_tokens: int | None = Field(None, ge=64, description="the most prompt tokens the role's prompt is trimmed "
+                                      "to (lore and older turns go first, llm.budget), so a local model prefills it "
+                                      "fast; None: only the context window bounds it")
     keep_alive: str = Field("30m", description="how long Ollama keeps the model loaded after a call (Ollama's "
                             "keep_alive: '30m', '1h', '-1' for ever, '0' to unload at once)")
 
@@ -74,15 +77,18 @@ def _defaults(temperature: float, num_predict: int, attempts: int, **extra: Any)
 
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     # writes a scene's brief (JSON, scene_brief.BriefDraft) in the background, once a scene outlives a turn
-    "director": _defaults(0.2, 384, 3),
-    "narrator": _defaults(0.7, 420, 1),
-    "suggestion_refiner": _defaults(0.2, 320, 3),
+    "director": _defaults(0.2, 384, 3, prompt_tokens=1000),
+    # the prose, and the turn's four suggestions reworded after it (llm.tail); its prompt is bounded by its lore
+    # (prompts.LORE_TOKENS) and its window of recent turns (prompts.HISTORY_BLOCK)
+    "narrator": _defaults(0.7, 480, 1),
+    # rewords the suggestions only when the narrator's reply did not (llm.tail)
+    "suggestion_refiner": _defaults(0.2, 320, 3, prompt_tokens=700),
     # writes an ended episode's summary (once an episode, after the narration)
     "evaluator": _defaults(0.4, 320, 3),
     # may move an episode's beat forward; off by default: it would be an LLM call before the narrator every turn
     "beat_classifier": _defaults(0.0, 80, 2, enabled=False),
     # speaks for one character in a multi-character scene: one tag line (rules.tag_line), all characters in parallel
-    "character": _defaults(0.8, 120, 1),
+    "character": _defaults(0.8, 120, 1, prompt_tokens=900),
     # judges a scene beat against its goal (JSON); off by default: the goal flags and triggers are the rules'
     "moderator": _defaults(0.0, 160, 2, enabled=False),
     # guided creation (llm.conversation): talks a character or pack content through, then calls a tool to submit it
@@ -103,6 +109,7 @@ ROLE_KEYS: dict[str, tuple[Any, str]] = {
     "enabled": (bool | None, "false: always use the deterministic fallback"),
     "think": (bool | None, "true: let a thinking model reason first (default false)"),
     "keep_alive": (str | None, "Ollama keep_alive for this role's model (default 30m)"),
+    "prompt_tokens": (int | None, "the most prompt tokens the role's prompt is trimmed to"),
 }
 
 

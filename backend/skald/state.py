@@ -236,6 +236,8 @@ class TurnFields(Model):
     scene_beats: int = Field(0, description="scene beats played this turn")
     suggested_actions: list[Suggestion] = Field(default_factory=list)
     final_text: str = ""
+    narrated_actions: list[str] | None = Field(None, description="the four suggestions' labels as the narrator "
+                                               "reworded them after its prose (llm.tail), for the Refiner to check")
     warnings: Annotated[list[str], operator.add] = Field(default_factory=list)
     llm_calls: Annotated[list[LLMCall], operator.add] = Field(default_factory=list)
     lore_citations: Annotated[list[str], operator.add] = Field(

@@ -22,6 +22,7 @@ class Asked:
     calls: list[LLMCall] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     stats: list[dict[str, Any]] = field(default_factory=list)
+    tail: str | None = None  # with ``ask(..., tail=True)``: the reply's text after its [ACTIONS] line, if it had one
 
     def update(self) -> dict[str, Any]:
         """The state update for these records (``llm_calls``, ``warnings``, ``context_stats``)."""
@@ -29,13 +30,15 @@ class Asked:
 
 
 def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type[BaseModel] | None = None,
-        on_token: TokenSink | None = None, deadline: float | None = None, previous: str = "") -> Asked:
+        on_token: TokenSink | None = None, deadline: float | None = None, previous: str = "",
+        tail: bool = False) -> Asked:
     """Text (streamed to ``on_token``) or, with ``schema``, a validated object. Never raises LLMUnavailable.
 
     ``prompt`` is built only when the role can be called (not offline, disabled, with its circuit open, or with the
     turn's budget spent). ``deadline``: the turn's (``TurnContext.deadline``, ``time.monotonic()`` seconds); the call
     ends by it or by the role's own timeout, whichever comes first. ``previous``: what the player read from this role
-    last (text only): a reply repeating it falls back (``llm.hygiene``).
+    last (text only): a reply repeating it falls back (``llm.hygiene``). ``tail`` (text only): split the reply at its
+    ``[ACTIONS]`` line (``llm.tail``) and keep what follows in ``Asked.tail``.
     """
     try:
         llm.check(role, deadline)
@@ -45,8 +48,10 @@ def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type
     asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
     try:
         if schema is None:
+            after: list[str] | None = [] if tail else None
             asked.value, call = llm.text(role, fitted.system, fitted.user, on_token=on_token, deadline=deadline,
-                                         previous=previous)
+                                         previous=previous, tail=after)
+            asked.tail = after[0] if after else None
         else:
             asked.value, call = llm.structured(role, schema, fitted.system, fitted.user, deadline=deadline)
     except LLMUnavailable as exc:

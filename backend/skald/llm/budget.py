@@ -10,14 +10,19 @@ Units
     ``budget = max_context - reserved_output``: the context window minus the tokens kept free for the reply.
 
 Trimming (``fit``)
-    The system text and every SCENE and TURN section are always kept. If they alone exceed the budget they are kept
-    anyway and the warning ``"<role>: prompt exceeds its budget (N of M tokens) even after trimming"`` is returned.
-    Otherwise per-turn sections are dropped, one at a time, in this documented order until the total fits:
+    The prompt is held to the smaller of the context budget and the role's ``target`` (its ``prompt_tokens``
+    setting: what the role needs, kept small so that a local model prefills it fast). The system text and every
+    SCENE and TURN section are always kept. If they alone exceed the context budget they are kept anyway and the
+    warning ``"<role>: prompt exceeds its budget (N of M tokens) even after trimming"`` is returned. Otherwise
+    per-turn sections are dropped, one at a time, in this documented order until the total fits:
 
-    1. HISTORY, oldest first (lowest ``rank``, which is the turn number; on equal ranks the one given first);
-    2. LORE, least relevant first (lowest ``rank``; on equal ranks the one given last).
+    1. HISTORY, oldest first (lowest ``rank``, which is the turn number; on equal ranks the one given first), all but
+       the newest;
+    2. LORE, least relevant first (lowest ``rank``; on equal ranks the one given last);
+    3. the newest HISTORY section (the last turn is what a narrator most needs: to go on from it, and not repeat it).
 
-    SCENE and TURN are never dropped. When anything is dropped one warning is returned:
+    SCENE and TURN are never dropped. Trimming to the ``target`` is routine and says nothing; when the context
+    budget itself forced a drop one warning is returned:
     ``"<role>: trimmed the prompt to fit N tokens: dropped H history and L lore section(s)"`` (N is the budget).
 
 Rendering
@@ -182,8 +187,10 @@ def fit(
     max_context: int,
     reserved_output: int,
     counter: TokenCounter | None = None,
+    target: int | None = None,
 ) -> Fitted:
-    """Fit ``prompt`` into ``max_context - reserved_output`` tokens; see the module docstring for the rules."""
+    """Fit ``prompt`` into ``max_context - reserved_output`` tokens, and into ``target`` tokens when that is smaller;
+    see the module docstring for the rules."""
     if max_context <= 0:
         raise ValueError(f"{role}: max_context must be positive, not {max_context}")
     if reserved_output < 0 or reserved_output >= max_context:
@@ -204,10 +211,12 @@ def fit(
     fixed = system_tokens + sum(cost[i] for i, _ in scene) + sum(cost[i] for i, _ in turn)
     total = fixed + sum(cost[i] for i, _ in lore) + sum(cost[i] for i, _ in history)
 
+    whole = total
+    limit = min(budget, target) if target else budget
     dropped: set[int] = set()
-    drop_order = [i for i, _ in history] + [i for i, _ in reversed(lore)]
+    drop_order = [i for i, _ in history[:-1]] + [i for i, _ in reversed(lore)] + [i for i, _ in history[-1:]]
     for i in drop_order:
-        if total <= budget:
+        if total <= limit:
             break
         dropped.add(i)
         total -= cost[i]
@@ -237,7 +246,7 @@ def fit(
     )
 
     warnings: list[str] = []
-    if dropped:
+    if dropped and whole > budget:
         warnings.append(
             f"{role}: trimmed the prompt to fit {budget} tokens: "
             f"dropped {history_dropped} history and {lore_dropped} lore section(s)"

@@ -32,6 +32,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 import skald.shutdown  # noqa: F401 - registers close_all at exit, which closes every client
 from skald.llm import hygiene
+from skald.llm import tail as split
 from skald.llm.brief_cache import BriefCache
 from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
 from skald.llm.faults import CircuitBreaker, LLMTimeout, fair_wait_s, is_transient
@@ -201,9 +202,10 @@ class LLMClient:
     # ------------------------------------------------------------------ public calls
 
     def fit(self, role: str, prompt: Prompt) -> Fitted:
-        """Trim ``prompt`` to the role's context budget (``num_ctx`` minus ``num_predict`` reserved for output)."""
+        """Trim ``prompt`` to the role's context budget (``num_ctx`` minus ``num_predict`` reserved for output) and its
+        ``prompt_tokens``."""
         cfg = self.config(role)
-        return fit(prompt, role, cfg.num_ctx, cfg.num_predict, self.counters[role])
+        return fit(prompt, role, cfg.num_ctx, cfg.num_predict, self.counters[role], target=cfg.prompt_tokens)
 
     def calibrate(self, role: str, fitted: Fitted, call: LLMCall) -> None:
         """Teach the role's token counter from the prompt size the model reported for ``fitted``."""
@@ -211,9 +213,13 @@ class LLMClient:
             self.counters[role].observe(fitted.stats.total_tokens, call.prompt_tokens)
 
     def text(self, role: str, system: str, user: str, on_token: TokenSink | None = None, *,
-             deadline: float | None = None, previous: str = "") -> tuple[str, LLMCall]:
+             deadline: float | None = None, previous: str = "", tail: list[str] | None = None) -> tuple[str, LLMCall]:
         """A streamed plain-text reply, through ``llm.hygiene``: ``on_token`` gets only what a player may read
         (whole sentences, once they are sure to be story), and the reply returned has every model habit stripped.
+
+        With ``tail`` (a list), the reply is split at its ``[ACTIONS]`` line (``llm.tail``): only the part before it
+        is cleaned, shown and returned, and ``tail`` is set to ``[the text after it]`` (``[]`` when the reply has
+        none).
 
         :param deadline: the turn's deadline, in ``time.monotonic()`` seconds: the call ends by the earlier of it and
             the role's own ``timeout_s`` (None: the role's timeout alone).
@@ -233,15 +239,24 @@ class LLMClient:
                     on_token(piece)
 
             cleaner = hygiene.StreamCleaner(show, role=role, previous=previous)
+            splitter = split.Splitter() if tail is not None else None
             for chunk in self._pump(lambda stop: self._stream(self.model(role), messages, stop), deadline):
                 metrics["received"] = True
                 content = chunk.content if isinstance(chunk.content, str) else ""
+                if content and splitter is not None:
+                    content = splitter.feed(content)
                 if content:
                     cleaner.feed(content)
                 _note(chunk, metrics)
+            if splitter is not None:
+                rest = splitter.close()
+                if rest:
+                    cleaner.feed(rest)
+                tail[:] = [splitter.tail] if splitter.found else []
             if not "".join(cleaner.raw).strip():
                 raise _Rejected("an empty reply")
-            cleaned = cleaner.close(truncated=metrics.get("done_reason") == "length")
+            cut_short = metrics.get("done_reason") == "length" and not (splitter is not None and splitter.found)
+            cleaned = cleaner.close(truncated=cut_short)  # a reply cut in its actions has its prose whole
             metrics["habits"] = list(cleaned.habits)
             metrics["reasoning"] = metrics.get("reasoning") or cleaned.reasoning or None
             if not cleaned.usable:

@@ -1,9 +1,15 @@
-"""Prompts for the LLM roles, laid out for prefix-cache reuse.
+"""Prompts for the LLM roles, laid out for prefix-cache reuse and kept small.
 
-The system message is static for a campaign: role rules, then the pack's style guide, then the critical rules
-again (models weigh the start and the end of a long system prompt most). Everything that changes per turn
-goes into the user message as budgeted sections (``llm.budget``): the scene (never trimmed), lore about the
-place and the people on stage (trimmed least relevant first), and recent turns (trimmed oldest first).
+The system message is static for a campaign and begins the same way for every role: the setting line, then (for the
+roles that write prose or speech: the narrator and the characters) the pack's style guide, up to
+:data:`STYLE_TOKENS`, then the role's rules last, where a model weighs them most. Everything that changes goes into
+the user message as budgeted sections (``llm.budget``), what holds for a scene before what changes each turn: the
+brief and the scene's place, people and player (never trimmed), lore about what is on stage (trimmed least relevant
+first), the recent turns (trimmed oldest first), and this turn's facts last. Each role's prompt is held to its
+``prompt_tokens`` budget (``Settings.roles``).
+
+The narrator rewords the turn's four suggested actions after its prose, below a line ``[ACTIONS]`` (``llm.tail``),
+so a story turn costs one call; the ``suggestion_refiner`` prompt is used only when that part is missing.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from skald import events as ev
-from skald.llm.budget import Prompt, Section, SectionKind
+from skald.llm import tail
+from skald.llm.budget import Prompt, Section, SectionKind, estimate_tokens
 from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, interpretation, pronouns, prose
@@ -25,9 +32,12 @@ from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNp
 NARRATOR_RULES = (
     "You narrate one turn of a text role-playing game. Write 5 to 8 sentences, at most 250 words, in the second "
     "person, present tense. Narrate exactly the outcome you are given: never change whether the action succeeded. "
-    "Name only the people listed as present. Do not list options, ask what the player does, or add notes. "
+    "Name only the people listed as present. Do not ask what the player does or add notes. "
     f"The block between {MARKER} and {END_MARKER} is the director's brief, for you alone: let it guide the scene, "
-    "tell every fact it says this turn must convey, keep its secrets, and never quote, name or mention the brief."
+    "tell every fact it says this turn must convey, keep its secrets, and never quote, name or mention the brief. "
+    f"After the prose, when actions are listed, write a line with only {tail.MARKER}, then the four actions, one a "
+    "line, numbered 1 to 4 in their order, each reworded to fit your prose: same meaning, imperative, at most 80 "
+    "characters, naming only people present."
 )
 DIRECTOR_RULES = (
     "You are the director of a text role-playing game. Write the brief the narrator keeps in mind for this scene: "
@@ -78,15 +88,39 @@ class EvaluationProse(BaseModel):
     summary: str = Field(min_length=40, max_length=900, description="3 to 5 sentences, second person, past tense")
 
 
-def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None) -> str:
-    """Static for a campaign: rules, the pack's style guide (its ``style`` paragraph plus the style lane's chunks,
-    or every ``style/`` document without an index), the rules again."""
-    extra = style_chunks if style_chunks else [d.body for _, d in sorted(pack.docs.items())
-                                               if d.meta.doc_type == "style"]
-    style = "\n\n".join([pack.era.style, *extra])
+STYLE_TOKENS = 350  # the most of the style guide a prompt carries (the era's style paragraph is always whole)
+
+
+def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None, *, style: bool = True) -> str:
+    """Static for a campaign, and the same start for every role of a pack: the setting, the style guide when
+    ``style`` (the era's ``style`` paragraph plus the style lane's chunks, or every ``style/`` document without an
+    index, paragraph by paragraph up to :data:`STYLE_TOKENS`; ``skald pack lint`` says when a pack's is longer), then
+    the role's ``rules``."""
     era = pack.era
     setting = f"Setting: {era.name}, {era.era}. Tone: {era.tone} Themes: {', '.join(era.themes)}."
-    return f"{rules}\n\n{setting}\n\nStyle guide:\n{style}\n\nRemember: {rules}"
+    if not style:
+        return f"{setting}\n\n{rules}"
+    return f"{setting}\n\nStyle guide:\n{style_guide(pack, style_chunks)}\n\n{rules}"
+
+
+def style_guide(pack: EraPack, chunks: list[str] | None = None) -> str:
+    """The style guide as the prompts carry it (see :func:`_system`)."""
+    extra = chunks if chunks else [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"]
+    kept, used = [pack.era.style], estimate_tokens(pack.era.style)
+    for paragraph in (p.strip() for text in extra for p in text.split("\n\n")):
+        cost = estimate_tokens(paragraph) + 1
+        if not paragraph or used + cost > STYLE_TOKENS:
+            continue
+        kept.append(paragraph)
+        used += cost
+    return "\n\n".join(kept)
+
+
+def style_overflow(pack: EraPack) -> int:
+    """Tokens of the pack's style guide (its ``style`` paragraph and ``style/`` documents) that no prompt carries."""
+    whole = "\n\n".join([pack.era.style, *(d.body for _, d in sorted(pack.docs.items())
+                                             if d.meta.doc_type == "style")])
+    return max(0, estimate_tokens(whole) - estimate_tokens(style_guide(pack)))
 
 
 def said_text(state: GameState) -> str:
@@ -99,17 +133,20 @@ def said_text(state: GameState) -> str:
     return routed.text
 
 
-def scene_text(state: GameState, pack: EraPack) -> str:
+def scene_head(state: GameState, pack: EraPack) -> str:
+    """What a turn's prompt says of the scene that holds from turn to turn: the place, who is present, the player."""
     location = pack.locations[state.after.location]
+    return "\n".join([f"Location: {location.name}.",
+                      "Present: " + (", ".join(f"{p.name} ({p.role})" for p in state.present_npcs) or "nobody"),
+                      player_text(state)])
+
+
+def turn_text(state: GameState, pack: EraPack) -> str:
+    """This turn's facts: the time, the input, the outcome, what must be said plainly, the consequences, a rumor."""
     result = state.mechanic_result
     minutes = state.after.world.time_minutes
-    lines = [
-        f"Location: {location.name}.",
-        f"Time: {clock.clock_text(minutes, pack.era.calendar.day_names)}",
-        "Present: " + (", ".join(f"{p.name} ({p.role})" for p in state.present_npcs) or "nobody"),
-        player_text(state),
-        f"Player input: {said_text(state)}",
-    ]
+    lines = [f"Time: {clock.clock_text(minutes, pack.era.calendar.day_names)}",
+             f"Player input: {said_text(state)}"]
     if result is not None and result.impossible:
         lines.append(f"Outcome: IMPOSSIBLE. {result.summary}")
         lines.append("Nothing happened and nothing changed: tell it plainly, in the world's terms, never as a success.")
@@ -125,6 +162,20 @@ def scene_text(state: GameState, pack: EraPack) -> str:
         if isinstance(event, ev.RumorHeard):
             lines.append(f"Rumor passed on: {pack.rumors[event.rumor].text}")
     return "\n".join(lines)
+
+
+def scene_text(state: GameState, pack: EraPack) -> str:
+    """The scene and this turn's facts (:func:`scene_head`, :func:`turn_text`), as the refiner and the beat
+    classifier read them."""
+    return f"{scene_head(state, pack)}\n{turn_text(state, pack)}"
+
+
+def actions_block(state: GameState) -> str | None:
+    """The turn's four suggested actions for the narrator to reword after its prose (``llm.tail``); None without."""
+    if not state.suggested_actions:
+        return None
+    return f"Actions to reword after {tail.MARKER}:\n" + "\n".join(
+        f"{i}. {s.label}" for i, s in enumerate(state.suggested_actions, 1))
 
 
 def scene_lines_block(state: GameState) -> str | None:
@@ -189,13 +240,14 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
     and voice lanes' hits when the index gave them (``retrieved``), else every ``lore/`` and ``voices/`` document
     whose ``related`` ids are on stage.
 
-    Ranks (higher is kept longer): the focus NPC's voice 100 and description 95; the place 60; lore about the
-    place 50-59 (retrieved: by score); other people on stage 40 down, their voices 35 down; lore about people or
-    factions on stage 30; the factions on stage (description and agenda) 25.
+    Ranks (higher is kept longer): the focus NPC's voice 100; lore the index found for this turn 96-99 (by score,
+    its first sentences up to :data:`LORE_HIT_TOKENS`); the focus NPC's description 95; the place 60; lore documents
+    about the place 55; other people on stage 40 down, their voices 35 down; lore about people or factions on stage
+    30; the factions on stage (description and agenda) 25.
     """
     location = pack.locations[state.after.location]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
-    out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
+    out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details[:PLACE_DETAILS]), rank=60,
                    title=f"About {location.name}:")]
     people, faction_ids = scene_entities(state, pack)
     factions = set(faction_ids)
@@ -208,7 +260,8 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
                            title=f"About {faction.name}:"))
     if retrieved is not None and not retrieved.unavailable:
         for hit in retrieved.lore:
-            out.append(Section(SectionKind.LORE, hit.text, rank=50 + round(9 * max(0.0, hit.score)),
+            out.append(Section(SectionKind.LORE, _lead(hit.text, LORE_HIT_TOKENS),
+                               rank=96 + round(3 * max(0.0, hit.score)),
                                title=f"{hit.heading} ({hit.source_path}):"))
         for hit in retrieved.voice:
             rank = 100 if focus in hit.related else 35
@@ -229,24 +282,63 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
     return out
 
 
-def history_sections(state: PersistentState) -> list[Section]:
-    """The recent turns (``state.recent``), trimmed oldest first."""
+HISTORY_BLOCK = 2  # the narrator's window of recent turns starts anew every this many turns (see history_sections)
+LORE_TOKENS = 350  # the narrator's lore: the most relevant sections that fit, the same for every turn of a scene
+PLACE_DETAILS = 12  # of a place's details, the first so many
+LORE_HIT_TOKENS = 110  # of a lore chunk the index found, its first sentences up to this many tokens
+
+
+def _lead(text: str, tokens: int) -> str:
+    """The first whole sentences of ``text`` within ``tokens`` (at least the first sentence)."""
+    parts = prose.sentences(" ".join(text.split()))
+    kept: list[str] = []
+    for sentence in parts:
+        if kept and estimate_tokens(" ".join([*kept, sentence])) > tokens:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def history_sections(state: PersistentState, block: int | None = None) -> list[Section]:
+    """The recent turns (``state.recent``), trimmed oldest first. With ``block``, only those from the start of the
+    last whole block of ``block`` turns: the window grows by a turn, then starts anew, so that every other turn's
+    prompt is the last one's with a turn added (a prefix the model has cached) rather than shifted by one."""
+    recent = state.recent
+    if block and recent:
+        last = recent[-1].turn
+        start = block * (last // block) - block + 1
+        recent = [t for t in recent if t.turn >= start]
     return [Section(SectionKind.HISTORY, " ".join(t.sentences), rank=t.turn,
-                    title=f"Turn {t.turn} ({t.input}):") for t in state.recent]
+                    title=f"Turn {t.turn} ({t.input}):") for t in recent]
+
+
+def within(sections: list[Section], tokens: int) -> list[Section]:
+    """The most relevant of ``sections`` (LORE: highest ``rank`` first, on a tie the one given first) that fit in
+    ``tokens``, in the order given. Deterministic for a scene, so the prompt's prefix holds from turn to turn."""
+    kept, used = set(), 0
+    for i, section in sorted(enumerate(sections), key=lambda p: (-p[1].rank, p[0])):
+        cost = estimate_tokens(section.render()) + 1
+        if used + cost <= tokens:
+            kept.add(i)
+            used += cost
+    return [section for i, section in enumerate(sections) if i in kept]
 
 
 def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> Prompt:
-    """System: rules and the style guide (with the style lane's hits, queried with the era's tone, so it is the same
-    every turn); user: the scene, lore and voices about what is on stage, and the recent turns."""
+    """System: the setting, the style guide (with the style lane's hits, queried with the era's tone, so it is the
+    same every turn) and the rules; user: the brief and the scene (what holds for the scene), lore and voices about
+    what is on stage, the recent turns, then this turn's facts, the Director's notes, the scene's lines and the
+    actions to reword."""
     style = [hit.text for hit in retrieved.style] if retrieved is not None else []
     block = brief_block(state, pack)
-    brief = [Section(SectionKind.SCENE, block)] if block else []
-    now = [Section(SectionKind.TURN, scene_text(state, pack), title="This turn:")]
-    now += [Section(SectionKind.TURN, extra) for extra in [turn_notes(state)] if extra]
-    talk = scene_lines_block(state)
-    now += [Section(SectionKind.TURN, talk)] if talk else []
-    return Prompt(_system(NARRATOR_RULES, pack, style), (*brief, *lore_sections(state, pack, retrieved),
-                                                         *history_sections(state), *now))
+    scene = [Section(SectionKind.SCENE, block)] if block else []
+    scene.append(Section(SectionKind.SCENE, scene_head(state, pack), title="The scene:"))
+    now = [Section(SectionKind.TURN, turn_text(state, pack), title="This turn:")]
+    now += [Section(SectionKind.TURN, extra) for extra in (turn_notes(state), scene_lines_block(state),
+                                                            actions_block(state)) if extra]
+    lore = within(lore_sections(state, pack, retrieved), LORE_TOKENS)
+    return Prompt(_system(NARRATOR_RULES, pack, style), (*scene, *lore, *history_sections(state, HISTORY_BLOCK),
+                                                         *now))
 
 
 def director_prompt(state: PersistentState, people: list[PresentNpc], names: dict[str, str], pack: EraPack,
@@ -268,13 +360,13 @@ def director_prompt(state: PersistentState, people: list[PresentNpc], names: dic
     for hit in retrieved.hooks if retrieved is not None else []:
         sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
                                 title=f"Possible hook ({hit.source_path}):"))
-    return Prompt(_system(DIRECTOR_RULES, pack), tuple(sections))
+    return Prompt(_system(DIRECTOR_RULES, pack, style=False), tuple(sections))
 
 
 def refiner_prompt(state: GameState, pack: EraPack, suggestions: list[Suggestion]) -> Prompt:
     listed = json.dumps({"suggestions": [s.model_dump(include={"label", "tone", "risk"}, mode="json")
                                          for s in suggestions]})
-    return Prompt(_system(REFINER_RULES, pack), (
+    return Prompt(_system(REFINER_RULES, pack, style=False), (
         Section(SectionKind.SCENE, scene_text(state, pack)),
         Section(SectionKind.SCENE, state.final_text, title="Narration:"),
         Section(SectionKind.SCENE, listed, title="Suggestions to rewrite:"),
@@ -284,7 +376,7 @@ def refiner_prompt(state: GameState, pack: EraPack, suggestions: list[Suggestion
 def beat_prompt(state: GameState, pack: EraPack, episode: Episode, beat: str) -> Prompt:
     """The episode, its current beat and this turn's scene."""
     facts = f"Episode: {episode.title}. Premise: {episode.premise}\nCurrent beat: {beat}."
-    return Prompt(_system(BEAT_RULES, pack), (Section(SectionKind.SCENE, facts), Section(SectionKind.SCENE,
+    return Prompt(_system(BEAT_RULES, pack, style=False), (Section(SectionKind.SCENE, facts), Section(SectionKind.SCENE,
                                                                                           scene_text(state, pack))))
 
 
@@ -312,7 +404,7 @@ def evaluator_prompt(pack: EraPack, episode: Episode, evaluation: EpisodeEvaluat
              f"Playstyle: {evaluation.playstyle}.", "Key moments:",
              *(f"- turn {k.turn}: {k.line}" for k in evaluation.key_moments),
              f"Plain summary to improve on: {evaluation.summary}"]
-    return Prompt(_system(EVALUATOR_RULES, pack), (Section(SectionKind.SCENE, "\n".join(facts)),))
+    return Prompt(_system(EVALUATOR_RULES, pack, style=False), (Section(SectionKind.SCENE, "\n".join(facts)),))
 
 
 CHARACTER_RULES = (
@@ -382,7 +474,7 @@ def character_prompt(task: Any, pack: EraPack, voice: list[str] = ()) -> Prompt:
 def moderator_prompt(goal: str, characters: dict[str, str], lines: list[Any], pack: EraPack) -> Prompt:
     """The scene's goal, its characters (id -> name) and the beat's lines."""
     cast = "\n".join(f"- {cid}: {name}" for cid, name in characters.items())
-    return Prompt(_system(MODERATOR_RULES, pack), (
+    return Prompt(_system(MODERATOR_RULES, pack, style=False), (
         Section(SectionKind.SCENE, f"Scene goal: {goal}\nCharacters:\n{cast}"),
         Section(SectionKind.SCENE, _transcript(lines, characters | {"all": "everyone"}) or "(nothing said)",
                 title="This beat:")))

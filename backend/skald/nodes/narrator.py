@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from skald import events as ev
 from skald import views
 from skald.context import TurnContext
-from skald.llm import lore, offline, prompts
+from skald.llm import lore, offline, prompts, tail
 from skald.llm.ask import ask
 from skald.llm.client import REJECTED
 from skald.llm.offline.dialogue import spoken_lines
@@ -19,10 +19,11 @@ from skald.state import GameState
 def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: director_instructions, mechanic_result, present_npcs, staged events, after, recent turns, scene_lines.
     Writes: final_text (5-8 sentences, <= 250 words, second person; a scene's lines woven in verbatim, with
-    ``rules.prose.limits`` room for each), llm_calls, context_stats, lore_citations,
-    warnings (fallback used, prompt trimmed, the lore index unusable, option lists or meta sections stripped, prose
-    cut, NPCs named who are not in the scene). The prompt's style, lore and voice lanes are fetched here through the
-    context. The call ends by the turn's deadline (``TurnContext.deadline``).
+    ``rules.prose.limits`` room for each), narrated_actions (the four suggestions as the reply reworded them after its
+    ``[ACTIONS]`` line, ``llm.tail``, for the Refiner to check; None when it had none), llm_calls, context_stats,
+    lore_citations, warnings (fallback used, prompt trimmed, the lore index unusable, option lists or meta sections
+    stripped, prose cut, NPCs named who are not in the scene). The prompt's style, lore and voice lanes are fetched
+    here through the context. The call ends by the turn's deadline (``TurnContext.deadline``).
 
     Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``. The player keeps what they
     read: a reply that breaks off after its first tokens (a timeout, the turn budget running out, a broken stream)
@@ -50,7 +51,8 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         writer({"kind": "token", "role": "narrator", "text": token})
 
     previous = " ".join(state.recent[-1].sentences) if state.recent else ""
-    asked = ask(ctx.llm, "narrator", prompt, on_token=show, deadline=ctx.deadline, previous=previous)
+    asked = ask(ctx.llm, "narrator", prompt, on_token=show, deadline=ctx.deadline, previous=previous,
+                tail=bool(state.suggested_actions))
     index_warnings = dict.fromkeys(w for r in found for w in r.warnings if w not in state.warnings)  # once a turn
     warnings = asked.warnings + list(index_warnings)
     cited = [hit.id for r in found for hit in (*r.style, *r.lore, *r.voice)]
@@ -83,7 +85,9 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         if name in said:
             continue
         warnings.append(f"narrator: names {name}, who is not in the scene")
-    return asked.update() | {"final_text": text, "warnings": warnings, "lore_citations": cited}
+    actions = tail.actions(asked.tail) if asked.tail and asked.value is not None else None
+    return asked.update() | {"final_text": text, "warnings": warnings, "lore_citations": cited,
+                             "narrated_actions": actions}
 
 
 def _given(state: GameState, pack: EraPack) -> str:

@@ -11,7 +11,9 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
 * ``director``: a scene brief draft (JSON) from the ``Location:``, ``Present:`` and ``Already in the brief:`` lines.
 * ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:``,
   ``Say these plainly:`` and ``Consequences:`` lines (and the companion line the Director asks for), phrasings
-  picked by a stable hash; in a multi-character scene, every line of its ``Scene lines:`` woven in, words verbatim.
+  picked by a stable hash; in a multi-character scene, every line of its ``Scene lines:`` woven in, words verbatim;
+  then, when the prompt lists ``Actions to reword``, a line ``[ACTIONS]`` and the four, numbered, the second and the
+  fourth lightly reworded (``llm.tail``).
 * ``suggestion_refiner``: with a ``format`` (JSON schema), the four suggestions from ``Suggestions to rewrite:``
   with the same tones, risks and names, lightly reworded when that is safe.
 * ``evaluator``: ``{"summary": ...}``, the plain summary of the facts it is given, retold in the past tense.
@@ -28,7 +30,8 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
   system prompt lists), the rest as concept and hook, and each "no ..." as a content limit.
 
 Faults (:func:`load_faults`, a YAML mapping ``turn -> {role: fault}``) make every request of that role in that
-turn fail: ``http_500``, ``not_json``, ``bad_schema`` (a wrong tone) or ``empty``; with the suffix ``_once``
+turn fail: ``http_500``, ``not_json``, ``bad_schema`` (a wrong tone), ``empty`` or ``no_actions`` (a narration without
+its ``[ACTIONS]`` part, so the refiner is asked); with the suffix ``_once``
 only the first request of the role in the turn fails, so a retry or the validation feedback succeeds.
 
 It sits under :class:`~skald.replay.transports.RecordingTransport` exactly where a real Ollama would, so a
@@ -48,6 +51,7 @@ from typing import Any
 import httpx
 import yaml
 
+from skald.llm import tail
 from skald.llm.client import ROLE_HEADER
 from skald.rules import prose
 from skald.settings import ROLES
@@ -55,7 +59,7 @@ from skald.settings import ROLES
 MODEL = "scripted"
 CREATED_AT = "2025-01-01T00:00:00Z"
 WORDS_PER_CHUNK = 4
-FAULTS = ("http_500", "not_json", "bad_schema", "empty")
+FAULTS = ("http_500", "not_json", "bad_schema", "empty", "no_actions")
 ONCE = "_once"
 
 # ----------------------------------------------------------------------------------------------- phrasings
@@ -119,12 +123,23 @@ CLOSINGS = [
 ADVERBS = ("Calmly", "Carefully", "Quietly")
 
 
-def _pick(options: list[str], key: str, salt: str) -> str:
+def _pick(options: list[str], key: str, salt: str, avoid: str = "", **fields: str) -> str:
+    """One of ``options`` by a stable hash of ``key`` and ``salt``, formatted with ``fields``; with ``avoid`` (the
+    last turn's prose), the next one in turn whose text it does not hold, as a careful model does not open two turns
+    alike (the first pick when every one is in it)."""
     digest = hashlib.sha256(f"{salt}|{key}".encode()).digest()
-    return options[int.from_bytes(digest[:4], "big") % len(options)]
+    start = int.from_bytes(digest[:4], "big") % len(options)
+    picks = [options[(start + i) % len(options)].format(**fields) for i in range(len(options))]
+    return next((x for x in picks if not avoid or x not in avoid), picks[0])
 
 
 # -------------------------------------------------------------------------------------------------- faults
+
+
+def _last_turn(text: str) -> str:
+    """The prose of the newest ``Turn N (...):`` section of a narrator prompt ("" without one)."""
+    found = re.findall(r"(?m)^Turn \d+ \([^\n]*\):\n(.*)$", text)
+    return found[-1] if found else ""
 
 
 def load_faults(path: Path | None) -> dict[int, dict[str, str]]:
@@ -221,6 +236,8 @@ class ScriptedOllama(httpx.BaseTransport):
             content = "Sure! Here are four better actions for the player, one per line, no JSON today."
         elif fault == "bad_schema":
             content = self._bad_schema(body)
+        elif fault == "no_actions":  # the prose alone, as a model that ignores the [ACTIONS] instruction writes it
+            content = self.reply(role, body).split(f"\n\n{tail.MARKER}\n")[0]
         elif role == "setup":
             content, calls = self._setup(body)
             return self._stream(body, content, calls)
@@ -365,12 +382,13 @@ class ScriptedOllama(httpx.BaseTransport):
 
         talk = ScriptedOllama._scene_lines(text)
         lower_place = place[0].lower() + place[1:] if place.startswith("The ") else place
-        opening = _pick(OPENINGS, key, "open").format(place=lower_place, Place=place)
+        last = _last_turn(text)
+        opening = _pick(OPENINGS, key, "open", last, place=lower_place, Place=place)
         said_to = " ".join(_lines(text, "Player input:")).lower()
         named = [n for n in present if any(len(part) > 2 and re.search(rf"\b{re.escape(part.lower())}\b", said_to)
                                            for part in n.split())]
-        who = (_pick(PRESENCE, key, "who").format(name=named[0] if named else _pick(present, key, "name"))
-               if present else _pick(ALONE, key, "alone"))
+        who = (_pick(PRESENCE, key, "who", last, name=named[0] if named else _pick(present, key, "name"))
+               if present else _pick(ALONE, key, "alone", last))
         said = summary if not summary or summary.endswith((".", "!", "?")) else summary + "."
         tails = SUCCESS_TAIL if kind in ("SUCCESS", "CRITICAL_SUCCESS") else (
             FAILURE_TAIL if kind in ("FAILURE", "CRITICAL_FAILURE") else QUIET_TAIL)
@@ -388,7 +406,25 @@ class ScriptedOllama(httpx.BaseTransport):
             if len(prose.sentences(" ".join(parts))) >= 6:
                 break
             parts.append(closing)
-        return " ".join([*parts[:3], *talk, *parts[3:]])
+        story = " ".join([*parts[:3], *talk, *parts[3:]])
+        actions = ScriptedOllama._actions(text)
+        return f"{story}\n\n{tail.MARKER}\n{actions}" if actions else story
+
+    @staticmethod
+    def _actions(text: str) -> str:
+        """The ``Actions to reword`` block's four actions, numbered, the second and the fourth (looking about and
+        the neutral one, safe as a rule) lightly reworded as the refiner rewords a safe one."""
+        block = text.partition(f"Actions to reword after {tail.MARKER}:")[2].strip().split("\n\n")[0]
+        labels = [m.group(1) for m in (re.match(r"\d\. (.+)", line) for line in block.splitlines()) if m]
+        out = []
+        for number, label in enumerate(labels, 1):
+            if number in (2, 4) and label[:1].isupper() and label.split()[0].isalpha():
+                adverb = _pick(list(ADVERBS), label, "adverb")
+                candidate = f"{adverb}, {label[0].lower()}{label[1:]}"
+                if adverb.lower() not in label.lower() and len(candidate) <= 80:
+                    label = candidate
+            out.append(f"{number}. {label}")
+        return "\n".join(out)
 
     @staticmethod
     def _scene_lines(text: str) -> list[str]:
