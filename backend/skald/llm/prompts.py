@@ -94,7 +94,7 @@ STYLE_TOKENS = 350  # the most of the style guide a prompt carries (the era's st
 def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None, *, style: bool = True) -> str:
     """Static for a campaign, and the same start for every role of a pack: the setting, the style guide when
     ``style`` (the era's ``style`` paragraph plus the style lane's chunks, or every ``style/`` document without an
-    index, paragraph by paragraph up to :data:`STYLE_TOKENS`; ``skald pack lint`` says when a pack's is longer), then
+    index, paragraph by paragraph up to :data:`STYLE_TOKENS`; ``style_overflow`` counts what is left out), then
     the role's ``rules``."""
     era = pack.era
     setting = f"Setting: {era.name}, {era.era}. Tone: {era.tone} Themes: {', '.join(era.themes)}."
