@@ -105,7 +105,7 @@ def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None, *,
 
 def style_guide(pack: EraPack, chunks: list[str] | None = None) -> str:
     """The style guide as the prompts carry it (see :func:`_system`)."""
-    extra = chunks if chunks else [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"]
+    extra = chunks if chunks else _style_docs(pack)
     kept, used = [pack.era.style], estimate_tokens(pack.era.style)
     for paragraph in (p.strip() for text in extra for p in text.split("\n\n")):
         cost = estimate_tokens(paragraph) + 1
@@ -116,10 +116,14 @@ def style_guide(pack: EraPack, chunks: list[str] | None = None) -> str:
     return "\n\n".join(kept)
 
 
+def _style_docs(pack: EraPack) -> list[str]:
+    """The bodies of the pack's ``style/`` documents, by path."""
+    return [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"]
+
+
 def style_overflow(pack: EraPack) -> int:
     """Tokens of the pack's style guide (its ``style`` paragraph and ``style/`` documents) that no prompt carries."""
-    whole = "\n\n".join([pack.era.style, *(d.body for _, d in sorted(pack.docs.items())
-                                             if d.meta.doc_type == "style")])
+    whole = "\n\n".join([pack.era.style, *_style_docs(pack)])
     return max(0, estimate_tokens(whole) - estimate_tokens(style_guide(pack)))
 
 
@@ -247,7 +251,7 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
     """
     location = pack.locations[state.after.location]
     focus = state.director_instructions.focus_npc if state.director_instructions else None
-    out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details[:PLACE_DETAILS]), rank=60,
+    out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
     people, faction_ids = scene_entities(state, pack)
     factions = set(faction_ids)
@@ -284,7 +288,6 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
 
 HISTORY_BLOCK = 2  # the narrator's window of recent turns starts anew every this many turns (see history_sections)
 LORE_TOKENS = 350  # the narrator's lore: the most relevant sections that fit, the same for every turn of a scene
-PLACE_DETAILS = 12  # of a place's details, the first so many
 LORE_HIT_TOKENS = 110  # of a lore chunk the index found, its first sentences up to this many tokens
 
 

@@ -136,6 +136,16 @@ def _pick(options: list[str], key: str, salt: str, avoid: str = "", **fields: st
 # -------------------------------------------------------------------------------------------------- faults
 
 
+def _reworded(label: str) -> str:
+    """A safe suggestion's label lightly reworded, as a model rewords it: an adverb before it ("Calmly, buy ..."),
+    when the label opens with a capitalised word, has no such adverb yet and stays within 80 characters."""
+    if not (label[:1].isupper() and label.split()[0].isalpha()):
+        return label
+    adverb = _pick(list(ADVERBS), label, "adverb")
+    candidate = f"{adverb}, {label[0].lower()}{label[1:]}"
+    return candidate if adverb.lower() not in label.lower() and len(candidate) <= 80 else label
+
+
 def _last_turn(text: str) -> str:
     """The prose of the newest ``Turn N (...):`` section of a narrator prompt ("" without one)."""
     found = re.findall(r"(?m)^Turn \d+ \([^\n]*\):\n(.*)$", text)
@@ -418,12 +428,7 @@ class ScriptedOllama(httpx.BaseTransport):
         labels = [m.group(1) for m in (re.match(r"\d\. (.+)", line) for line in block.splitlines()) if m]
         out = []
         for number, label in enumerate(labels, 1):
-            if number in (2, 4) and label[:1].isupper() and label.split()[0].isalpha():
-                adverb = _pick(list(ADVERBS), label, "adverb")
-                candidate = f"{adverb}, {label[0].lower()}{label[1:]}"
-                if adverb.lower() not in label.lower() and len(candidate) <= 80:
-                    label = candidate
-            out.append(f"{number}. {label}")
+            out.append(f"{number}. {_reworded(label) if number in (2, 4) else label}")
         return "\n".join(out)
 
     @staticmethod
@@ -460,11 +465,8 @@ class ScriptedOllama(httpx.BaseTransport):
         out = []
         for item in self._listed(users):
             label = str(item.get("label", "")).strip()
-            if item.get("risk") == "SAFE" and label and label[0].isupper() and label.split()[0].isalpha():
-                adverb = _pick(list(ADVERBS), label, "adverb")
-                candidate = f"{adverb}, {label[0].lower()}{label[1:]}"
-                if adverb.lower() not in label.lower() and len(candidate) <= 80:
-                    label = candidate
+            if item.get("risk") == "SAFE":
+                label = _reworded(label)
             out.append({"label": label, "tone": item.get("tone"), "risk": item.get("risk")})
         return json.dumps({"suggestions": out})
 
