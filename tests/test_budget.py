@@ -24,15 +24,15 @@ SYSTEM = "s" * 400  # 100 tokens
 
 
 def story_prompt() -> Prompt:
-    """System 100 + scene 10 + history 3 x 10 + lore 2 x 10 = 160 tokens; sections given in a scrambled order."""
+    """System 100 + scene 10 + history 3 x 10 + lore 2 x 10 = 160 tokens, laid out static first."""
     return Prompt(
         system=SYSTEM,
         sections=(
-            section(HISTORY, 10, "h2", rank=2),
-            section(LORE, 10, "lore-low", rank=1),
             section(SCENE, 10, "scene"),
-            section(HISTORY, 10, "h1", rank=1),
+            section(LORE, 10, "lore-low", rank=1),
             section(LORE, 10, "lore-high", rank=9),
+            section(HISTORY, 10, "h1", rank=1),
+            section(HISTORY, 10, "h2", rank=2),
             section(HISTORY, 10, "h3", rank=3),
         ),
     )
@@ -111,26 +111,30 @@ def test_over_budget_warning_alone_when_there_is_nothing_to_drop():
     assert fitted.user == body(10, "s")
 
 
-def test_render_order_titles_and_static_system_first():
+def test_render_order_is_the_order_given_with_titles_and_the_system_apart():
     system = "Rules: narrate one turn.\n\nStyle guide: terse."
     prompt = Prompt(
         system=system,
         sections=(
-            Section(HISTORY, "turn 7", rank=7, title="Earlier"),
-            Section(LORE, "weak lore", rank=2),
             Section(SCENE, "scene A"),
+            Section(LORE, "weak lore", rank=2),
+            Section(SCENE, "scene B", title="Present"),
             Section(HISTORY, "turn 3", rank=3),
+            Section(HISTORY, "turn 7", rank=7, title="Earlier"),
             Section(LORE, "strong lore", rank=8, title="Lore"),
             Section(SectionKind.TURN, "input and outcome", title="This turn:"),
-            Section(SCENE, "scene B", title="Present"),
         ),
     )
     fitted = fit(prompt, "narrator", max_context=4096, reserved_output=512)
-    # static first (the scene, lore as given), then the turns so far, then this turn's facts: the prefix holds
-    assert fitted.user == "\n\n".join(["scene A", "Present\nscene B", "weak lore", "Lore\nstrong lore", "turn 3",
-                                        "Earlier\nturn 7", "This turn:\ninput and outcome"])
+    # the builder lays its prompt out static first; fit keeps that order, whatever the kinds
+    assert fitted.user == "\n\n".join(["scene A", "weak lore", "Present\nscene B", "turn 3", "Earlier\nturn 7",
+                                        "Lore\nstrong lore", "This turn:\ninput and outcome"])
     assert fitted.system == system  # returned unchanged: nothing per-turn is mixed into the static part
     assert "turn 3" not in fitted.system and "Style guide" not in fitted.user
+    trimmed = fit(prompt, "narrator", max_context=4096, reserved_output=512,
+                  target=fitted.stats.total_tokens - 2)  # one section over: the oldest turn goes, the order holds
+    assert trimmed.user == "\n\n".join(["scene A", "weak lore", "Present\nscene B", "Earlier\nturn 7",
+                                         "Lore\nstrong lore", "This turn:\ninput and outcome"])
 
 
 def test_ties_are_broken_by_given_order_deterministically():
@@ -143,9 +147,9 @@ def test_ties_are_broken_by_given_order_deterministically():
             section(LORE, 10, "lB", rank=5),
         ),
     )
-    assert kept_tags(fit(prompt, "r", 100, 0).user) == ["lA", "lB", "hA", "hB"]
+    assert kept_tags(fit(prompt, "r", 100, 0).user) == ["hA", "hB", "lA", "lB"]  # the order given
     # Among tied history the first-given counts as older and goes first; among tied lore the last-given goes first.
-    assert kept_tags(fit(prompt, "r", 30, 0).user) == ["lA", "lB", "hB"]
+    assert kept_tags(fit(prompt, "r", 30, 0).user) == ["hB", "lA", "lB"]
     assert kept_tags(fit(prompt, "r", 10, 0).user) == ["hB"]
 
 

@@ -139,3 +139,58 @@ def test_each_roles_prompt_prefix_is_byte_identical_across_the_turns_of_a_scene(
     refiner = {fit(prompts.refiner_prompt(s, pack, s.suggested_actions), "suggestion_refiner", 4096, 320).system
                for s in states}
     assert len(refiner) == 1  # the refiner's prompt is all this turn's but for its system text
+
+
+def test_the_narrators_scene_part_holds_whoever_a_turn_is_about(conn, campaign, pack, offline_llm):
+    """Turns that address one person, then another, and bring someone new on stage: the lore and the brief (the
+    part before who is on stage) read the same on every turn of the scene, as long as the brief itself holds."""
+    state, states = campaign, []
+    for line in ("look around", "talk to Hesper", "talk to Tobin", "ask Hesper about the water", "talk to Rhea",
+                 "wait a while", "ask Tobin about the drills", "ask Hesper about the rustwake", "nod at Tobin",
+                 "smile at Hesper"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=offline_llm)
+        states.append(state)
+    assert len({s.after.location for s in states}) == 1
+    heads: dict[str, set[str]] = {}
+    about: dict[str, set[str | None]] = {}
+    for s in states:
+        block = prompts.brief_block(s, pack) or ""
+        prompt = fit(prompts.narrator_prompt(s, pack), "narrator", 8192, 420)
+        heads.setdefault(block, set()).add(prompt.user.partition("\n\nPresent: ")[0])
+        about.setdefault(block, set()).add(s.director_instructions.focus_npc)
+    assert all(len(h) == 1 for h in heads.values())
+    assert any(len(people) > 1 for people in about.values())  # one brief, turns about different people, one head
+    present = [prompts.present_line(s, pack) for s in states]
+    names = [line.removeprefix("Present: ").split(", ") for line in present]
+    for before, after in zip(names, names[1:], strict=False):  # in the pack's order: someone new never reorders it
+        assert [n for n in after if n in before] == [n for n in before if n in after]
+
+
+def test_a_rumor_heard_keeps_its_place_among_the_briefs_secrets():
+    """The story of a rumor heard may be told and its truth is kept, in the place the untold story held."""
+    from types import SimpleNamespace
+
+    from skald import events as ev
+    from skald.packs.loader import load_pack
+    from skald.scene_brief import Secret
+
+    pack = load_pack("cinder_reach")
+    rumors = list(pack.rumors.values())[:3]
+    secrets = [Secret(text=brief_rules.end(r.text)[:300]) for r in rumors]
+    heard = rumors[1]
+    world = SimpleNamespace(known_rumors=[heard.id], public_rumors=[])
+    later = SimpleNamespace(after=SimpleNamespace(world=world), staged_events=[])
+    told = brief_rules._told(secrets, later, pack)
+    assert [s.text for s in told][0::2] == [secrets[0].text, secrets[2].text]
+    assert told[1] == brief_rules.verdict(heard.text, heard.true)
+    now = SimpleNamespace(after=SimpleNamespace(world=SimpleNamespace(known_rumors=[], public_rumors=[])),
+                          staged_events=[ev.RumorHeard(rumor=heard.id, source="hesper")])
+    assert brief_rules._told(secrets, now, pack) == told  # heard this turn or before: the same brief
+
+
+def test_what_a_turn_must_convey_is_in_its_prompt_once(conn, campaign, pack, offline_llm):
+    for state in played(conn, campaign, pack, offline_llm, 8):
+        user = fit(prompts.narrator_prompt(state, pack), "narrator", 8192, 420).user
+        turn = user[user.index("This turn:"):]
+        for item in state.director_instructions.brief.must_convey:
+            assert turn.count(item.rstrip(".")) == 1, item

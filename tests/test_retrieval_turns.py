@@ -16,6 +16,7 @@ import pytest
 from fake_ollama import FakeOllama, json_reply, text
 from skald.engine import Created, Engine, start_campaign
 from skald.graph import run_turn
+from skald.llm import prompts
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.rag.embeddings import embedder
@@ -23,6 +24,7 @@ from skald.rag.handle import LazyRetriever, private_index
 from skald.rag.retrieve import Found
 from skald.rag.store import LoreIndex, ingest
 from skald.rules.start import new_state
+from skald.scene_brief import MARKER
 from skald.settings import Settings
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
@@ -84,6 +86,24 @@ def test_retrieved_lore_reaches_the_narrator_and_is_cited(tmp_path, pack, index,
     [row] = rendered_turns(conn, "r")
     assert row["lore_citations"] == state.lore_citations  # Commit stored them with the turn
     assert not [w for w in state.warnings if w.startswith("retrieval")]
+    conn.close()
+
+
+def test_the_lore_found_for_a_turn_comes_after_the_scene_so_the_scene_part_holds(tmp_path, pack, index, server):
+    """The index is asked with each turn's outcome, so what it finds changes from turn to turn: it sits just before
+    this turn's facts, and the player, the place and the scene's lore ahead of the brief read the same on both turns
+    of one scene (the Director's own brief lands between them)."""
+    conn = connect(tmp_path / "r.db")
+    state = start_campaign(conn, pack, seed=3, campaign_id="r")
+    play(conn, state, pack, online(server), index, "ask Hesper about the water", "ask Hesper about the Rustwake")
+    users = [body["messages"][1]["content"] for body in server.chat_requests("nar")]
+    assert len(users) == 2
+    for user in users:
+        found = [chunk for chunk in user.split("\n\n") if chunk.startswith("Lore, ")]
+        assert found and len(found) <= prompts.TURN_LORE
+        assert user.index(found[-1]) < user.index("This turn:") and user.index("Present: ") < user.index(found[0])
+    heads = {user.partition(MARKER)[0] for user in users}
+    assert len(heads) == 1, "the scene's part of the prompt changed between two turns of one scene"
     conn.close()
 
 

@@ -281,7 +281,7 @@ def test_the_narrator_gets_the_brief_as_a_marked_block_and_a_static_system_promp
     for body in narrated:
         user = body["messages"][-1]["content"]
         assert user.count(MARKER) == 1 and "[END OF SCENE BRIEF]" in user
-        assert "This turn must convey:" in user
+        assert "Outcome: " in user and user.count("This turn must convey:") <= 1  # what is not said above it
 
 
 # ---------------------------------------------------------------------------------------------- prose checks

@@ -26,10 +26,10 @@ Trimming (``fit``)
     ``"<role>: trimmed the prompt to fit N tokens: dropped H history and L lore section(s)"`` (N is the budget).
 
 Rendering
-    Kept sections are rendered static first, so that a turn's prompt shares the longest prefix with the one before
-    it (Ollama reuses the cached prefix and evaluates only the rest): SCENE in the given order (what holds for the
-    scene), then LORE in the given order, then HISTORY oldest to newest, then TURN (this turn's facts: time, input,
-    outcome) last, so the newest facts sit closest to the reply. A section with a title is rendered as
+    Kept sections are rendered in the order the prompt gives them: each builder (``llm.prompts``) lays its prompt
+    out static first, so that a turn's prompt shares the longest prefix with the one before it (Ollama reuses the
+    cached prefix and evaluates only the rest): what holds for the campaign and the scene, then lore, then the turns
+    so far, then this turn's facts last, where they sit closest to the reply. A section with a title is rendered as
     ``title + "\\n" + text``. Sections are separated by a blank line.
 
 Accounting
@@ -201,8 +201,7 @@ def fit(
     indexed = list(enumerate(prompt.sections))
     scene = [(i, s) for i, s in indexed if s.kind == SectionKind.SCENE]
     turn = [(i, s) for i, s in indexed if s.kind == SectionKind.TURN]
-    # Lore is rendered in the order given (what a scene holds comes before what a query found, so it stays put from
-    # turn to turn) and dropped by rank, least relevant first.
+    # Everything is rendered in the order given; lore is dropped by rank, least relevant first.
     lore = sorted(((i, s) for i, s in indexed if s.kind == SectionKind.LORE), key=lambda p: (-p[1].rank, p[0]))
     history = sorted(((i, s) for i, s in indexed if s.kind == SectionKind.HISTORY), key=lambda p: (p[1].rank, p[0]))
 
@@ -223,8 +222,7 @@ def fit(
 
     kept_lore = [(i, s) for i, s in lore if i not in dropped]
     kept_history = [(i, s) for i, s in history if i not in dropped]
-    kept = scene + sorted(kept_lore) + kept_history + turn
-    user = SEPARATOR.join(s.render() for _, s in kept)
+    user = SEPARATOR.join(s.render() for i, s in indexed if i not in dropped)
 
     history_dropped = len(history) - len(kept_history)
     lore_dropped = len(lore) - len(kept_lore)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from skald import events as ev
 from skald.llm import tail
 from skald.llm.budget import Prompt, Section, SectionKind, estimate_tokens
-from skald.llm.lore import Retrieved, scene_entities
+from skald.llm.lore import Retrieved
 from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, interpretation, pronouns, prose
 from skald.rules.scene import everyone_at
@@ -138,11 +138,21 @@ def said_text(state: GameState) -> str:
 
 
 def scene_head(state: GameState, pack: EraPack) -> str:
-    """What a turn's prompt says of the scene that holds from turn to turn: the place, who is present, the player."""
+    """What a turn's prompt says first, as it holds for the campaign and the place: the player, then the place."""
     location = pack.locations[state.after.location]
-    return "\n".join([f"Location: {location.name}.",
-                      "Present: " + (", ".join(f"{p.name} ({p.role})" for p in state.present_npcs) or "nobody"),
-                      player_text(state)])
+    return "\n".join([player_text(state), f"Location: {location.name}."])
+
+
+def present_line(state: GameState, pack: EraPack) -> str:
+    """Who is on stage, in the pack's order (:func:`on_stage`): ``Present: Name (role), ...`` or ``nobody``."""
+    return "Present: " + (", ".join(f"{p.name} ({p.role})" for p in on_stage(state, pack)) or "nobody")
+
+
+def on_stage(state: GameState, pack: EraPack) -> list[PresentNpc]:
+    """The people on stage in the pack's order (its NPCs, then anyone else by id): the same whomever a turn is about,
+    so that a prompt listing them reads the same from turn to turn."""
+    order = {npc_id: i for i, npc_id in enumerate(pack.npcs)}
+    return sorted(state.present_npcs, key=lambda p: (order.get(p.id, len(order)), p.id))
 
 
 def turn_text(state: GameState, pack: EraPack) -> str:
@@ -171,7 +181,7 @@ def turn_text(state: GameState, pack: EraPack) -> str:
 def scene_text(state: GameState, pack: EraPack) -> str:
     """The scene and this turn's facts (:func:`scene_head`, :func:`turn_text`), as the refiner and the beat
     classifier read them."""
-    return f"{scene_head(state, pack)}\n{turn_text(state, pack)}"
+    return f"{scene_head(state, pack)}\n{present_line(state, pack)}\n{turn_text(state, pack)}"
 
 
 def actions_block(state: GameState) -> str | None:
@@ -222,17 +232,19 @@ def brief_block(state: GameState, pack: EraPack) -> str | None:
     return whisper(d.brief.scene_part(), d.names)
 
 
-def turn_notes(state: GameState) -> str | None:
+def turn_notes(state: GameState, told: str = "") -> str | None:
     """This turn's part of the Director's word (beat, mood, episode, what this turn must convey, the party's mood, a
     companion line to include): apart from the brief's scene part, which holds for the scene, so that the prompt's
-    prefix does too."""
+    prefix does too. What must be conveyed leaves out what ``told`` (the turn's facts, :func:`turn_text`) already
+    says: the outcome and the facts to say plainly are not asked for twice."""
     d = state.director_instructions
     if d is None or d.brief is None:
         return None
     extra = [f"Beat: {d.beat}; mood: {d.mood}."]
     extra += [f"Episode: {d.episode}"] if d.episode else []
-    if d.brief.must_convey:
-        extra += ["This turn must convey:", *(f"- {item}" for item in d.brief.must_convey)]
+    convey = [item for item in d.brief.must_convey if item.rstrip(".") not in told]  # not what "This turn" says
+    if convey:
+        extra += ["This turn must convey:", *(f"- {item}" for item in convey)]
     if d.brief.companion_mood is not None:
         extra.append(party_line(d.brief.companion_mood))
     extra += [f"Include this companion line: {d.banter}"] if d.banter else []
@@ -240,41 +252,40 @@ def turn_notes(state: GameState) -> str | None:
 
 
 def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> list[Section]:
-    """The place, the people on stage and their factions (from the pack's YAML), plus documents about them: the lore
-    and voice lanes' hits when the index gave them (``retrieved``), else every ``lore/`` and ``voices/`` document
-    whose ``related`` ids are on stage.
+    """What holds for the scene: the place, everyone there (``rules.scene.everyone_at``: the scene's cast, on stage
+    yet or not) and their factions (from the pack's YAML), their voices (the voice lane's hits when the index gave
+    them, else their ``voices/`` documents), and every ``lore/`` document whose ``related`` ids are among them. The
+    lore the index finds for a turn is apart (:func:`turn_lore`), so that this part stays the same all scene.
 
-    Ranks (higher is kept longer): the focus NPC's voice 100; lore the index found for this turn 96-99 (by score,
-    its first sentences up to :data:`LORE_HIT_TOKENS`); the focus NPC's description 95; the place 60; lore documents
-    about the place 55; other people on stage 40 down, their voices 35 down; lore about people or factions on stage
-    30; the factions on stage (description and agenda) 25.
+    Ranks (higher is kept longer): the voice of the NPC the scene turns on (its brief's focus) 100, their
+    description 95; the place 60; lore documents about the place 55; the others there 40 down (in the pack's order),
+    their voices 35; lore about people or factions on stage 30; the factions on stage (description and
+    agenda) 25. Nothing here depends on whom this turn is about.
     """
     location = pack.locations[state.after.location]
-    focus = state.director_instructions.focus_npc if state.director_instructions else None
+    brief = state.director_instructions.brief if state.director_instructions else None
+    focus = brief.focus.npc if brief is not None and brief.focus is not None else None  # the scene's, not the turn's
     out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
-    people, faction_ids = scene_entities(state, pack)
-    factions = set(faction_ids)
-    for index, person in enumerate(state.present_npcs):
+    cast = everyone_at(state.after, pack, location.id)
+    people = [p.id for p in cast]
+    factions = {p.faction for p in cast if p.faction} | ({location.faction} - {None})
+    faction_ids = sorted(f for f in factions if f in pack.factions)
+    for index, person in enumerate(cast):
         rank = 95 if person.id == focus else 40 - index
         out.append(Section(SectionKind.LORE, person.description, rank=rank, title=f"About {person.name}:"))
     for fid in faction_ids:
         faction = pack.factions[fid]
         out.append(Section(SectionKind.LORE, f"{faction.description} Agenda: {faction.agenda}", rank=25,
                            title=f"About {faction.name}:"))
-    if retrieved is not None and not retrieved.unavailable:
-        for hit in retrieved.lore:
-            out.append(Section(SectionKind.LORE, _lead(hit.text, LORE_HIT_TOKENS),
-                               rank=96 + round(3 * max(0.0, hit.score)),
-                               title=f"{hit.heading} ({hit.source_path}):"))
-        for hit in retrieved.voice:
-            rank = 100 if focus in hit.related else 35
-            out.append(Section(SectionKind.LORE, hit.text, rank=rank, title=f"Voice ({hit.source_path}):"))
-        return out
+    voices = retrieved.voice if retrieved is not None and not retrieved.unavailable else []
+    for hit in voices:
+        rank = 100 if focus in hit.related else 35
+        out.append(Section(SectionKind.LORE, hit.text, rank=rank, title=f"Voice ({hit.source_path}):"))
     about_here = {location.id}
     for rel, doc in sorted(pack.docs.items()):
         about = set(doc.meta.related)
-        if doc.meta.doc_type == "voice" and about & set(people):
+        if doc.meta.doc_type == "voice" and about & set(people) and not voices:
             rank = 100 if focus in about else 35
         elif doc.meta.doc_type == "lore" and about & about_here:
             rank = 55
@@ -284,6 +295,21 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
             continue
         out.append(Section(SectionKind.LORE, doc.body, rank=rank, title=f"{doc.meta.title} ({rel}):"))
     return out
+
+
+TURN_LORE = 2  # of the lore the index found for a turn, at most this many chunks not already in the scene's lore
+
+
+def turn_lore(retrieved: Retrieved | None, scene_lore: list[Section]) -> list[Section]:
+    """The lore the index found for this turn (the lore lane, queried with the place, the outcome and the people on
+    stage): at most :data:`TURN_LORE` chunks from documents the scene's lore does not already hold, best first, each
+    cut to its first sentences (:data:`LORE_HIT_TOKENS`). Ranks 96-99 by score: kept over the scene's lore."""
+    if retrieved is None or retrieved.unavailable:
+        return []
+    held = " ".join(section.title or "" for section in scene_lore)
+    fresh = [hit for hit in retrieved.lore if f"({hit.source_path})" not in held][:TURN_LORE]
+    return [Section(SectionKind.LORE, _lead(hit.text, LORE_HIT_TOKENS), rank=96 + round(3 * max(0.0, hit.score)),
+                    title=f"Lore, {hit.heading} ({hit.source_path}):") for hit in fresh]
 
 
 HISTORY_BLOCK = 2  # the narrator's window of recent turns starts anew every this many turns (see history_sections)
@@ -302,15 +328,22 @@ def _lead(text: str, tokens: int) -> str:
     return " ".join(kept)
 
 
-def history_sections(state: PersistentState, block: int | None = None) -> list[Section]:
+def history_sections(state: PersistentState, block: int | None = None, place: str | None = None) -> list[Section]:
     """The recent turns (``state.recent``), trimmed oldest first. With ``block``, only those from the start of the
     last whole block of ``block`` turns: the window grows by a turn, then starts anew, so that every other turn's
-    prompt is the last one's with a turn added (a prefix the model has cached) rather than shifted by one."""
+    prompt is the last one's with a turn added (a prefix the model has cached) rather than shifted by one. With
+    ``place`` (a location id), only the turns played there since the player last arrived, or the last turn alone on
+    arriving (how they came): what happened in another place is the last scene's, not this one's."""
     recent = state.recent
     if block and recent:
         last = recent[-1].turn
         start = block * (last // block) - block + 1
         recent = [t for t in recent if t.turn >= start]
+    if place is not None and recent:
+        here = len(recent)
+        while here and recent[here - 1].location == place:
+            here -= 1
+        recent = recent[here:] or recent[-1:]
     return [Section(SectionKind.HISTORY, " ".join(t.sentences), rank=t.turn,
                     title=f"Turn {t.turn} ({t.input}):") for t in recent]
 
@@ -329,19 +362,24 @@ def within(sections: list[Section], tokens: int) -> list[Section]:
 
 def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None = None) -> Prompt:
     """System: the setting, the style guide (with the style lane's hits, queried with the era's tone, so it is the
-    same every turn) and the rules; user: the brief and the scene (what holds for the scene), lore and voices about
-    what is on stage, the recent turns, then this turn's facts, the Director's notes, the scene's lines and the
-    actions to reword."""
+    same every turn) and the rules. User, laid out so that each part changes less often than the next (the prefix a
+    local model has cached holds): the player and the place; lore and voices about the place and who is on stage
+    (:func:`lore_sections` within :data:`LORE_TOKENS`); the Director's brief for the scene; who is on stage; the recent
+    turns; the lore the index found for this turn (:func:`turn_lore`); then this turn's facts, the Director's notes,
+    the scene's lines and the actions to reword."""
     style = [hit.text for hit in retrieved.style] if retrieved is not None else []
-    block = brief_block(state, pack)
-    scene = [Section(SectionKind.SCENE, block)] if block else []
-    scene.append(Section(SectionKind.SCENE, scene_head(state, pack), title="The scene:"))
-    now = [Section(SectionKind.TURN, turn_text(state, pack), title="This turn:")]
-    now += [Section(SectionKind.TURN, extra) for extra in (turn_notes(state), scene_lines_block(state),
-                                                            actions_block(state)) if extra]
     lore = within(lore_sections(state, pack, retrieved), LORE_TOKENS)
-    return Prompt(_system(NARRATOR_RULES, pack, style), (*scene, *lore, *history_sections(state, HISTORY_BLOCK),
-                                                         *now))
+    sections = [Section(SectionKind.SCENE, scene_head(state, pack), title="The scene:"), *lore]
+    block = brief_block(state, pack)
+    sections += [Section(SectionKind.SCENE, block)] if block else []
+    sections += [Section(SectionKind.SCENE, present_line(state, pack)),
+                 *history_sections(state, HISTORY_BLOCK, state.after.location),
+                 *turn_lore(retrieved, lore)]
+    told = turn_text(state, pack)
+    sections.append(Section(SectionKind.TURN, told, title="This turn:"))
+    sections += [Section(SectionKind.TURN, extra) for extra in (turn_notes(state, told), scene_lines_block(state),
+                                                                 actions_block(state)) if extra]
+    return Prompt(_system(NARRATOR_RULES, pack, style), tuple(sections))
 
 
 def director_prompt(state: PersistentState, people: list[PresentNpc], names: dict[str, str], pack: EraPack,
@@ -356,13 +394,14 @@ def director_prompt(state: PersistentState, people: list[PresentNpc], names: dic
         facts.append(f"Present: id {person.id}: {who}, {person.role}. {person.description}")
     facts += [f"Already in the brief: {line}" for line in whisper(base, names).splitlines()[1:-1]]
     now = f"Time: {clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)}"
-    sections = [Section(SectionKind.SCENE, "\n".join(facts)), *history_sections(state), Section(SectionKind.TURN, now)]
+    sections = [Section(SectionKind.SCENE, "\n".join(facts))]
     for memory in memories:
         sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
                                 title=f"Remembered, turn {memory.turn}:"))
     for hit in retrieved.hooks if retrieved is not None else []:
         sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
                                 title=f"Possible hook ({hit.source_path}):"))
+    sections += [*history_sections(state), Section(SectionKind.TURN, now)]
     return Prompt(_system(DIRECTOR_RULES, pack, style=False), tuple(sections))
 
 
@@ -455,22 +494,24 @@ def _transcript(lines: list[Any], names: dict[str, str] | None = None) -> str:
 
 def character_prompt(task: Any, pack: EraPack, voice: list[str] = ()) -> Prompt:
     """One character's beat (``state.CharacterTask``): their voice sheet (with the voice lane's hits, or their voice
-    document) and the SceneUpdate. The system message is the same for every character of a pack."""
+    document) and the SceneUpdate. The system message is the same for every character of a pack; the user message
+    holds who they are and how they talk (the same all scene) before how they feel, what they said and the beat."""
     s, u = task.sheet, task.update
     sheet = [f"You are {s.name}, {s.role}.", f"Personality: {s.personality}"]
     sheet += [f"How you talk: {s.speech}"] if s.speech else []
     sheet += [f"Background: {s.background}"]
     sheet += [f"Traits: {', '.join(s.traits)}"] if s.traits else []
-    sheet += [f"How you feel about {task.player} ({task.pronouns}): attitude {s.attitude:+d} of 10, mood {s.mood}."]
     sheet += [f"In this scene: {s.instructions}"] if s.instructions else []
-    sheet += ["Things you have said: " + " ".join(f'"{x}"' for x in s.lines[:6])] if s.lines else []
+    now = [f"How you feel about {task.player} ({task.pronouns}): attitude {s.attitude:+d} of 10, mood {s.mood}."]
+    now += ["Things you have said: " + " ".join(f'"{x}"' for x in s.lines[:6])] if s.lines else []
     beat = [f"Beat {u.beat}. {u.scene_context}", "Others here: " + ", ".join(task.others.values())]
     beat += [f"Just now: [EVENT: {u.last_event}]"] if u.last_event else []
     beat += [f"Moderator, for you alone: {u.moderator_note}"] if u.moderator_note else []
-    sections = [Section(SectionKind.SCENE, "\n".join(sheet)), Section(SectionKind.SCENE, "\n".join(beat)),
-                Section(SectionKind.SCENE, _transcript(u.transcript, task.others | {
-                    s.id: s.name, "player": task.player, "all": "everyone"}) or "(nothing yet)", title="Recent:")]
+    sections = [Section(SectionKind.SCENE, "\n".join(sheet))]
     sections += [Section(SectionKind.LORE, text, rank=90 - i, title="Your voice:") for i, text in enumerate(voice)]
+    sections += [Section(SectionKind.SCENE, "\n".join(now)), Section(SectionKind.SCENE, "\n".join(beat)),
+                 Section(SectionKind.SCENE, _transcript(u.transcript, task.others | {
+                     s.id: s.name, "player": task.player, "all": "everyone"}) or "(nothing yet)", title="Recent:")]
     return Prompt(_system(CHARACTER_RULES, pack), tuple(sections))
 
 

@@ -254,15 +254,25 @@ def for_turn(brief: SceneBrief, state: GameState, pack: EraPack) -> SceneBrief:
     if party:
         mood = CompanionMood(tension=after.world.tension, last_reaction=_reaction(state, pack) or (
             brief.companion_mood.last_reaction if brief.companion_mood else None))
-    secrets = list(brief.do_not_reveal)
-    for event in state.staged_events:
-        if isinstance(event, ev.RumorHeard) and event.rumor in pack.rumors:
-            rumor = pack.rumors[event.rumor]
-            told = verdict(rumor.text, rumor.true)  # heard now: the story is out, its truth is still kept
-            secrets = [told, *(s for s in secrets if told.about not in (s.about, s.text.rstrip(".")) and
-                               s.text != end(rumor.text)[:300])][:3]
     return fit(brief.model_copy(update={"must_convey": must_convey(state, pack), "companion_mood": mood,
-                                        "do_not_reveal": secrets}))
+                                        "do_not_reveal": _told(brief.do_not_reveal, state, pack)}))
+
+
+def _told(secrets: list[Secret], state: GameState, pack: EraPack) -> list[Secret]:
+    """The scene's secrets once the player has heard some of the rumors they keep: a rumor heard (this turn or
+    before) is a story that may be told, and only its truth is kept. Each stays in its place, so the brief reads the
+    same from turn to turn; a rumor heard now that the scene did not hold takes the last place."""
+    heard = set(state.after.world.known_rumors) | set(state.after.world.public_rumors)
+    now = [e.rumor for e in state.staged_events if isinstance(e, ev.RumorHeard) and e.rumor in pack.rumors]
+    heard |= set(now)
+    kept = {end(r.text)[:300]: r for r in pack.rumors.values()}
+    out = [verdict(kept[s.text].text, kept[s.text].true)
+           if s.about is None and s.text in kept and kept[s.text].id in heard else s for s in secrets]
+    for rid in now:
+        told = verdict(pack.rumors[rid].text, pack.rumors[rid].true)
+        if all(s.about != told.about for s in out):
+            out = [*out[:2], told]
+    return out
 
 
 def must_convey(state: GameState, pack: EraPack) -> list[str]:
