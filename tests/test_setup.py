@@ -95,6 +95,40 @@ def test_discuss_ends_on_done_and_on_max_turns(server, pack):
     assert capped.phase == Phase.SUMMARIZE
 
 
+def settled(server, pack, said: str, reply: str) -> tuple[setup.CharacterSheet, str, list[str]]:
+    """One line said, the model's summary ``reply``, the character submitted: (sheet, summary shown, warnings)."""
+    server.queue("set", text("Tell me more."), text(reply), tool_call("submit_character", **GOOD))
+    talk = runner(server, pack)
+    talk.say(said)
+    talk.summarize()
+    sheet = talk.serialize()
+    return sheet, *talk.checked_summary(sheet, pack)
+
+
+@pytest.mark.parametrize(("reply", "shown"), [
+    # a small model's habits go; the summary stands
+    ("<think>She wants a surveyor.</think>Sure! Here is a summary:\n\n**Mara Venn** is a company surveyor who saw "
+     "too much, and the union holds her debt.", "Mara Venn is a company surveyor who saw too much"),
+    # a name the player gave is hers to use
+    ("Mara Venn learned the trade from her aunt Dorrit Venn at the Scrip Market.", "aunt Dorrit Venn"),
+])
+def test_the_creation_summary_is_shown_without_a_models_habits(server, pack, reply, shown):
+    _, summary, warnings = settled(server, pack, "Mara Venn, a surveyor; her aunt Dorrit taught her.", reply)
+    assert shown in summary and warnings == []
+    assert "<think>" not in summary and "Sure" not in summary and "**" not in summary
+
+
+@pytest.mark.parametrize(("reply", "why"), [
+    ("Mara Venn once served under Captain Ozymandias Hark, who taught her to kill.", "Ozymandias"),
+    ("Mara Venn remembers the gore of the collapse, blood and bone in the dust.", "limits"),
+    ("I'm sorry, but as an AI language model I can't help create this character.", "refusal"),
+])
+def test_a_creation_summary_that_invents_or_breaks_the_limits_gives_way_to_the_rules_own(server, pack, reply, why):
+    sheet, summary, [warning] = settled(server, pack, "Mara Venn, a surveyor who saw too much. No gore, please.", reply)
+    assert summary == setup.summary_of(sheet, pack)
+    assert why in warning and warning.startswith("setup: the model's summary was not shown")
+
+
 def test_a_bad_submission_gets_the_exact_feedback_and_the_second_passes(server, pack):
     bad = {k: v for k, v in GOOD.items() if k != "name"} | {"background": "pirate_king"}
     server.queue("set", text("Summary."), tool_call("submit_character", **bad), tool_call("submit_character", **GOOD))

@@ -146,8 +146,10 @@ class SetupSessions:
             sheet = summary = None
             if session.runner is not None:
                 try:
-                    summary = session.runner.summarize()
+                    session.runner.summarize()
                     sheet = session.runner.serialize()
+                    summary, checked = session.runner.checked_summary(sheet, session.pack)
+                    session.warnings += checked
                 except ConversationError as exc:
                     session.warnings.append(f"setup: the model did not submit a character ({exc}); used the "
                                             "questions' defaults")

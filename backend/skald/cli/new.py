@@ -96,15 +96,19 @@ def with_model(llm: LLMClient, pack: EraPack, ask: Ask, say: Callable[[str], Non
     runner = ConversationRunner(llm, character(pack, retriever), interactive=interactive)
     if interactive:
         say("Tell me about the character you want to play (type /done when you are ready).")
-        summary = discuss(runner, ask, say)
+        discuss(runner, ask, say)
     else:
         concept = []
         while (line := ask("")) is not None:
             concept.append(line)
-        summary = runner.direct(" ".join(concept))
+        runner.direct(" ".join(concept))
+    sheet = runner.serialize()
+    summary, warnings = runner.checked_summary(sheet, pack)  # habits, limits and names checked; else the rules'
     say("")
+    for warning in warnings:
+        say(f"! {warning}")
     say(summary)
-    return runner.serialize(), summary
+    return sheet, summary
 
 
 def run(db: Path, llm: LLMClient, pack_id: str, seed: int, interactive: bool,

@@ -30,7 +30,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, ValidationError
 
 from skald.llm import feedback as fb
+from skald.llm import hygiene
 from skald.llm.client import LLMClient, LLMUnavailable
+from skald.rules import model_text, setup
 from skald.state import LLMCall
 
 ROLE = "setup"
@@ -187,6 +189,7 @@ class ConversationRunner:
                 self.phase = Phase.SUMMARIZE
                 answer = str(reply.content).strip()
                 break
+        answer = hygiene.split_reasoning(answer)[0].strip() if answer else ""  # a thinking model's <think> block
         if answer:
             self.transcript.append(("assistant", answer))
         if self.phase == Phase.DISCUSS and self.turns >= (self.max_discuss_turns or 1):
@@ -212,6 +215,20 @@ class ConversationRunner:
         self.transcript.append(("summary", self.summary))
         self.phase = Phase.SERIALIZE
         return self.summary
+
+    def checked_summary(self, sheet: Any, pack: Any) -> tuple[str, list[str]]:
+        """The summary as the player may read it, once ``sheet`` (the character the model submitted) is known: the
+        reply's habits stripped (``llm.hygiene``), and the rules' own summary (``rules.setup.summary_of``) in its
+        place when what is left is unusable, touches the sheet's limits or names what neither the pack, the sheet
+        nor the player's words hold (``rules.model_text.creation_problems``). Returns (summary, warnings)."""
+        cleaned = hygiene.clean(self.summary, role=ROLE)
+        said = [text for who, text in self.transcript if who == "user"]
+        why = [f"it was {cleaned.verdict}"] if not cleaned.usable else model_text.creation_problems(
+            cleaned.text, sheet, pack, said)
+        if why:
+            return setup.summary_of(sheet, pack), [f"setup: the model's summary was not shown ({'; '.join(why)}); "
+                                                   "used the rules' own"]
+        return cleaned.text, []
 
     def serialize(self) -> Any:
         """The artifact: the finalization tool's result once the model calls it with valid arguments.

@@ -108,6 +108,26 @@ def problems(text: str, state: GameState, pack: EraPack, grounded: str, defeats:
     return found
 
 
+def creation_problems(text: str, sheet: setup.CharacterSheet, pack: EraPack, said: Iterable[str] = ()) -> list[str]:
+    """Why a model's summary of a character settled in guided creation may not be shown (empty when it may): it
+    touches the content limits the player set on the sheet, or it names someone or something that neither the pack,
+    the sheet nor the player's own words (``said``) hold. A new character's past is the player's to invent, so only
+    names are held to what was said, not deeds."""
+    found: list[str] = []
+    avoid = setup.limit_pattern(sheet.limits)
+    if avoid is not None and avoid.search(text):
+        found.append(f"it touches what the player's limits keep out ({', '.join(sheet.limits)})")
+    background = pack.backgrounds.get(sheet.background)
+    place = pack.locations.get(sheet.start_location or "")
+    own = [sheet.name, sheet.concept, sheet.hook, sheet.tone, background.name if background else "",
+           place.name if place else "", *said]
+    known = pack_names(pack) | {w.lower() for text_ in own for w in re.findall(r"[\w'\u2019-]+", text_ or "")}
+    strange = unknown_name(text, known)
+    if strange:
+        found.append(f"it names {strange}, who or what is not in the pack, the sheet or what the player said")
+    return found
+
+
 def defeats_in(events: Iterable[BaseEvent]) -> bool:
     """Whether ``events`` hold a defeat: an NPC beaten, a fight ended, the player downed."""
     return any(isinstance(e, ev.NpcDefeated | ev.Defeated | ev.CombatEnd) for e in events)
