@@ -170,6 +170,10 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)
 
 
+_FIGHT_WITH = re.compile(r"^(?:a |the |some )?(?:fight|brawl|scrap|punch-up|punchup|row|quarrel|duel|argument|"
+                         r"scuffle|tussle)\s+with\s+")
+
+
 def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: str) -> PresentNpc | str | None:
     """Who an action the router found no target for is aimed at: the person here its words describe ('stab the
     singer': the ballad seller), or when nobody here answers to them, the answer: 'Ansel Mirrow is not here; ...'
@@ -179,6 +183,7 @@ def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: st
         return absent_line(router.absent_npc, state, pack)
     aimed = parser.addressee(router.text)
     aimed = parser.object_of(router.text) if aimed == router.text else aimed
+    aimed = _FIGHT_WITH.sub("", aimed)  # "start a brawl with the reeves": the reeves
     if not aimed:
         return None
     found = references.person(aimed, state, pack)

@@ -18,10 +18,11 @@ Talk costs 8 minutes (``rules.clock``) and never rolls. Skald's own wording.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, prose, references
+from skald.rules import clock, pronouns, prose, references
 from skald.rules.money import money
 from skald.rules.parser import addressee
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
@@ -106,6 +107,26 @@ PLEASANTRIES = {  # (verb -> ways of telling it), {name} and {first} filled in
               "You say hello to {name}; {first} looks up and answers in kind."),
     "bye": ("You take your leave of {name}; {first} sees you off with a nod.", "You say goodbye to {name}."),
 }
+
+
+PAY_WORDS = frozenset({"pay", "pays", "paid", "payment", "reward", "wage", "wages", "fee", "cut", "job", "work",
+                       "it", "that", "this"})
+
+
+def _count(n: int, name: str) -> str:
+    """'a water ration', 'two water rations'."""
+    if n == 1:
+        return with_article(name)
+    return f"{NUMBERS.get(n, str(n))} {name if name.endswith('s') else name + 's'}"
+
+
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _job_of(who: PresentNpc, state: GameState, pack: EraPack):
+    """The quest this person gives that is going or still to be taken up (``packs.models.Quest``), or None."""
+    return next((q for q in pack.quests.values() if q.giver == who.id and (
+        q.id not in state.quests or state.quests[q.id].status == QuestStatus.ACTIVE)), None)
 
 
 def _their_job(who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
@@ -286,6 +307,9 @@ def _news(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
     return (f"{told} there is no news worth the name today.", [])
 
 
+# A question about the one asked ("what's your story", "tell me about yourself"), as the parser leaves its topic.
+SELF_TOPICS = frozenset({"yourself", "you", "story", "your story", "life", "your life", "past", "your past",
+                         "background", "deal", "your deal", "self", "yourselves"})
 WORK_WORDS = frozenset({"work", "job", "jobs", "task", "employment", "gig", "labour", "labor", "coin", "money"})
 
 
@@ -294,6 +318,15 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     job = _their_job(who, state, pack) if who is not None and (not topic or topic in references.PRONOUNS) else None
     if job:  # "who could i ask about that?" to someone with a job going: the job says who
         return (f"{who.name} comes back to the job: {end(job)}", [])
+    asked = references.words(topic)
+    if who is not None and asked and asked <= PAY_WORDS and asked - {"it", "that", "this", "job", "work"} and \
+            _job_of(who, state, pack) is not None:  # "what does it pay?": the job's pay
+        return _how_much(topic, who, locals_, state, pack)
+    if who is not None and topic in SELF_TOPICS:  # "what's your story", "tell me about yourself"
+        person = pack.person(who.id)
+        they = pronouns.parse(getattr(person, "pronouns", None) if person else None)
+        return (f"Asked about {they.reflexive}, {who.name} tells you {they.subject} {they.be} "
+                f"{with_article(who.role)}. {_told_of(who, state, pack)}", [])
     subject = _the(topic)
     wanted = references.words(topic)
     for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name
@@ -354,12 +387,17 @@ _NOT_A_THING = frozenset({"me", "you", "i", "he", "she", "they", "we", "us", "be
                           "should", "would", "could", "will", "brought", "told", "think", "mean"})
 
 
+# A topic led by a past-tense verb ("happened", "happened to him", "passed through here"), unlike one led by an
+# adjective ("the drowned abbey", "the burned mill").
+_VERB_LED = re.compile(r"^\w+ed(?:$| (?:me|you|him|her|them|us|it|to|in|on|at|up|out|off|here|there|through|by|"
+                       r"with|from|the|a|an|this|that)\b)")
+
+
 def _the(topic: str) -> str:
     """The subject as a sentence names it: 'the reeve', 'the drowned abbey'; 'work', 'Odile' and a phrase with its
     own article as they are; 'that' for none."""
-    if not topic or topic in references.PRONOUNS or topic.split()[0] in _NOT_A_THING or \
-            topic.split()[0].endswith("ed"):
-        return "that"  # "who brought me in", "what did he say": a question, not a thing to name
+    if not topic or topic in references.PRONOUNS or topic.split()[0] in _NOT_A_THING or _VERB_LED.match(topic):
+        return "that"  # "who brought me in", "what happened", "what did he say": a question, not a thing to name
     first = topic.split()[0]
     if first in WORK_WORDS or first in ("news", "money", "it", "them", "him", "her", "people", "everyone") or \
             first[:1].isupper() or len(topic.split()) > 4:
@@ -377,7 +415,15 @@ def _away(state: GameState, pack: EraPack, place_id: str) -> str:
 def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     here = pack.locations[state.location]
     item = references.item(topic, state, pack)
-    told, _ = _teller(speaker, locals_)
+    told, who = _teller(speaker, locals_)
+    job = _job_of(who, state, pack) if who is not None and item is None and (
+        not references.words(topic) or references.words(topic) & PAY_WORDS) else None
+    if job is not None:  # "how much does it pay?" to whoever has a job going
+        reward = job.reward
+        paid = [money(reward.credits, pack)] if reward.credits else []
+        paid += [_count(n, pack.items[i].name.lower()) for i, n in Counter(reward.items).items() if i in pack.items]
+        return (f"{told} that {job.title} pays {or_list(paid, 'and')}." if paid else
+                f"{told} that {job.title} pays in goodwill, not coin.", [])
     stock = or_list([f"{pack.items[i].name.lower()} ({money(pack.items[i].value, pack)})" for i in here.shop], "and")
     if item is not None and item.id in here.shop:
         return (f"{told} that the {item.name.lower()} is {money(item.value, pack)} here.", [])
@@ -402,8 +448,10 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         at = state.world.npc_locations.get(person.id, getattr(person, "location", None))
         if at is None or at not in pack.locations:
             return (f"{told} that nobody knows where {person.name} is.", [])
-        where = "right here" if at == state.location else f"at {the_place(pack.locations[at])}"
-        return (f"{told} that {person.name}, {with_article(person.role)}, is {where}.", [])
+        if at == state.location:  # "is amos around?": here, whoever answers (Amos himself, as like as not)
+            return (f"{person.name}, {with_article(person.role)}, is right here in "
+                    f"{the_place(pack.locations[at])}.", [])
+        return (f"{told} that {person.name}, {with_article(person.role)}, is at {the_place(pack.locations[at])}.", [])
     place_id = references.place(topic, state, pack)
     if place_id is not None and references.names_place(topic, place_id, pack):  # "cockle row" is not Kettle Row
         loc = pack.locations[place_id]

@@ -60,6 +60,10 @@ GENERIC_FARE = frozenset({"something", "food", "drink", "meal", "bite", "snack",
                           "swig", "sip", "mouthful", "cup", "mug", "glass", "bowl", "stew", "bread", "soup",
                           "starving", "starved", "famished", "hungry", "thirsty", "parched", "am", "please"})
 DRINK_TAGS = frozenset({"water", "drink"})
+# Where and how a line says one eats or drinks, not what: "at the bar", "by the fire", "in the corner", "alone".
+_WHERE_AND_HOW = re.compile(r"\b(?:at|by|in|on|near|beside|from|with|over) (?:the|a|my|this|that) (?:bar|counter|"
+                            r"table|fire|hearth|corner|window|door|room|bench|stool|back|tap|taps)\b|\b(?:alone|"
+                            r"quietly|slowly|together|here|there)\b|^(?:bar|counter|table|fire|hearth|corner)\b")
 
 
 def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
@@ -174,7 +178,8 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
         set(pack.items[i].tags) & tags or (named is not None and i == named.id))]
     mine = named.id if named is not None and named.id in carried else (carried[0] if carried else None)
     minutes = MINUTES[verb]
-    asked = references.words(router.topic or "") - GENERIC_FARE
+    asked = {w for w in references.words(_WHERE_AND_HOW.sub(" ", router.topic or "")) - GENERIC_FARE
+             if not w.endswith("ly")}  # "drink at the bar quietly": a drink, said where and how
     if named is None and asked:  # "drink the tincture" where there is none
         what = router.topic or "that"
         return Resolution(make_result(router, None, 1, f"You have no {what} to {verb}, and none is sold in "

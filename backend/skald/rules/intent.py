@@ -55,7 +55,13 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
     (ActionClass.SELL, _words("sell", "pawn", "trade in", "offload", "flog", "trade (?:my|away|off)",
                               "swap (?:my|away)", "barter (?:my|away)", "exchange my")),
-    (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for", "get me (?:a|an|some|the|one)")),
+    (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for", "get me (?:a|an|some|the|one)",
+                             "(?:can|could|may) i (?:get|have|grab) (?:a|an|some|one|two)(?! (?:word|moment|minute|"
+                             "second|look|hand|room|rest|break|bit of (?:quiet|peace)|food|something|bite|meal|"
+                             "drink|pint|snack|breakfast|lunch|dinner|supper)\\b)",
+                             "get (?:a|an|some|one|two) [a-z ]{1,30}? (?:off|from) (?:you|ya|u)",
+                             "(?:i will|ill|i'll|i would|id|i'd) (?:take|have) (?:one|two|a couple|a few) of (?:them|"
+                             "those|these|the|your)")),
     (ActionClass.INTERACT, _words("lend a hand", "give .{0,30}a hand", "offer a hand", "help out")),  # not gifts
     (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )(?<!the )(?<!this )(?<!that )hand",
                               "donate",
@@ -130,7 +136,10 @@ class _Person(NamedTuple):
 
 
 # Words after a person's name that tell of them without dictating a deed: "hesper looks tired", "tobin seems off".
-_TELLING = frozenset({"looks", "seems", "appears", "sounds", "is", "was", "has", "says", "said", "smells", "feels"})
+_TELLING = frozenset({"looks", "seems", "appears", "sounds", "is", "was", "has", "says", "said", "smells", "feels",
+                      # a question or a word said to them, typed without its apostrophe: "hesper whats your story"
+                      "whats", "hows", "wheres", "whos", "whys", "thats", "lets", "heres", "theres", "yours", "thanks",
+                      "cheers", "its", "guess", "does"})
 _THIRD_PERSON = re.compile(r"^(?:just |then |suddenly |finally |now |quietly |happily )?([a-z]+s)\b")
 
 
@@ -253,9 +262,12 @@ def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:
         item = items.get(item_id)
         if item and (_mentions(text, item.name) or _mentions(text, item_id)):
             return item_id
+    asked = references.words(parser.object_of(text))
     for item_id in candidates:  # a telling word: the head noun ("the eel"), or a long word ("beacon")
         item = items.get(item_id)
-        if item and any(_mentions(text, w) for w in _telling_words(item.name)):
+        told = item is not None and any(_mentions(text, w) or _mentions(text, f"{w}s")
+                                        for w in _telling_words(item.name))
+        if told and not references.other_thing(asked, item):  # "a bridge token" is not the company scrip token
             return item_id
     return None
 
@@ -360,7 +372,8 @@ CLAIM = re.compile(r"^i (?:have|have got|got|carry|am carrying|pull out|produce|
 ASKS_AFTER = ("is there", "are there")  # "is there a boat i could hire?": a question, whatever verb it holds
 LONG_WAIT = re.compile(r"\b(?:night|nightfall|morning|dawn|dusk|evening|noon|hours?|tomorrow|sunrise|sunset|dark|"
                        r"for a while)\b")
-WH_WORDS = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose"})
+WH_WORDS = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose", "whats", "what's", "hows",
+                      "how's", "wheres", "where's", "whos", "who's"})
 VAGUE_PLACES = frozenset({"somewhere", "anywhere", "elsewhere", "nice", "else", "away", "around", "off", "safe",
                           "quiet", "new", "different", "place", "out", "outside", "onward", "onwards", "ahead",
                           "forward", "further", "far", "along"})
@@ -398,6 +411,15 @@ TALKING = frozenset({ActionClass.DIALOGUE_ONLY, ActionClass.PERSUADE, ActionClas
                      ActionClass.RECRUIT, ActionClass.GIVE})
 
 
+def _names_a_place(topic: str | None, state: PersistentState, pack: EraPack) -> bool:
+    """Whether ``topic`` names a place of the pack by its own words, not a person ("hit the market", not "hit
+    tobin")."""
+    if not topic or references.person(topic, state, pack) is not None:
+        return False
+    found = references.place(topic, state, pack)
+    return found is not None and references.names_place(topic, found, pack)
+
+
 def _came_from(state: PersistentState) -> str | None:
     """The place the player was in before this one (from the turns ``state.recent`` keeps)."""
     return next((t.location for t in reversed(state.recent) if t.location != state.location), None)
@@ -432,7 +454,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     reading = parser.read(text)
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
-            reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))):
+            reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))) and not (
+            reading.kind == "go" and _names_a_place(reading.topic, state, pack)):  # "lets hit the market": a trip
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people, talking_to)

@@ -72,6 +72,9 @@ _CONTRACTIONS = [(re.compile(p), r) for p, r in [
     (r"\bi'd\b", "i would"), (r"\bi've\b", "i have"), (r"\bdon't\b", "do not"), (r"\bcan't\b", "cannot"),
     (r"\bwon't\b", "will not"), (r"\blet's\b", "let us"), (r"\bthere's\b", "there is"), (r"\byou're\b", "you are"),
     (r"\bwhat're\b", "what are"), (r"\bisn't\b", "is not"), (r"\bdoesn't\b", "does not"),
+    (r"\bwhy's\b", "why is"), (r"\bwhat've\b", "what have"), (r"\bwhat'd\b", "what did"),
+    (r"\bwhere'd\b", "where did"), (r"\bwho'd\b", "who would"), (r"\bhow'd\b", "how did"),
+    (r"\bwhen's\b", "when is"), (r"\bwhere've\b", "where have"), (r"\bwho've\b", "who have"),
 ]]
 
 
@@ -117,7 +120,8 @@ _ARTICLE = re.compile(r"^(?:the|a|an|some|my|your|that|this|those|these|his|her|
 _TAIL = re.compile(r"\s*[?!.,;]+$")
 
 
-_FUNCTION = re.compile(r"^(?:(?:is|are|was|were|do|does|did|can|could|would|will|should|i|you|we|it|there|to|of|"
+_FUNCTION = re.compile(r"^(?:(?:is|are|was|were|do|does|did|can|could|would|will|should|i|you|we|it|there|to|of|on|"
+                       r"upon|in|inside|at|"
                        r"about|that|this|the|a|an|any|some|my|your|so|really|anyway|again|please|two|both|all|"
                        r"nearest|closest|nearby|local|good|decent)\s+)+")
 
@@ -128,7 +132,16 @@ def topic_of(words: str) -> str:
     words = _TAIL.sub("", words.strip()).strip()
     words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
                    r"to|at|lately|recently|these days|nowadays|today|now))+$", "", words)
-    return _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
+    words = _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
+    words = re.sub(r"^(?:those|these|them|that|this|some|all (?:that|those|the))\s+(?=\w)", "", words)
+    words = _PLACE_BY_DEED.sub("", words)  # "where they keep the water tanks": the water tanks
+    return re.sub(r"\s+(?:hanging|sitting|lying|standing|stacked|nailed|pinned|propped|leaning)\b.*$", "", words)
+
+
+# "where they keep the water tanks", "where the ships land": a place told by what is there (the rest names it).
+_PLACE_BY_DEED = re.compile(r"^where (?:they|you|people|folk|folks|we|the \w+) (?:keep|keeps|store|stores|sell|sells|"
+                            r"make|makes|do|does|fix|fixes|bury|buries|pray|prays|drink|drinks) (?:the |their |all "
+                            r"the )?")
 
 
 def _any(*phrases: str) -> str:
@@ -186,7 +199,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"(?:is|are) called\b|\bwho (?:she|he|they) (?:is|are)\b|\bwho are you\b|"
                r"\bwhat (?:do|should) (?:they|people|i|we) call you\b|"
                r"\bwho might you be\b|\band you are\?|\bgot a name\b|\bintroduce yourself\b"),
-    ("money", r"\bwhat (?:do|does) (?:you|they|people|folk|one) (?:call|use for|pay with|use as) (?:the )?(?:money|"
+    ("money", r"\bwhat (?:do|does) (?:you|they|people|folk|one|yall|y'all|ye|you all|you lot|everyone) (?:call|use "
+              r"for|pay with|use as|pay in|trade in|spend) (?:the )?(?:money|"
               r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b"),
     ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one) (?:crash|sleep|stay|kip|lodge|bed down|"
                 r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
@@ -198,6 +212,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"dangerous\b"),
     ("worship", r"\bwhere (?:do|can|might|does) (?:people|i|we|folk|one|anyone) (?:go to )?(?:pray|worship)\b|"
                 r"\b(?:is there|where is) (?:a |an |the )?(?:chapel|church|shrine|temple|abbey)\b"),
+    ("where_go", r"\bwhere (?:can|could|might|do|does) (?:i|we|one|a person|a body|a fellow|people|you) (?:get|go|head)"
+              r"(?: to)?(?: from (?:here|this place|this \w+))?\s*\??$"),
     ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat is the name of this (?:town|place|village|city)\b|"
                    r"\bwhat (?:is )?this place\b|\bwhat place is this\b"),
     ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
@@ -213,8 +229,11 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("about", r"\bwhat is (?:going on|happening|up|the matter|wrong) with (?P<t>.+)"),
     ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:news|word|gossip|rumou?rs?)\b|"
              r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
-             r"about|say)\??$|\bheard anything\b|\bwhat is the word\b|\bwhat is the (?:deal|story|situation) "
-             r"(?:here|round here|around here|in here)\b|^what is the (?:deal|story|situation)\??$"),
+             r"about|say)\??$|\bheard anything\b(?! (?:about|of|on) )|\bwhat is the word\b|"
+             r"\bwhat is the (?:deal|story|situation) "
+             r"(?:here|round here|around here|in here)\b|^what is the (?:deal|story|situation)\??$|"
+             r"^(?:anything|owt|something) (?:interesting|new|exciting|strange|odd|worth knowing)\b(?! (?:to|for) "
+             r"(?:buy|sell|eat|drink))|\bwhat is been happening\b|\bhappen(?:ed|ing)? (?:lately|recently)\b"),
     ("about", r"\bwhat do (?:you|ye|they|people|folk)(?: both| two| all| lot)? (?:make|think|reckon) (?:of|about) "
               r"(?P<t6>.+)"),
     ("about", r"\b(?:what|anything) (?:do|can|did|does|are|is) (?:people|folk|they|you|anyone|everyone|somebody|"
@@ -223,7 +242,14 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"\bask (?:\w+ )?(?:about|after|regarding) (?P<t3>.+)|\bwhat about (?P<t4>.+)|"
               r"\bany (?:news|word|rumou?rs?) (?:of|about|on) (?P<t5>.+)"),
     ("how_much", r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
-                 r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)"),
+                 r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)|"
+                 r"\bwhat (?:does|will|would) (?:it|that|this|the (?:job|work) |the \w+ job )(?P<t4>pay)\b|"
+                 r"^what is (?:the|my) (?P<t5>pay|reward|fee|cut|wage)\b|"
+                 r"^how much(?: exactly| then| is it| would it be| are we talking| do i get| will i get)?\s*\??$|"
+                 r"^what is in it for (?P<t6>me)\b|^(?:got|you got|have you got|do you have|do you sell|you sell|"
+                 r"sell) (?:any |some )(?P<t8>[a-z ]+?)(?: behind the (?:bar|counter)| for sale| here| on you|"
+                 r" in stock)?\s*\??$|\bwhat (?:is|does|do|would|will) (?:the |a |an |your )?"
+                 r"(?P<t7>[a-z ]+?) go(?:es)? for\b"),
     ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) (?:the |a |an )?"
                  r"(?P<t>.+?)(?: live| stay| work| go| be)?\??$"),
     ("where_sold", r"\bwhere (?:can|could|do|might|would|should) (?:i|we|one|you) (?:buy|get|find|purchase|pick up|"
@@ -236,6 +262,7 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("what_here", r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
                   r"(?:your|the) (?:wares|goods|stock|stuff)\b|\bwhat(?: have| do)? you got\b|\bwhat is good "
                   r"(?:to eat|to drink|here)\b|\bwhat (?:have|has) (?:you|they) got\b"),
+    ("where_is", r"^is (?P<t2>[a-z]+(?: [a-z]+)?) (?:around|about|here|in|in today|in tonight)\s*\??$"),
     ("where_is", r"^(?:is there|are there|any) (?:a |an |any |some )?(?P<t>[a-z]+(?: [a-z]+)??) (?:anywhere|around|"
                  r"round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
     ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:do|can|would|should|might) (?:i|we|one) "
@@ -340,11 +367,16 @@ FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee
                   r"life|take off running|hightail it|vamoose|bail)"
                   r"(?:\s+(?:now|from here|from this place|quickly|fast))*\s*[?!.,]*$")
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
-GO = re.compile(r"^(?!go through |rifle through |look through )(?:go|head|walk|run|travel|"
+GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybody|you) (?:please )?)?"
+                r"(?!go through |rifle through |look through )(?:go (?:find|look for|visit|see|check out)|go|head|walk|"
+                r"run|travel|"
                 r"keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
                 r"make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
                 r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?:path|road|way|"
-                r"stairs|ladder|door))(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
+                r"stairs|ladder|door|lift|elevator|ferry|boat|punt|train|tram|cart|bridge|causeway|steps)|"
+                r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|back out|let us hit|lets hit|"
+                r"head (?:out|off)|point me|show me the way|how do i get|how (?:can|do) i get|which way(?: is it)?)"
+                r"(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
                 r"for|through|by|near|the way to))*\s+(?P<t>.+)$")
 INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|got)|what am i (?:carrying|holding)|"
                        r"what have i got|check (?:my )?(?:pockets?|bag|pack|satchel|purse|inventory|gear|stuff|"
@@ -354,7 +386,11 @@ INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|go
                        r"do i (?:have|carry|own|got) (?:a |an |any |some )?"
                        r"[a-z' ]{1,30}?(?: on me| with me| in my (?:pack|bag|pockets?))?|"
                        r"am i (?:carrying|holding|armed)(?: [a-z' ]{1,30})?|what (?:is|have i got) in my (?:pack|bag|"
-                       r"pockets?|satchel|purse))(?: first| now| again| quickly)?\s*[?!.]*$")
+                       r"pockets?|satchel|purse))(?: on me| with me| on my person)?(?: first| now| again| quickly)?"
+                       r"\s*[?!.]*$")
+
+
+THERE = ("there", "it", "that way", "")  # a go topic that points back at a place an earlier sentence named
 
 
 @lru_cache(maxsize=8192)
@@ -367,11 +403,44 @@ def read(text: str) -> Reading | None:
         return None
     parts = [part for part in _SENTENCE.split(said) if part.strip()]
     if len(parts) > 1:
-        for part in reversed(parts):
-            found = _read_clause(part.strip(), part.strip())
+        for i in range(len(parts) - 1, -1, -1):
+            found = _read_clause(parts[i].strip(), parts[i].strip())
+            if found is not None and found.kind == "go" and found.topic in THERE:  # "where is the clinic? take me
+                earlier = (_read_clause(c.strip(), c.strip()) for p in reversed(parts[:i])  # there": the clinic
+                           for c in reversed(p.split(" , ")) if c.strip())
+                named = next((e.topic for e in earlier if e is not None and e.topic and e.topic not in THERE), None)
+                found = Reading("go", "go", named) if named else found
             if found is not None and not found.weak:
                 return found
-    return _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
+    found = _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
+    pointed = _POINTED.match(said) if found is None else None
+    if pointed is not None:  # "the girl selling songs, whats her deal": who the description picks out
+        return Reading("question", "who_is", topic_of(_DESCRIBED.sub("", pointed.group("who"))))
+    vocative = _CALLED.match(said) if found is None or found.weak else None
+    if vocative is not None and found is not None and vocative.group("who") in _FILLERS:
+        vocative = None  # "sure why not , sing it": a reply, not a name and a question
+    if vocative is not None:  # "ottilie whats your story", "tobin how u doin": said to someone, by name
+        called = _read_clause(vocative.group("rest"), said)
+        found = called if called is not None and called.kind in ("question", "reply") else found
+    return found
+
+
+# Someone described, then asked about: "the girl selling songs, whats her deal", "that woman with the big knife looks
+# tough, who is she", "the one with the pins in her shoulder, whats her name".
+_POINTED = re.compile(r"^(?P<who>.+?) , (?:so )?(?:who is (?:she|he|they|that|it|her|him)|what is (?:her|his|their) "
+                      r"(?:deal|story|name|problem|job)|who are they|what is with (?:her|him|them))\s*\??$")
+_DESCRIBED = re.compile(r"\s+(?:looks?|seems?|is|sounds?) [a-z ]+$")  # "... looks tough": the description is before it
+
+
+# A line that opens by calling someone by a name the parser does not know, then says something to them: a question,
+# or a word that speaks to "you" ("ottilie whats your story", "tobin how u doin").
+_CALLED = re.compile(r"^(?P<who>[a-z']+)\s*,?\s+(?P<rest>(?:whats|what|hows|how|wheres|where|whos|who|why|when|do|"
+                     r"does|did|can|could|would|will|are|is|got|have|you|u|ur|tell me|any)\b.*)$")
+# Words that open a line without naming anyone ("ugh whats that smell", "mate, how much"): the rest is still read.
+_FILLERS = frozenset("""so ok okay well um uh er erm hmm hm ugh ew eww ewww wow whoa huh eh oof damn dang gosh blimey
+crikey man dude mate guys folks sir madam lady friend pal buddy boss kid lad lass love dear listen look oh ah aha yo oi
+hey hi hello excuse wait right alright and but also anyway seriously honestly really actually quick sorry please
+thanks cheers yes no yeah yep nah nope sure fine i we they he she it this that there here then now got""".split())
 
 
 # "ask (around) what/whether ...": the question asked, read as the question (one asked of a person is theirs to
@@ -447,7 +516,9 @@ def _weak_reply(clause: str, said: str) -> Reading | None:
 LOOSE_FLEE = re.compile(r"\b(?:run|bolt|sprint|dash|flee|rush|scarper|scramble|race|hurry|leg it)\b.*\b(?:door|exit|"
                         r"outside|out|away|stairs|street|off|window|back)\b|\b(?:panic|flee|escape)\b")
 LOOSE_LEAVE = re.compile(r"\b(?:leave|leaving|step outside|head out|get out of (?:here|this \w+)|go outside|"
-                         r"done here|walk out|i am off|be on my way|be going|take off)\b")
+                         r"done here|walk out|i am off|be on my way|be going|take off)\b|^am off\b|"
+                         r"\b(?:later|see you|see ya|bye|goodbye|farewell|so long|cheerio),? (?:everyone|all|folks|"
+                         r"everybody|lads|then)\b")
 
 
 def _first(clause: str, table: tuple[tuple[str, str, re.Pattern[str]], ...], weak: bool = False) -> Reading | None:
@@ -515,7 +586,7 @@ def _question(clause: str, said: str) -> Reading | None:
     asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) else clause
     if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _FIND.search(asked) or re.search(
             r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b|^ask (?:the )?(?:[a-z]+ )?(?:what|who|where|"
-            r"when|why|how|which|whether|if)\b", asked)):
+            r"when|why|how|which|whether|if)\b", asked) or _ASKED_PLAINLY.match(asked)):
         return None
     for verb, pattern in QUESTIONS:
         found = pattern.search(asked)
@@ -526,6 +597,12 @@ def _question(clause: str, said: str) -> Reading | None:
 
 
 _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose", "whom"})
+# A question typed without its question word or mark: "anything interesting happen lately", "heard anything about
+# the auditors", "is hesper around".
+_ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|strange|odd|worth knowing|going on)\b|"
+                            r"^(?:heard|hear|know|knows) anything (?:about|of|on)\b|^(?:got|you got) (?:any|some)\b|"
+                            r"^is [a-z]+(?: [a-z]+)? (?:around|"
+                            r"about|here|in|in today|in tonight)\s*$")
 
 
 def _deed(clause: str, said: str) -> Reading | None:
@@ -540,7 +617,7 @@ def _go(clause: str, said: str) -> Reading | None:
     found = GO.match(clause)
     if found is None:
         return None
-    return Reading("go", "go", topic_of(found.group("t")))
+    return Reading("go", "go", topic_of(found.group("t").split(" , ")[0]))  # "the market , i need a few things"
 
 
 _VERB_AND_PARTICLE = re.compile(r"^(?:[a-z']+)(?:\s+(?:up|down|out|off|over|under|behind|inside|into|in|on|through|at|"
@@ -568,4 +645,6 @@ def addressee(text: str) -> str:
     """The words naming who a line is said to ('talk to the singer lady about the See' -> 'the singer lady'); the
     whole line when it names nobody that way."""
     found = _ADDRESS.match(text.strip().rstrip("?!."))
+    called = _CALLED.match(plain(text)) if found is None else None
+    found = found or (called if called is not None and called.group("who") not in _FILLERS else None)
     return found.group("who") if found else text

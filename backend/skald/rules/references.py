@@ -9,6 +9,7 @@ Pure and deterministic; the parser (``rules.parser``) supplies the topic.
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 from functools import lru_cache
 
 from skald.packs.memo import per_pack
@@ -95,12 +96,38 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
     aliases = {n.id: " ".join(n.aliases) for n in [*pack.npcs.values(), *pack.companions.values()]}
     kin = kindred(topic)
 
+    asked = {_stem(w) for w in kin}
+    gender = "she" if kin & SHE_WORDS else "he" if kin & HE_WORDS else None
+
     def score(p: PresentNpc) -> int:
         role = p.role.split()
         head = kindred(role[-1]) if role else frozenset()
-        return 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
-            len(kin & (kindred(p.role) - head)) + len(kin & words(p.description))
-    return _best(people, score, least=2)  # one shared word of a description or an adjective of a role is not enough
+        described = {_stem(w) for w in words(p.description)} - {_stem(w) for w in kin & words(p.description)}
+        said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
+            len(kin & (kindred(p.role) - head)) + len(kin & words(p.description)) + len(asked & described)
+        return 2 * said + (1 if gender is not None and _pronoun(p, pack) == gender else 0)  # "the woman": a tie
+    return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
+
+
+SHE_WORDS = frozenset({"woman", "lady", "girl", "lass", "gal", "she", "her", "madam", "wife", "mother", "granny",
+                       "missus", "sister", "daughter", "aunt", "widow", "maid", "barmaid", "landlady", "hostess"})
+HE_WORDS = frozenset({"man", "guy", "fellow", "fella", "bloke", "chap", "lad", "boy", "he", "him", "sir", "husband",
+                      "father", "grandpa", "brother", "son", "uncle", "gent", "gentleman", "barman", "landlord"})
+
+
+def _stem(word: str) -> str:
+    """A crude stem, so that a description's 'freckled' is the player's 'freckles' ('freckl')."""
+    for ending in ("ing", "ed", "es", "s", "y"):
+        if len(word) > len(ending) + 3 and word.endswith(ending):
+            return word[:-len(ending)].rstrip("e") if ending != "y" else word[:-1]
+    return word.rstrip("e") if len(word) > 4 else word
+
+
+def _pronoun(person: PresentNpc, pack: EraPack) -> str | None:
+    """'she', 'he' or None (they, or none given) from the pack's pronouns for ``person``."""
+    found = pack.person(person.id)
+    said = (getattr(found, "pronouns", None) or "").split("/")[0].lower()
+    return said if said in ("she", "he") else None
 
 
 GROUPS = frozenset({"everyone", "everybody", "anyone", "anybody", "crowd", "room", "regulars", "locals", "people",
@@ -149,7 +176,24 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     wanted = words(topic)
     if not wanted:
         return None
-    return _best([*here.details, *sentences(here.description)], lambda line: len(wanted & words(line)))
+    head = head_word(topic) if "," not in topic and len(topic.split()) <= 6 else None  # a phrase, not a sentence
+
+    def score(line: str) -> int:  # the thing itself, not only where it is ("the screen over the door")
+        said = words(line)
+        return len(wanted & said) if head is None or head in said or get_close_matches(head, said, 1, 0.8) else 0
+    return _best([*here.details, *sentences(here.description)], score)
+
+
+_WHERE = re.compile(r"\s+(?:over|on|onto|by|near|at|in|inside|under|behind|beside|next to|with|of|from|above|below|"
+                    r"against|across|along|beneath|around)\s+")
+
+
+def head_word(topic: str) -> str | None:
+    """The thing a phrase names before it says where ('flickering screen over the door' -> 'screen', 'barrel by the
+    hearth' -> 'barrel'), as :func:`words` has it; None when it has no content word there."""
+    before = _WHERE.split(f" {topic.lower()} ", maxsplit=1)[0]
+    found = [w for w in _WORD.findall(before) if w not in STOP and len(w) >= 2]
+    return found[-1] if found else None
 
 
 def item(topic: str, state: GameState, pack: EraPack) -> Item | None:
@@ -159,7 +203,26 @@ def item(topic: str, state: GameState, pack: EraPack) -> Item | None:
         return None
     here = pack.locations[state.location]
     order = [pack.items[i] for i in [*state.player.inventory, *here.shop, *pack.items] if i in pack.items]
-    return _best(order, lambda found: 3 * len(wanted & words(found.name)) + len(wanted & words(" ".join(found.tags))))
+    found = _best(order, lambda it: 3 * len(wanted & words(it.name)) + len(wanted & words(" ".join(it.tags))))
+    if found is not None and other_thing(wanted, found):
+        return None  # "a bridge token" is not the company scrip token: a thing this pack does not have
+    return found
+
+
+# Words that only qualify a thing ("a cold ale", "two cheap stims"), so a word of a request left unmatched by an item
+# may be one of these; any other word the item's name, tags and description lack names another thing.
+QUALIFIERS = frozenset("""cold hot warm fresh cheap cheapest good best small big large little old new clean full
+strong stiff spare extra decent fine nice another one two three four five six few couple pair more whole half single
+double proper real local house usual regular same other tiny huge plain simple quick light heavy dark red black white
+grey gray brown green blue yellow sweet sour dry wet hard soft bottle cup mug glass pint pouch bag sack piece slice
+bowl plate jar tin box pack packet handful stick loaf portion round shot measure dram""".split())
+
+
+def other_thing(wanted: frozenset[str], found: Item) -> bool:
+    """Whether the request names something other than ``found``: a word of it that is neither the item's (name, tags,
+    description) nor a qualifier (:data:`QUALIFIERS`)."""
+    known = words(f"{found.name} {' '.join(found.tags)} {found.description}")
+    return bool({w for w in wanted - known - QUALIFIERS if not (w.endswith("s") and w[:-1] in known)})
 
 
 def place(topic: str, state: GameState, pack: EraPack) -> str | None:
@@ -175,8 +238,21 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
         faction = pack.factions.get(loc.faction) if getattr(loc, "faction", None) else None
         also = " ".join([*(w for word in named for w in NAME_WORDS.get(word, ())), faction.name if faction else ""])
         return 3 * len(wanted & named) + 2 * len(wanted & words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))} "
-                                                                 f"{also}"))
+                                                                 f"{also}")) + described(wanted, loc_id, pack)
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
+
+
+def described(wanted: frozenset[str], loc_id: str, pack: EraPack) -> int:
+    """How many of ``wanted`` (content words) the first sentence of a place's description holds, when it holds at
+    least two ('the water tanks' for the yard "around the town's great water tanks", 'the landing pads'); else 0:
+    one shared word ('town', 'great') names no place."""
+    hits = wanted & _described_words(pack)[loc_id]
+    return len(hits) if len(hits) >= 2 else 0
+
+
+@per_pack
+def _described_words(pack: EraPack) -> dict[str, frozenset[str]]:
+    return {loc_id: words(" ".join(sentences(loc.description)[:1])) for loc_id, loc in pack.locations.items()}
 
 
 def place_words(loc_id: str, pack: EraPack) -> frozenset[str]:
@@ -191,8 +267,11 @@ def place_words(loc_id: str, pack: EraPack) -> frozenset[str]:
 
 
 def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
-    """Whether every word of ``topic`` is a word of the place (``place_words``): 'cockle row' is not Kettle Row."""
-    return not words(topic) - place_words(loc_id, pack)
+    """Whether every word of ``topic`` is a word of the place (``place_words``): 'cockle row' is not Kettle Row; or
+    of its description's first sentence, two of them at least (:func:`described`)."""
+    wanted = words(topic)
+    left = wanted - place_words(loc_id, pack)
+    return not left or (described(wanted, loc_id, pack) > 0 and not left - _described_words(pack)[loc_id])
 
 
 def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:
@@ -213,6 +292,8 @@ PLACE_WORDS = {
     "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
     "office": ("office", "hall", "headquarters", "offices"),
     "hall": ("hall", "meeting hall", "moot"),
+    "mine": ("mine", "mines", "shaft", "pit", "diggings", "workings"),
+    "ruin": ("ruin", "ruins", "wreck"),
 }
 # Everyday words for what a place's name says it is ("church" for the Lamplight Chapel).
 NAME_WORDS = {

@@ -40,17 +40,47 @@ def _stock(here: Location, pack: EraPack) -> str:
     return ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
 
 
+_SERVES = frozenset({"innkeeper", "bartender", "barkeeper", "barkeep", "barman", "barmaid", "landlady", "landlord",
+                     "publican", "tavernkeeper"})
+
+
+def _behind_the_bar(state: GameState, pack: EraPack) -> PresentNpc | None:
+    """Who serves here: the first person here whose role is a bartender's or an innkeeper's; None when nobody is."""
+    return next((p for p in everyone_at(state, pack, state.location)
+                 if not p.companion and references.words(p.role) & _SERVES), None)
+
+
+def _food_asked(text: str) -> str | None:
+    """The food a line names ("buy me a fungus bun and eat it" -> 'fungus bun'); None when it names none in
+    particular ("buy some food", "get me something to eat", "i'm hungry")."""
+    asked, before = object_of(text).split(" and ")[0], None
+    while asked != before:
+        asked, before = re.sub(r"^(?:me|us|myself|some|a|an|the|one|bit of|plate of|bowl of)\s+", "", asked), asked
+    if not asked or len(asked.split()) > 4 or "," in asked or re.match(
+            r"^(?:something|anything|bite|food|whatever|what|meal|breakfast|lunch|dinner|supper|snack|grub|eat|"
+            r"hungry|starving)\b", asked):
+        return None
+    return asked
+
+
 def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Buy a shop item at its pack price, or a drink (2 units, -1 stress) in a bar."""
     here = pack.locations[state.location]
     minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
-    if item is None and here.type == "bar" and FOOD.search(router.text) and not DRINK.search(router.text):
+    hungry = item is None and FOOD.search(router.text) is not None and not DRINK.search(router.text)
+    fare = [i for i in here.shop if i in pack.items and "food" in pack.items[i].tags]
+    if hungry and fare and _food_asked(router.text) is None:  # "buy some food": the food sold here
+        item = pack.items[fare[0]]
+    if item is None and hungry and here.type == "bar":
         stock = _stock(here, pack)
-        return Resolution(make_result(router, None, 1, f"There is no food to be had in {the_place(here)}, only "
-                                      f"drink at {money(DRINK_PRICE, pack)}" + (f" and {stock}." if stock else "."),
-                                      impossible=True))
-    wanted = object_of(router.text)
+        food = _food_asked(router.text) or "food"  # "a fungus bun" where none is sold: named, not "food"
+        offer = f"a drink at {money(DRINK_PRICE, pack)}" + (f", {stock}" if stock else "")
+        return Resolution(make_result(router, None, 1, f"There is no {food} to be had in {the_place(here)}; on "
+                                      f"offer: {offer}.", impossible=True))
+    wanted = re.sub(r"\s+(?:off|from|with) (?:you|ya|u|her|him|them|the \w+)$|\s+(?:please|for me)$|^(?:one|two|a "
+                    r"couple|a few) of (?:them|those|these|the|your)\s+", "", object_of(router.text))  # "a lantern off
+    # you", "one of them bridge tokens": what is asked for
     if item is None and here.type == "bar" and wanted and not DRINK.search(router.text) and not re.match(
             r"^(?:something|anything|one|a few|some)$", wanted):  # "get me a burn stim" where none is sold
         stock = _stock(here, pack)
@@ -73,8 +103,11 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
                                           f"{money(DRINK_PRICE, pack)}; {first} raises it to you."),
                               [ev.CreditsChange(delta=-DRINK_PRICE, reason=f"a drink for {treated.name}"),
                                *_thanks(treated, DRINK_PRICE, state)])
-        return Resolution(make_result(router, None, minutes, f"You buy {with_article(what)} for "
-                                      f"{money(DRINK_PRICE, pack)} and let it take the edge off.", stress=-1),
+        pours = _behind_the_bar(state, pack)
+        bought = (f"{pours.name} pours you {with_article(what)} for {money(DRINK_PRICE, pack)}, and you let it take "
+                  "the edge off." if pours else
+                  f"You buy {with_article(what)} for {money(DRINK_PRICE, pack)} and let it take the edge off.")
+        return Resolution(make_result(router, None, minutes, bought, stress=-1),
                           [ev.CreditsChange(delta=-DRINK_PRICE, reason="a drink")])
     if item is None or item.id not in here.shop:
         stock = _stock(here, pack)
