@@ -79,6 +79,7 @@ class ArcStage(StrEnum):
 
 
 class QuestStatus(StrEnum):
+    OFFERED = "offered"  # its giver told the player of it; saying yes to them (or doing its first step) takes it up
     ACTIVE = "active"
     COMPLETED = "completed"
 

@@ -214,7 +214,7 @@ def test_a_line_said_to_the_room_is_said_to_the_one_at_hand_and_their_job_is_off
     job = pack.quests["salt_for_the_pickle"].stages[0].objective
     assert state.quests["salt_for_the_pickle"].status.value == "active"
     assert said[1] == f"Odile Pask comes back to the job: {job}"
-    assert said[2] == f"You give Odile Pask your word: {job}"
+    assert said[2] == f"You take the job and give Odile Pask your word: {job}"
     assert job in said[3]
 
 

@@ -40,7 +40,7 @@ def test_talking_to_a_quest_giver_offers_the_quest(state, pack):
     state = _turn(state, pack, "talk to the bartender")
     assert state.router_output.target_npc == giver
     assert _quest(quests.quest_events(state, pack), "short_pour") == [
-        {"quest": "short_pour", "status": "active", "stage": 0}]
+        {"quest": "short_pour", "status": "offered", "stage": 0}]  # offered: taken up by a yes, or by doing it
 
 
 def test_talking_to_someone_else_offers_nothing(state, pack):
@@ -145,7 +145,7 @@ def test_attacking_or_robbing_a_quest_giver_offers_nothing(state, pack):
 
 def test_persuading_a_quest_giver_offers_the_quest(state, pack):
     state = _turn(state, pack, "persuade Hesper to tell me what is wrong", Outcome.FAILURE)
-    assert _quest(quests.quest_events(state, pack), "short_pour")[0]["status"] == "active"
+    assert _quest(quests.quest_events(state, pack), "short_pour")[0]["status"] == "offered"
 
 
 # ------------------------------------------------------------------ what the wording invites, and hints
@@ -220,3 +220,29 @@ def test_the_quest_log_shows_the_hint(make_state, pack):
     assert view.hint == "Juno will need persuading."
     state.quests["short_pour"] = QuestState(id="short_pour", status="completed", stage=3, hint="stale")
     assert views.quests(state, pack)[0].hint is None
+
+
+def test_a_job_offered_is_taken_up_by_a_yes_and_left_on_offer_by_a_no(tmp_path, pack):
+    """Speaking to the giver offers the job; "no" leaves it on offer and pushes nothing; "deal" takes it up, and only
+    then do the suggestions send the player off to keep their word."""
+    from skald.engine import start_campaign
+    from skald.graph import run_turn
+    from skald.llm.client import LLMClient
+    from skald.settings import Settings
+    from skald.store.db import connect
+
+    conn = connect(tmp_path / "offer.db")
+    state = start_campaign(conn, pack, seed=3, campaign_id="offer")
+    llm = LLMClient(Settings(), online=False)
+    seen = []
+    for line in ("talk to hesper", "no thanks", "deal"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+        seen.append((state.after.quests["short_pour"].status.value, state.mechanic_result.summary,
+                     [s.label for s in state.suggested_actions]))
+    conn.close()
+    (offered, _, first), (declined, no, second), (taken, yes, third) = seen
+    assert (offered, declined, taken) == ("offered", "offered", "active")
+    assert any("Hesper" in s and "job" in s for s in first)  # taking it up is offered, in one phrasing or another
+    assert not any("keep your word" in s.lower() for s in first + second)
+    assert "not for you" in no and "You take the job and give Hesper Quill your word" in yes
+    assert any("word" in s.lower() or "promise" in s.lower() for s in third)

@@ -287,12 +287,14 @@ def must_convey(state: GameState, pack: EraPack) -> list[str]:
                 items.append(f"{pack.companions[cid].name} joins you.")
             case ev.Defeated():
                 items.append("You go down.")
-            case ev.QuestUpdate(quest=qid, stage=stage) if qid in pack.quests:
+            case ev.QuestUpdate(quest=qid, stage=stage, status=status) if qid in pack.quests:
                 quest = pack.quests[qid]
                 if stage >= len(quest.stages):
                     items.append(f"{quest.title} is done.")
-                else:  # a quest taken on: what it is about; a stage reached: what to do next
-                    items.append(end(quest.summary if stage == 0 else quest.stages[stage].objective))
+                elif status == QuestStatus.OFFERED:  # a job offered: what it is about, and that it is the player's
+                    items.append(end(quest.summary))  # to take up
+                else:  # taken up or a stage reached: what to do next
+                    items.append(end(quest.stages[stage].objective))
     return [i[:200] for i in dict.fromkeys(items)][:3]
 
 

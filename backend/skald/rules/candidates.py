@@ -215,6 +215,11 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
     here = {p.id: p for p in scene.present}
     heading: set[str] = set()
     for qid, qstate in view.quests.items():
+        giver = here.get(pack.quests[qid].giver) if qid in pack.quests else None
+        if qstate.status == QuestStatus.OFFERED and giver is not None:  # a job on offer: taking it up is a reply
+            first = giver.name.split()[0]
+            for label in (f"Take the job {first} offers", f"Accept {first}'s job", f"Say yes to {first}'s job"):
+                pool.add(QUEST, label, Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY, family="job")
         if qstate.status != QuestStatus.ACTIVE or qid not in pack.quests:
             continue
         quest = pack.quests[qid]

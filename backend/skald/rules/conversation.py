@@ -1,10 +1,10 @@
 """Talk that answers what was said: replies to whoever spoke last and questions to the room, answered from the pack.
 
 A reply ("yes", "why?", "tell me more", "no thanks") goes to the person the player was talking with (the router
-names them: the person addressed, else the last one spoken with here, else the first person here). Saying yes to
-someone who has a job for you takes it up (Encounter starts a giver's quest when you talk to them); "why?" and "tell
-me more" get what they know (a rumor not yet heard, or their job). A question is answered by someone here, or by
-the narrator when nobody is:
+names them: the person addressed, else the last one spoken with here, else the first person here). Speaking to
+someone who has a job offers it (``rules.quests``); saying yes to them takes it up, and saying no leaves it on offer;
+"why?" and "tell me more" get what they know (a rumor not yet heard, or their job). A question is answered by
+someone here, or by the narrator when nobody is:
 
 - who runs this place: its keeper (a person who lives and works here) and whose ground it is (its faction);
 - what can I do here: what is sold here, who is here, whether there is work, and the ways on;
@@ -72,11 +72,19 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
     first = who.name.split()[0]
     job = _their_job(who, state, pack)
     if verb == "yes":
+        offered = _offered_by(who, state, pack)
+        if offered is not None:  # "deal", "i'll do it": the job is taken up
+            stage = offered.stages[0].objective
+            return (f"You take the job and give {who.name} your word: {end(stage)}",
+                    [ev.QuestUpdate(quest=offered.id, status=QuestStatus.ACTIVE, stage=0)])
         if job:
             return (f"You give {who.name} your word: {end(job)}", [])
         return (phrase(state, f"You tell {who.name} yes, and {first} takes you at your word.",
                        f"You agree with {who.name}; {first} seems satisfied with that.",
                        f"\"Yes,\" you tell {who.name}, and {first} nods."), [])
+    if verb == "no" and _offered_by(who, state, pack) is not None:
+        return (f"You tell {who.name} the job is not for you; {first} lets it lie. It stays on offer if you change "
+                "your mind.", [])
     if verb == "no":
         return (phrase(state, f"You tell {who.name} no; {first} lets it drop, for now.",
                        f"You turn {who.name} down, and {first} shrugs it off.",
@@ -126,14 +134,20 @@ NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 def _job_of(who: PresentNpc, state: GameState, pack: EraPack):
     """The quest this person gives that is going or still to be taken up (``packs.models.Quest``), or None."""
     return next((q for q in pack.quests.values() if q.giver == who.id and (
-        q.id not in state.quests or state.quests[q.id].status == QuestStatus.ACTIVE)), None)
+        q.id not in state.quests or state.quests[q.id].status != QuestStatus.COMPLETED)), None)
+
+
+def _offered_by(who: PresentNpc, state: GameState, pack: EraPack):
+    """The quest this person offered the player that they have not taken up yet, or None."""
+    return next((q for q in pack.quests.values() if q.giver == who.id and q.id in state.quests
+                 and state.quests[q.id].status == QuestStatus.OFFERED), None)
 
 
 def _their_job(who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
     """The current objective of an active quest this person gave, if any."""
     for quest_id, quest_state in state.quests.items():
         quest = pack.quests.get(quest_id)
-        if quest and quest.giver == who.id and quest_state.status == QuestStatus.ACTIVE:
+        if quest and quest.giver == who.id and quest_state.status in (QuestStatus.ACTIVE, QuestStatus.OFFERED):
             stage = quest.stages[min(quest_state.stage, len(quest.stages) - 1)]
             return stage.objective
     return None
@@ -147,7 +161,7 @@ def _told_of(person, state: GameState, pack: EraPack) -> str:
         return end(_first_sentence(person.description))
     first = person.name.split()[0]
     job = next((q.summary for q in pack.quests.values() if q.giver == person.id and (
-        q.id not in state.quests or state.quests[q.id].status == QuestStatus.ACTIVE)), None)
+        q.id not in state.quests or state.quests[q.id].status != QuestStatus.COMPLETED)), None)
     if job:
         return f"{first} has a job going. {end(_first_sentence(job))}"
     faction = pack.factions.get(getattr(person, "faction", None) or "")
@@ -325,8 +339,10 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     if who is not None and topic in SELF_TOPICS:  # "what's your story", "tell me about yourself"
         person = pack.person(who.id)
         they = pronouns.parse(getattr(person, "pronouns", None) if person else None)
-        return (f"Asked about {they.reflexive}, {who.name} tells you {they.subject} {they.be} "
-                f"{with_article(who.role)}. {_told_of(who, state, pack)}", [])
+        first = _first_sentence(who.description)
+        what = with_article(who.role) if prose.described_lately(who.description, state) or not first else \
+            f"{with_article(who.role)}: {first[:1].lower()}{first[1:]}"  # the job, if any, is the quest's to offer
+        return (f"Asked about {they.reflexive}, {who.name} tells you {they.subject} {they.be} {end(what)}", [])
     subject = _the(topic)
     wanted = references.words(topic)
     for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name

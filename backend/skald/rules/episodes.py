@@ -182,6 +182,7 @@ def _came_true(episode: Episode, events_now: list[ev.BaseEvent]) -> bool:
     start = episode.starts_at
     return any(isinstance(e, ev.Move) and e.to == start.location
                or isinstance(e, ev.QuestUpdate) and e.quest == start.quest and e.stage == 0
+               and e.status == QuestStatus.OFFERED
                or isinstance(e, ev.FlagSet) and e.flag == start.flag for e in events_now)
 
 
@@ -313,6 +314,9 @@ def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, mem
         quest = pack.quests[event.quest]
         if event.status == QuestStatus.COMPLETED:
             return f"You finished {quest.title}."
+        if event.stage == 0 and event.status == QuestStatus.OFFERED:
+            giver = pack.person(quest.giver)
+            return f"{giver.name if giver else 'Someone'} offered you {quest.title}."
         if event.stage == 0:
             return f"You took on {quest.title}."
         return f"{quest.title}: {quest.stages[event.stage - 1].objective.split('.')[0].strip()}, done."

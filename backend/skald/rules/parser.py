@@ -157,7 +157,10 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                  "agreed", "of course", "certainly", "absolutely", "definitely", "fair enough(?:[ ,]+i will take it)?",
                  "sounds good", "sounds fair", "good", "great", "count me in", "i am in", "why not", "let us do it",
                  "i will do it", "i will take it", "i will take the job", "i accept", "accept(?: the (?:job|offer|"
-                 "deal|work|task|quest))?", "take the (?:job|offer|deal|work)", "i agree", "you have a deal",
+                 "deal|work|task|quest))?",
+                 "take the (?:job|offer|deal|work)(?: [a-z]+ (?:offers|offered|is offering))?", "i agree",
+                 "accept [a-z]+'?s (?:job|offer|work)", "say yes to [a-z]+'?s (?:job|offer)",
+                 "you have a deal",
                  "it is a deal", "done", "very well", "i will help(?: you)?", "yes i will(?: help)?",
                  r"(?:ok|yes|sure|fine|alright)[ ,]+(?:i will (?:do it|help|take it)|deal|let us go|lead on)",
                  r"(?:(?:ok|okay|alright|all right|sure|fine|right|yes|yeah|aye)[ ,]+)?(?:i will look into it|i will "
@@ -617,7 +620,12 @@ def _go(clause: str, said: str) -> Reading | None:
     found = GO.match(clause)
     if found is None:
         return None
-    return Reading("go", "go", topic_of(found.group("t").split(" , ")[0]))  # "the market , i need a few things"
+    topic = topic_of(found.group("t").split(" , ")[0])  # "the market , i need a few things"
+    vehicle = re.match(r"^(?:can|could|would|will) \w+ (?:please )?|", clause).end()
+    ride = re.match(r"take the (?:\w+ )?(\w+) (?:down|up|across|over|back|out|in)\b", clause[vehicle:])
+    if ride and topic in ("down", "up", "across", "over", "back", "out", "in"):  # "take the lift down": the lift
+        topic = ride.group(1)
+    return Reading("go", "go", topic)
 
 
 _VERB_AND_PARTICLE = re.compile(r"^(?:[a-z']+)(?:\s+(?:up|down|out|off|over|under|behind|inside|into|in|on|through|at|"

@@ -1,5 +1,8 @@
 """Quest progress: offering a quest, completing its stages, rewards, and hints when an attempt nearly counted.
 
+A quest is OFFERED when the player first speaks to its giver, and taken up (ACTIVE) when they say yes to the giver
+(``rules.conversation``) or simply do its first step. Saying no leaves it on offer: nothing pushes it on the player.
+
 A stage completes after a turn when every condition of its ``when`` holds (``packs.models.QuestTrigger``): the
 player is at its location, addressed its NPC, holds its item, played one of its action classes, and (unless
 ``success: false``) the action succeeded. An action that could not happen (``MechanicResult.impossible``) never
@@ -37,12 +40,14 @@ def quest_events(state: GameState, pack: EraPack) -> list[ev.BaseEvent]:
         qstate = state.quests.get(quest.id)
         if qstate is None:
             if router.target_npc == quest.giver and router.action_class not in NOT_ASKING and not result.impossible:
-                events.append(ev.QuestUpdate(quest=quest.id, status=QuestStatus.ACTIVE, stage=0))
+                events.append(ev.QuestUpdate(quest=quest.id, status=QuestStatus.OFFERED, stage=0))
             continue
-        if qstate.status != QuestStatus.ACTIVE:
+        if qstate.status not in (QuestStatus.ACTIVE, QuestStatus.OFFERED):
             continue
         when = quest.stages[qstate.stage].when
         missing = unmet(when, state, pack)
+        if missing and qstate.status == QuestStatus.OFFERED:
+            continue  # no hints for a job not taken up
         if missing:
             hint = _hint(when, missing, state, pack)
             if hint and hint != qstate.hint:

@@ -133,10 +133,13 @@ def _quest(d: Draft, e: ev.QuestUpdate, pack: EraPack) -> None:
         return
     if e.status == QuestStatus.COMPLETED:
         d.put(EVENTS, d.choose_any("quest-done", ph.QUEST_DONE, title=quest.title, Title=quest.title), must=True)
-    elif e.stage == 0:
+    elif e.stage == 0 and e.status == QuestStatus.OFFERED:
         told = (d.result.summary if d.result else "").lower()
         if end(quest.summary).rstrip(".").lower() not in told:  # the rules' answer may be the job itself
             d.put(EVENTS, d.choose_any("quest-offer", ph.QUEST_OFFER, text=d.tail(quest.summary)), must=True)
+        d.put(EVENTS, d.choose_any("quest-ask", ph.QUEST_ASK, title=quest.title, Title=quest.title), must=True)
+    elif e.stage == 0:  # taken up: the rules' answer gave the word and the first step
+        pass
     elif e.stage < len(quest.stages):
         d.put(EVENTS, d.choose_any("quest-next", ph.QUEST_NEXT, text=d.tail(quest.stages[e.stage].objective)),
               must=True)

@@ -1008,6 +1008,8 @@ QUEST_OFFER = [
     "There is work in it for you: {text}",
     "Someone has a job for you: {text}",
 ]
+QUEST_ASK = ["Say yes and {title} is yours.", "{Title} is yours if you say yes.", "Say the word and {title} is yours.",
+             "A yes would make {title} your business.", "{Title} waits on your yes."]
 QUEST_NEXT = ["Next: {text}", "What comes next: {text}", "The next step is plain enough: {text}"]
 QUEST_DONE = ["That settles {title}.", "{Title} is done.", "That is the end of {title}."]
 FIGHT_ON = [
