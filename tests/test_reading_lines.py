@@ -58,6 +58,9 @@ CASES = [
     ("saltmarsh_reach", "look around", "can i get a lantern off you", "no lantern for sale"),
     ("cinder_reach", "look around", "ill take one of them bridge tokens", "no bridge tokens"),
     ("saltmarsh_reach", "ask the barkeep if theres any work going", "whats in it for me", "pays"),
+    # a word before the line ("actually, ...") and a job talked over, then taken
+    ("cinder_reach", "talk to hesper", "actually, tell me more about the job", "tells you about the job"),
+    ("cinder_reach", "talk to hesper", "actually i will take it", "You take the job"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

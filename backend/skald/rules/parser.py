@@ -110,8 +110,9 @@ _ASIDE = re.compile(r"^(?:wait|hang on|hold on|sorry|um+|uh+|er+|huh|eh|hey|oi|y
 # What a player says before the deed itself: "i", "i want to", "can i", "let me", "please", "then", "ok so"...
 _LEAD = re.compile(
     r"^(?:(?:ok|so|well|then|and|now|alright|um+|uh+|hmm+|ugh|ew+|oh|ah|yikes|just|please|quickly|slowly|quietly|"
+    r"actually|honestly|"
     r"carefully|first|"
-    r"maybe|perhaps|gently|calmly)\s+)*"
+    r"maybe|perhaps|gently|calmly)(?:\s+,)?\s+)*"
     r"(?:(?:i|we)\s+(?:(?:will|would|shall|should|could|can|might|want to|would like to|wish to|am going to|"
     r"try to|start to|begin to|decide to|go and|then|just|quickly|slowly|quietly)\s+)*"
     r"|let me\s+|let us\s+|can i\s+|could i\s+|may i\s+|should i\s+|try to\s+|i try to\s+)?"
@@ -149,7 +150,7 @@ def _any(*phrases: str) -> str:
 
 
 # A sound a player makes before the reply itself ("huh, tell me more", "oh, ok", "hm why").
-_UTTER = r"^(?:(?:huh|oh|ah|aha|hm+|well|wow|ooh|ugh|eh|right|so)[ ,]+)?"
+_UTTER = r"^(?:(?:huh|oh|ah|aha|hm+|well|wow|ooh|ugh|eh|right|so|actually|honestly)[ ,]+)?"
 REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + r"(?:\s+(?:then|to you|sir|madam|"
                                                                  r"friend|mate|please))?\s*[?!.,]*$"))
                                               for verb, body in [
@@ -241,7 +242,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"(?P<t6>.+)"),
     ("about", r"\b(?:what|anything) (?:do|can|did|does|are|is) (?:people|folk|they|you|anyone|everyone|somebody|"
               r"the locals) (?:say|know|think|saying|heard|hear|tell)(?:ing)? (?:about|of|on) (?P<t>.+)|"
-              r"\b(?:tell me|what is there to know|what do you know|know anything|heard anything) about (?P<t2>.+)|"
+              r"\b(?:tell me(?: more| a bit| a little| something| a bit more)?|what is there to know|what do you know|"
+              r"know anything|heard anything) about (?P<t2>.+)|"
               r"\bask (?:\w+ )?(?:about|after|regarding) (?P<t3>.+)|\bwhat about (?P<t4>.+)|"
               r"\bany (?:news|word|rumou?rs?) (?:of|about|on) (?P<t5>.+)"),
     ("how_much", r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
