@@ -415,6 +415,8 @@ def _the(topic: str) -> str:
     if not topic or topic in references.PRONOUNS or topic.split()[0] in _NOT_A_THING or _VERB_LED.match(topic):
         return "that"  # "who brought me in", "what happened", "what did he say": a question, not a thing to name
     first = topic.split()[0]
+    if topic in ("job", "task", "gig", "jobs", "tasks"):
+        return f"the {topic}"  # "asked about the job", as against "asked about work"
     if first in WORK_WORDS or first in ("news", "money", "it", "them", "him", "her", "people", "everyone") or \
             first[:1].isupper() or len(topic.split()) > 4:
         return topic if len(topic.split()) <= 6 else "that"  # a whole sentence is not a subject to name
