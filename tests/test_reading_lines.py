@@ -39,6 +39,8 @@ CASES = [
      "the drowned abbey"),
     # whoever keeps the bar pours
     ("saltmarsh_reach", "look around", "one pint of your finest swill barkeep", "Odile Pask pours"),
+    # someone by a word for them and what they are: the fisherwoman is the eel-fisher, not the old eeler
+    ("saltmarsh_reach", "look around", "talk to the fisherwoman", "Ottilie Crewe"),
     # someone described, then asked about
     ("saltmarsh_reach", "look around", "the girl selling songs, whats her deal", "Saffy Ketteridge"),
     ("cinder_reach", "look around", "the old man coughing in the corner, who is he", "Tobin Marsh"),
