@@ -32,12 +32,13 @@ class Retrieved:
         return bool(self.warnings) and not (self.style or self.lore or self.voice or self.hooks)
 
 
-def scene_entities(state: GameState, pack: EraPack) -> tuple[list[str], list[str]]:
-    """(ids of the people on stage, ids of the factions on stage or owning the place)."""
+def scene_entities(state: GameState, pack: EraPack,
+                   cast: list[PresentNpc] | None = None) -> tuple[list[str], list[str]]:
+    """(ids of the people on stage, or of ``cast`` when given; ids of their factions and of the place's owner)."""
     location = pack.locations[state.after.location]
-    people = [p.id for p in state.present_npcs]
-    factions = {p.faction for p in state.present_npcs if p.faction} | ({location.faction} - {None})
-    return people, sorted(factions)
+    cast = state.present_npcs if cast is None else cast
+    factions = {p.faction for p in cast if p.faction} | ({location.faction} - {None})
+    return [p.id for p in cast], sorted(factions)
 
 
 def for_narrator(retriever: Any, state: GameState, pack: EraPack) -> Retrieved | None:

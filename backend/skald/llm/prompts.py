@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from skald import events as ev
 from skald.llm import tail
 from skald.llm.budget import Prompt, Section, SectionKind, estimate_tokens
-from skald.llm.lore import Retrieved
+from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, interpretation, pronouns, prose
 from skald.rules.scene import everyone_at
@@ -268,9 +268,8 @@ def lore_sections(state: GameState, pack: EraPack, retrieved: Retrieved | None =
     out = [Section(SectionKind.LORE, f"{location.description} " + " ".join(location.details), rank=60,
                    title=f"About {location.name}:")]
     cast = everyone_at(state.after, pack, location.id)
-    people = [p.id for p in cast]
-    factions = {p.faction for p in cast if p.faction} | ({location.faction} - {None})
-    faction_ids = sorted(f for f in factions if f in pack.factions)
+    people, faction_ids = scene_entities(state, pack, cast)
+    factions = set(faction_ids)
     for index, person in enumerate(cast):
         rank = 95 if person.id == focus else 40 - index
         out.append(Section(SectionKind.LORE, person.description, rank=rank, title=f"About {person.name}:"))

@@ -263,8 +263,7 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
 
 def _pronouns(pack: EraPack, person_id: str) -> pronouns.Pronouns:
     """A person's pronouns as the pack gives them (they/them when it does not)."""
-    person = pack.person(person_id)
-    return pronouns.parse(getattr(person, "pronouns", None) if person else None)
+    return pronouns.of(pack.person(person_id))
 
 
 def _agree(they: pronouns.Pronouns, verb: str) -> str:

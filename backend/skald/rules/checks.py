@@ -288,7 +288,7 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     events: list[ev.BaseEvent] = []
     told = _as_told(router) if target is None else None  # "lie and say im a reeve": the attempt as it was put
     person = pack.person(target.id) if target is not None else None
-    they = pronouns.parse(getattr(person, "pronouns", None) if person is not None else None)
+    they = pronouns.of(person)
     if chk.outcome.succeeded:
         summary = phrase(state, f"You {verb} {who}.", f"It works on {who}: you {verb} {they.object}.")
         summary = f"{told}, and it works on the people around you." if told else summary

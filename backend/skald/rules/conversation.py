@@ -160,10 +160,9 @@ def _told_of(person, state: GameState, pack: EraPack) -> str:
     if not prose.described_lately(person.description, state):
         return end(_first_sentence(person.description))
     first = person.name.split()[0]
-    job = next((q.summary for q in pack.quests.values() if q.giver == person.id and (
-        q.id not in state.quests or state.quests[q.id].status != QuestStatus.COMPLETED)), None)
+    job = _job_of(person, state, pack)
     if job:
-        return f"{first} has a job going. {end(_first_sentence(job))}"
+        return f"{first} has a job going. {end(_first_sentence(job.summary))}"
     faction = pack.factions.get(getattr(person, "faction", None) or "")
     return f"{first} answers to {faction.name}." if faction else f"You have met {first} before."
 
@@ -332,19 +331,17 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     job = _their_job(who, state, pack) if who is not None and (not topic or topic in references.PRONOUNS) else None
     if job:  # "who could i ask about that?" to someone with a job going: the job says who
         return (f"{who.name} comes back to the job: {end(job)}", [])
-    asked = references.words(topic)
-    if who is not None and asked and asked <= PAY_WORDS and asked - {"it", "that", "this", "job", "work"} and \
+    wanted = references.words(topic)
+    if who is not None and wanted and wanted <= PAY_WORDS and wanted - {"it", "that", "this", "job", "work"} and \
             _job_of(who, state, pack) is not None:  # "what does it pay?": the job's pay
         return _how_much(topic, who, locals_, state, pack)
     if who is not None and topic in SELF_TOPICS:  # "what's your story", "tell me about yourself"
-        person = pack.person(who.id)
-        they = pronouns.parse(getattr(person, "pronouns", None) if person else None)
+        they = pronouns.of(pack.person(who.id))
         first = _first_sentence(who.description)
         what = with_article(who.role) if prose.described_lately(who.description, state) or not first else \
             f"{with_article(who.role)}: {first[:1].lower()}{first[1:]}"  # the job, if any, is the quest's to offer
         return (f"Asked about {they.reflexive}, {who.name} tells you {they.subject} {they.be} {end(what)}", [])
     subject = _the(topic)
-    wanted = references.words(topic)
     for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name
         mine = who is not None and quest.giver == who.id
         if (mine and wanted & WORK_WORDS) or len(wanted & references.words(f"{quest.title} {quest.summary}")) >= 2 or (
@@ -434,8 +431,9 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     here = pack.locations[state.location]
     item = references.item(topic, state, pack)
     told, who = _teller(speaker, locals_)
+    wanted = references.words(topic)
     job = _job_of(who, state, pack) if who is not None and item is None and (
-        not references.words(topic) or references.words(topic) & PAY_WORDS) else None
+        not wanted or wanted & PAY_WORDS) else None
     if job is not None:  # "how much does it pay?" to whoever has a job going
         reward = job.reward
         paid = [money(reward.credits, pack)] if reward.credits else []

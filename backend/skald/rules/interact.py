@@ -142,7 +142,7 @@ def dictate(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     answer names them and what the player could do instead (1 minute)."""
     person = pack.person(router.target_npc or router.absent_npc or "")
     name = person.name if person else (router.topic or "They")
-    they = pronouns.parse(getattr(person, "pronouns", None))
+    they = pronouns.of(person)
     verb = "decide" if they.plural else "decides"
     return _nothing(router, state, f"{name} {verb} what {they.subject} {'do' if they.plural else 'does'}: saying it "
                     f"does not make it so. You could ask {they.object}, persuade {they.object} or pay "

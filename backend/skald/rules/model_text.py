@@ -54,7 +54,7 @@ def grounding(state: GameState, summary: str, moments: Iterable[object]) -> str:
 def known_names(state: GameState, pack: EraPack) -> set[str]:
     """Every word a name in the pack or the campaign may be made of: the pack's (:func:`pack_names`) and the
     player's."""
-    return pack_names(pack) | {w.lower() for w in re.findall(r"[\w'\u2019-]+", state.player.name or "")}
+    return pack_names(pack) | name_words([state.player.name])
 
 
 @per_pack
@@ -70,8 +70,8 @@ def pack_names(pack: EraPack) -> frozenset[str]:
     prose = [*(n.description for n in pack.npcs.values()), *(loc.description for loc in pack.locations.values()),
              *(" ".join(loc.details) for loc in pack.locations.values()), *(r.text for r in pack.rumors.values()),
              *(q.summary for q in pack.quests.values()), *(d.body for d in pack.docs.values()), pack.era.style]
-    words = {w.lower() for text in texts for w in re.findall(r"[\w'\u2019-]+", text or "")}
-    return frozenset(words | {w.lower() for text in prose for w in re.findall(r"\b[A-Z][\w'\u2019-]+", text or "")})
+    capitalised = {w.lower() for text in prose for w in re.findall(r"\b[A-Z][\w'\u2019-]+", text or "")}
+    return frozenset(name_words(texts) | capitalised)
 
 
 def unknown_name(text: str, known: set[str] | frozenset[str], grounded: str = "") -> str | None:
@@ -91,10 +91,7 @@ def problems(text: str, state: GameState, pack: EraPack, grounded: str, defeats:
     :param grounded: the rules' own account of what happened, lower case (:func:`grounding`).
     :param defeats: whether the events hold a defeat (an NPC beaten, a fight won, the player downed).
     """
-    found: list[str] = []
-    avoid = setup.limit_pattern(state.player.profile.limits)
-    if avoid is not None and avoid.search(text):
-        found.append(f"it touches what the player's limits keep out ({', '.join(state.player.profile.limits)})")
+    found = beyond_limits(text, state.player.profile.limits)
     for what, pattern in CLAIMS:
         for match in pattern.finditer(text):
             word = match.group(0).lower()
@@ -113,19 +110,28 @@ def creation_problems(text: str, sheet: setup.CharacterSheet, pack: EraPack, sai
     touches the content limits the player set on the sheet, or it names someone or something that neither the pack,
     the sheet nor the player's own words (``said``) hold. A new character's past is the player's to invent, so only
     names are held to what was said, not deeds."""
-    found: list[str] = []
-    avoid = setup.limit_pattern(sheet.limits)
-    if avoid is not None and avoid.search(text):
-        found.append(f"it touches what the player's limits keep out ({', '.join(sheet.limits)})")
+    found = beyond_limits(text, sheet.limits)
     background = pack.backgrounds.get(sheet.background)
     place = pack.locations.get(sheet.start_location or "")
     own = [sheet.name, sheet.concept, sheet.hook, sheet.tone, background.name if background else "",
            place.name if place else "", *said]
-    known = pack_names(pack) | {w.lower() for text_ in own for w in re.findall(r"[\w'\u2019-]+", text_ or "")}
-    strange = unknown_name(text, known)
+    strange = unknown_name(text, pack_names(pack) | name_words(own))
     if strange:
         found.append(f"it names {strange}, who or what is not in the pack, the sheet or what the player said")
     return found
+
+
+def name_words(texts: Iterable[str | None]) -> set[str]:
+    """Every word of ``texts``, lower case, as a name is made of them ('Mara Venn-Ash' -> mara, venn-ash)."""
+    return {w.lower() for text in texts for w in re.findall(r"[\w'\u2019-]+", text or "")}
+
+
+def beyond_limits(text: str, limits: list[str]) -> list[str]:
+    """The finding (a list of one, or empty) that ``text`` touches what the player's content ``limits`` keep out."""
+    avoid = setup.limit_pattern(limits)
+    if avoid is None or not avoid.search(text):
+        return []
+    return [f"it touches what the player's limits keep out ({', '.join(limits)})"]
 
 
 def defeats_in(events: Iterable[BaseEvent]) -> bool:

@@ -377,7 +377,7 @@ GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybod
                 r"run|travel|"
                 r"keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
                 r"make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
-                r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?:path|road|way|"
+                r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?P<ride>path|road|way|"
                 r"stairs|ladder|door|lift|elevator|ferry|boat|punt|train|tram|cart|bridge|causeway|steps)|"
                 r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|back out|let us hit|lets hit|"
                 r"head (?:out|off)|point me|show me the way|how do i get|how (?:can|do) i get|which way(?: is it)?)"
@@ -623,10 +623,8 @@ def _go(clause: str, said: str) -> Reading | None:
     if found is None:
         return None
     topic = topic_of(found.group("t").split(" , ")[0])  # "the market , i need a few things"
-    vehicle = re.match(r"^(?:can|could|would|will) \w+ (?:please )?|", clause).end()
-    ride = re.match(r"take the (?:\w+ )?(\w+) (?:down|up|across|over|back|out|in)\b", clause[vehicle:])
-    if ride and topic in ("down", "up", "across", "over", "back", "out", "in"):  # "take the lift down": the lift
-        topic = ride.group(1)
+    if found.group("ride") and topic in ("down", "up", "across", "over", "back", "out", "in"):
+        topic = found.group("ride")  # "take the lift down": the lift, wherever it goes
     return Reading("go", "go", topic)
 
 

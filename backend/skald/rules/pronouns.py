@@ -39,6 +39,12 @@ def valid(text: str) -> bool:
     return bool(PATTERN.match(text.strip()))
 
 
+def of(person: object | None) -> Pronouns:
+    """A pack person's pronouns (its ``pronouns`` field, ``packs.models.Npc`` or ``Companion``); they/them for a
+    person without one, or for None."""
+    return parse(getattr(person, "pronouns", None))
+
+
 def parse(text: str | None) -> Pronouns:
     """The pronouns ``text`` names; a known set from its first word ("she/her" -> she/her/her/herself), else a set of
     one's own (subject/object[/possessive[/reflexive]], the rest made from the object). Invalid text: they/them."""

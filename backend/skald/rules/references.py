@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack, Item, Rumor
+from skald.rules import pronouns
 from skald.rules.scene import everyone_at
 from skald.state import GameState, PresentNpc
 from skald.text import sentences
@@ -102,9 +103,10 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
     def score(p: PresentNpc) -> int:
         role = p.role.split()
         head = kindred(role[-1]) if role else frozenset()
-        described = {_stem(w) for w in words(p.description)} - {_stem(w) for w in kin & words(p.description)}
+        told = words(p.description)
+        described = {_stem(w) for w in told} - {_stem(w) for w in kin & told}
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
-            len(kin & (kindred(p.role) - head)) + len(kin & words(p.description)) + len(asked & described)
+            len(kin & (kindred(p.role) - head)) + len(kin & told) + len(asked & described)
         return 2 * said + (1 if gender is not None and _pronoun(p, pack) == gender else 0)  # "the woman": a tie
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
 
@@ -124,9 +126,8 @@ def _stem(word: str) -> str:
 
 
 def _pronoun(person: PresentNpc, pack: EraPack) -> str | None:
-    """'she', 'he' or None (they, or none given) from the pack's pronouns for ``person``."""
-    found = pack.person(person.id)
-    said = (getattr(found, "pronouns", None) or "").split("/")[0].lower()
+    """'she', 'he' or None (they, one's own, or none given) from the pack's pronouns for ``person``."""
+    said = pronouns.of(pack.person(person.id)).subject
     return said if said in ("she", "he") else None
 
 

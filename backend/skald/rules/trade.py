@@ -69,12 +69,13 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
     hungry = item is None and FOOD.search(router.text) is not None and not DRINK.search(router.text)
+    named = _food_asked(router.text) if hungry else None
     fare = [i for i in here.shop if i in pack.items and "food" in pack.items[i].tags]
-    if hungry and fare and _food_asked(router.text) is None:  # "buy some food": the food sold here
+    if hungry and fare and named is None:  # "buy some food": the food sold here
         item = pack.items[fare[0]]
     if item is None and hungry and here.type == "bar":
         stock = _stock(here, pack)
-        food = _food_asked(router.text) or "food"  # "a fungus bun" where none is sold: named, not "food"
+        food = named or "food"  # "a fungus bun" where none is sold: named, not "food"
         offer = f"a drink at {money(DRINK_PRICE, pack)}" + (f", {stock}" if stock else "")
         return Resolution(make_result(router, None, 1, f"There is no {food} to be had in {the_place(here)}; on "
                                       f"offer: {offer}.", impossible=True))
