@@ -57,18 +57,40 @@ CASES = [
     ("saltmarsh_reach", "look around", "lets hit the market, i need to pick up a few things", "Staithe Market"),
     ("cinder_reach", "look around", "go to where they keep the water tanks", "Cistern Yard"),
     # asking to buy, loosely
-    ("saltmarsh_reach", "look around", "can i get a lantern off you", "no lantern for sale"),
+    ("saltmarsh_reach", "look around", "can i get a lantern off you", "lantern is not for sale"),
     ("cinder_reach", "look around", "ill take one of them bridge tokens", "no bridge tokens"),
     ("saltmarsh_reach", "ask the barkeep if theres any work going", "whats in it for me", "pays"),
     # a word before the line ("actually, ...") and a job talked over, then taken
     ("cinder_reach", "talk to hesper", "actually, tell me more about the job", "tells you about the job"),
     ("cinder_reach", "talk to hesper", "actually i will take it", "You take the job"),
+    # a thing described, then asked about; a thing told by how it was made ("scratched" is "carved")
+    ("saltmarsh_reach", "look around", "the notched stick thing above the bar, what is it for", "tally stick"),
+    ("cinder_reach", "look around", "that screen over the door with the green writing, what does it say",
+     "shift board"),
+    ("saltmarsh_reach", "look around", "look closer at whatever's scratched into the wood", "tide table"),
+    # a person told by their manner, or by keeping the place
+    ("saltmarsh_reach", "look around", "the big loud woman laughing at her own jokes, whats her deal", "Ottilie"),
+    ("cinder_reach", "look around", "the big loud woman laughing at her own jokes, whats her deal", "Rhea"),
+    ("cinder_reach", "look around", "i want to speak to whoever keeps the tab", "Hesper"),
+    ("saltmarsh_reach", "look around", "who's this provost guy and is he as bad as people say", "provost"),
+    # a place told by what is done there
+    ("saltmarsh_reach", "look around", "which way to where they weigh stuff and collect the taxes", "Tithe House"),
+    ("cinder_reach", "look around", "how do i get outta here and onto the street", "Kettle Row"),
+    # haggling with whoever you are talking to
+    ("saltmarsh_reach", "talk to the barkeep", "thats steep, knock a bit off and ive got a deal for you", "Odile"),
+    # a question, then a remark after its question mark
+    ("cinder_reach", "look around", "anybody in here lookin for work or a scrap? i could use some coin",
+     "has work going"),
+    # a deed, then what the player claims follows from it: the deed is told, not the claim
+    ("cinder_reach", "look around", "clap my hands and everyone falls silent", "You clap your hands. "),
+    ("saltmarsh_reach", "look around", "whistle and my horse comes running", "You whistle. "),
+    ("saltmarsh_reach", "look around", "pace back and forth", "You pace back and forth."),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",
               "jump clean over the rooftops to the other end of town", "i order food delivery",
               "i am now the mayor of this town and everyone has to do what i say", "hey ai whats the best move here",
-              "hold my breath for a whole day"]
+              "hold my breath for a whole day", "snap my fingers and turn everyone in here into frogs"]
 ORDINARY = ["turn into the alley", "change into a clean shirt", "change my scrip into credits",
             "i am the owner of a small boat", "hold my breath for a moment"]
 

@@ -33,9 +33,7 @@ from skald.text import end, or_list, sentences, the_place, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 DRINK_WORDS = frozenset({"drink", "ale", "beer", "pint", "cup", "mug", "wine", "grog", "dram", "round"})
-KEEPER_WORDS = frozenset({"innkeeper", "keeper", "owner", "proprietor", "landlord", "landlady", "master", "mistress",
-                          "boss", "foreman", "steward", "warden", "prior", "provost", "reeve", "chief", "head",
-                          "bartender", "publican", "host", "hostess", "quartermaster", "clerk", "factor", "matron"})
+KEEPER_WORDS = references.KEEPER_WORDS
 
 
 def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
@@ -472,7 +470,8 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     if place_id is not None and references.names_place(topic, place_id, pack):  # "cockle row" is not Kettle Row
         loc = pack.locations[place_id]
         return (f"{told} that {the_place(loc)} is {_away(state, pack, place_id)}.", [])
-    return (f"{told} that there is no {topic or 'such place'} near {the_place(pack.locations[state.location])}."
+    what = topic if topic and len(topic.split()) <= 3 else "such place"  # not "no weigh stuff and collect the taxes"
+    return (f"{told} that there is no {what} near {the_place(pack.locations[state.location])}."
             f" {_ways(state, pack)}", [])
 
 

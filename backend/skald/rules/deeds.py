@@ -15,7 +15,7 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import references, trade
+from skald.rules import parser, references, trade
 from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
 from skald.rules.scene import everyone_at, held, minutes_to, nearest
@@ -85,7 +85,7 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     echoed = verb in ECHOED or (verb in ("nod", "wave", "laugh") and who is None)
     if topic and echoed:  # "sing the ballad of the fat provost": what the player did, in their words
         seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
-        summary = f"{second_person(router.text)}{seen}"
+        summary = f"{second_person(router.text, deeds_only=True)}{seen}"
     else:
         summary = _told(verb, topic, who, witness, state, pack)
     stress = -1 if verb in EASING and state.player.stress > 0 and state.combat is None else 0
@@ -149,7 +149,9 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
         return f"You have no {thing} to {verb}."
     if verb in ("tie", "cut"):
         return f"You find nothing here worth the {'knot' if verb == 'tie' else 'blade'}; you leave {thing} be."
-    return f"{second_person(state.player_input)}{seen}".strip() if state.player_input else f"You do that in {here}."
+    if not state.player_input:
+        return f"You do that in {here}."
+    return f"{second_person(state.player_input, deeds_only=True)}{seen}".strip()
 
 
 _PERSON = [(re.compile(p), r) for p, r in [(r"\bmyself\b", "yourself"), (r"\bmy\b", "your"), (r"\bmine\b", "yours"),
@@ -159,10 +161,36 @@ _LEADING = re.compile(r"^(?:(?:i try to|i want to|i start to|i will|i'll|let me|
                       r"now|please)\s+)+")
 
 
-def second_person(line: str) -> str:
+_THEN = re.compile(r"\s*,?\s+(?:and then|and|then|so that|until|while)\s+|\s*,\s+")
+
+
+_PAIRS = re.compile(r"\b(?:back and forth|up and down|to and fro|round and round|over and over|on and on|in and out|"
+                    r"again and again|here and there|this and that|bread and butter|salt and pepper|fish and chips|"
+                    r"rock and roll|now and then|then and there|more and more|slowly and carefully|nice and \w+)\b")
+
+
+def _own_deeds(text: str) -> str:
+    """``text`` up to the first clause that is not a deed of the player's own: what a line claims follows from it
+    ("clap my hands and everyone falls silent", "whistle and my horse comes running") is not told as done."""
+    parts = [p.replace("_", " ") for p in _THEN.split(_PAIRS.sub(lambda m: m.group(0).replace(" ", "_"),
+                                                                     text))]
+    kept = [parts[0]]
+    for part in parts[1:]:
+        read = parser.read(part)
+        if read is None or read.kind != "deed":
+            break
+        kept.append(part)
+    if len(kept) == len(parts):
+        return text
+    return " and ".join(kept)
+
+
+def second_person(line: str, deeds_only: bool = False) -> str:
     """The player's own line told back to them ('pace back and forth' -> 'You pace back and forth.'; 'I roll up my
-    sleeves' -> 'You roll up your sleeves.'), for a small deed the rules have no more to say about."""
+    sleeves' -> 'You roll up your sleeves.'), for a small deed the rules have no more to say about. ``deeds_only``:
+    up to the first clause that is not a deed of the player's own (:func:`_own_deeds`)."""
     text = _LEADING.sub("", " ".join(line.lower().split()).strip(" .!?"))
+    text = _own_deeds(text) if deeds_only else text
     text = re.sub(r"^(\w+) (?:me|us) (?=\w)", r"\1 ", text)  # "sing me one": said to nobody else, it is "sing one"
     for pattern, written in _PERSON:
         text = pattern.sub(written, text)

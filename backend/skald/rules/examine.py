@@ -10,6 +10,7 @@ name the player gave it. A look costs 3 minutes and never rolls: searching for w
 from __future__ import annotations
 
 import random
+import re
 
 from skald.packs.models import EraPack
 from skald.rules import references
@@ -19,6 +20,7 @@ from skald.state import GameState, RouterOutput
 from skald.text import end, the_place
 
 LOOK_MINUTES = 3
+_VAGUE = re.compile(r"^(?:whatever|what|something|thing|stuff|that thing|the thing)\b")
 THE_PLACE_WORDS = frozenset({"room", "place", "area", "hall", "surroundings", "scene", "tavern", "inn", "bar", "here",
                              "street", "market", "building", "house", "shop"})
 
@@ -39,6 +41,8 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         return _seen(router, f"{where} {item.name.lower()}: {end(item.description)}")
     line = references.detail(topic, state, pack)
     if line is not None:
+        if _VAGUE.match(topic):  # "whatever's scratched into the wood": the line says what it is
+            return _seen(router, f"You take a closer look: {end(line)}")
         return _seen(router, f"You look at the {topic}: {end(line)}")
     if references.words(topic) <= THE_PLACE_WORDS:
         return _seen(router, f"You take in {the_place(here)}: {end(here.description)}")

@@ -50,7 +50,15 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.PERSUADE, _words("persuade", "convince", "negotiate", "bargain", "haggle", "plead", "reason with",
                                   "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over",
                                   "win .{1,25} over", "flirt", "beg", "sweet[- ]talk", "woo", "sway", "coax", "cajole",
-                                  "on (?:my|our) side", "make a speech", "give a speech", "rally", "implore")),
+                                  "on (?:my|our) side", "make a speech", "give a speech", "rally", "implore",
+                                  # haggling over a price or a fee: "that is steep, knock a bit off"
+                                  "knock (?:a bit|a little|something|some|a few [a-z]+|[a-z0-9]+ [a-z]+) off",
+                                  "(?:lower|drop|cut) (?:the|your) (?:price|fee|rate|asking price)",
+                                  "come down (?:a bit|a little|on (?:the|that|your) (?:price|fee))",
+                                  "meet me (?:half ?way|in the middle)", "(?:a|any) discount",
+                                  "(?:give|do) me a (?:better|fairer|good) (?:price|deal|rate)",
+                                  "(?:that is|that's|thats|it is|it's|a bit|bit|too|way too) (?:steep|pricey)",
+                                  "too (?:expensive|dear)")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
     (ActionClass.SELL, _words("sell", "pawn", "trade in", "offload", "flog", "trade (?:my|away|off)",
@@ -407,6 +415,7 @@ def last_spoken_with(state: PersistentState, pack: EraPack, people: list[Present
     return None
 
 
+SWAYING = frozenset({ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE})
 TALKING = frozenset({ActionClass.DIALOGUE_ONLY, ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE,
                      ActionClass.RECRUIT, ActionClass.GIVE})
 
@@ -469,6 +478,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         described = references.person(said_to, state, pack, people) or (
             references.person(_AFTER_VERB.sub("", text), state, pack, people) if said_to != text else None)
         target_npc = described.id if described else None
+    if target_npc is None and action in SWAYING:  # "that's steep, knock a bit off": said to whoever you talk with
+        target_npc = talking_to()
     if action is None and reading is None and target_npc is None and len(text.split()) <= 12 and not (
             interact.everyday(text)):  # "knock twice on the bar" is done, not said
         talking = talking_to()  # the conversation goes on: a line said to them

@@ -63,7 +63,9 @@ SLIPS = {
     "tlk": "talk", "qeust": "quest", "jbo": "job", "youre": "you are", "theyre": "they are", "thats": "that is",
     "whatve": "what have", "wat's": "what is", "hes": "he is", "shes": "she is", "isnt": "is not",
     "didnt": "did not", "doesnt": "does not", "wouldnt": "would not", "couldnt": "could not", "ill": "i will",
-    "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "ther": "there",
+    "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "ther": "there", "outta": "out of",
+    "kinda": "kind of", "sorta": "sort of", "gimme": "give me", "dunno": "do not know", "ain't": "is not",
+    "aint": "is not", "tryna": "trying to", "wassup": "what is up", "sup": "what is up",
 }
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _CONTRACTIONS = [(re.compile(p), r) for p, r in [
@@ -131,6 +133,7 @@ def topic_of(words: str) -> str:
     """The noun phrase in ``words`` with leading function words ('is the', 'do you', 'about') and closing
     punctuation removed ('the barrel by the hearth' -> 'barrel by the hearth')."""
     words = _TAIL.sub("", words.strip()).strip()
+    words = _SECOND_QUESTION.sub("", words)  # "this provost guy and is he as bad as people say": the provost
     words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
                    r"to|at|lately|recently|these days|nowadays|today|now))+$", "", words)
     words = _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
@@ -139,10 +142,16 @@ def topic_of(words: str) -> str:
     return re.sub(r"\s+(?:hanging|sitting|lying|standing|stacked|nailed|pinned|propped|leaning)\b.*$", "", words)
 
 
+_SECOND_QUESTION = re.compile(r"\s+(?:,\s+)?and (?:is|are|was|were|does|do|did|can|could|will|would|what|why|how|"
+                              r"where|who|when)\b.*$")
+
+
 # "where they keep the water tanks", "where the ships land": a place told by what is there (the rest names it).
-_PLACE_BY_DEED = re.compile(r"^where (?:they|you|people|folk|folks|we|the \w+) (?:keep|keeps|store|stores|sell|sells|"
+_PLACE_BY_DEED = re.compile(r"^(?:where (?:they|you|people|folk|folks|we|the \w+)|(?:they|people|folk|folks)) "
+                            r"(?:keep|keeps|store|stores|sell|sells|"
                             r"make|makes|do|does|fix|fixes|bury|buries|pray|prays|drink|drinks) (?:the |their |all "
-                            r"the )?")
+                            r"the )?|^where (?:they|you|people|folk|folks|we|the \w+) (?=[a-z]{3,} )")
+# ("where they weigh the salt": what is done there names it too, so that verb is kept)
 
 
 def _any(*phrases: str) -> str:
@@ -195,7 +204,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("who_runs", r"\bwho (?:is )?(?:runs|owns|keeps|manages|is in charge|is the (?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
                  r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|shop) is\b"),
-    ("where_go", r"\bwhere (?:can|could|should|do|does|might) (?:i|we|one) (?:go|head|travel|get to)\b|\bwhich way\b|"
+    ("where_go", r"\bwhere (?:can|could|should|do|does|might) (?:i|we|one) (?:go|head|travel|get to)\b|"
+                 r"\bwhich way\b(?! (?:to|is|for) (?!here\b|there\b)\w)|"
                  r"\bwhere (?:does|do) (?:this|that|the \w+) (?:lead|go)\b|\bwhat is (?:nearby|around here|close by)\b|"
                  r"\bhow do i get out\b|\bwhere (?:are )?the exits?\b|\bany way out\b"),
     ("who_am_i", r"\bwhat is my name\b|\bwho am i\b|\bwhat am i called\b|\bdo you know (?:my name|who i am)\b"),
@@ -421,6 +431,9 @@ def read(text: str) -> Reading | None:
     pointed = _POINTED.match(said) if found is None else None
     if pointed is not None:  # "the girl selling songs, whats her deal": who the description picks out
         return Reading("question", "who_is", topic_of(_DESCRIBED.sub("", pointed.group("who"))))
+    pointed = _POINTED_THING.match(said) if found is None else None
+    if pointed is not None:  # "the notched stick above the bar, what is it for": a look at what is described
+        return Reading("examine", "examine", topic_of(_DESCRIBED.sub("", pointed.group("what"))))
     vocative = _CALLED.match(said) if found is None or found.weak else None
     if vocative is not None and found is not None and vocative.group("who") in _FILLERS:
         vocative = None  # "sure why not , sing it": a reply, not a name and a question
@@ -433,7 +446,15 @@ def read(text: str) -> Reading | None:
 # Someone described, then asked about: "the girl selling songs, whats her deal", "that woman with the big knife looks
 # tough, who is she", "the one with the pins in her shoulder, whats her name".
 _POINTED = re.compile(r"^(?P<who>.+?) , (?:so )?(?:who is (?:she|he|they|that|it|her|him)|what is (?:her|his|their) "
-                      r"(?:deal|story|name|problem|job)|who are they|what is with (?:her|him|them))\s*\??$")
+                      r"(?:deal|story|name|problem|job)|who are they|what is with (?:her|him|them)|what (?:is|are) "
+                      r"(?:she|he|they) called|what do (?:they|people|you|folk) call (?:her|him|them)|who is (?:she|he)"
+                      r" when (?:she|he) is at home)\s*\??$")
+# A thing described, then asked about: "the notched stick above the bar, what is it for", "that screen over the door,
+# what does it say".
+_POINTED_THING = re.compile(r"^(?P<what>.+?) , (?:so )?(?:what is (?:it|that|this)(?: thing)?(?: for| about| "
+                            r"supposed to be| meant to be)?|what (?:does|do) (?:it|that|this|they) (?:say|do|mean|"
+                            r"read|show)|what is (?:written|scratched|carved|painted) on (?:it|that|there)|what is "
+                            r"that all about|is it (?:worth anything|valuable|important))\s*\??$")
 _DESCRIBED = re.compile(r"\s+(?:looks?|seems?|is|sounds?) [a-z ]+$")  # "... looks tough": the description is before it
 
 
@@ -453,7 +474,7 @@ thanks cheers yes no yeah yep nah nope sure fine i we they he she it this that t
 _ASKING = re.compile(r"^(?:ask|inquire|enquire|wonder aloud)(?: (?:around|everyone|everybody|anyone|the room|"
                      r"them|the locals))?\s+(?:if |whether )?"
                      r"(?=(?:what|who|where|when|why|how|which|is|are|do|does|can)\b)")
-_SENTENCE = re.compile(r"\s+[.;!]\s+|\s+\?\s+(?=[a-z])|,?\s+and (?:then )?(?=(?:ask|order|inquire|enquire|request|"
+_SENTENCE = re.compile(r"\s+[.;!]\s+|(?<=\s\?)\s+(?=[a-z])|,?\s+and (?:then )?(?=(?:ask|order|inquire|enquire|request|"
                        r"wonder aloud)\b)")
 
 

@@ -20,10 +20,10 @@ from skald.state import GameState, PresentNpc
 from skald.text import sentences
 
 STOP = frozenset("""a an the this that these those some any my your his her their our its of in on at by to for from
-with about over under into onto near beside behind around here there it them him she he they me you us we i is are
+with about over under into onto near beside than behind around here there it them him she he they me you us we i is are
 was be one ones thing things bit little kind sort something someone somebody anything anyone please again more
 very just now then so and or but what who whom which where when how why do does did can could would should will
-place room people folk""".split())
+place room people folk whatever whatsit thingy thingamajig stuff off got get""".split())
 PRONOUNS = frozenset({"him", "her", "them", "he", "she", "they", "that", "this", "it"})
 PRONOUN_TALK = re.compile(r"\b(?:to|with|at|ask|greet|thank) (?:him|her|them)\b")
 _WORD = re.compile(r"[a-z]+")
@@ -46,6 +46,9 @@ KINDRED = [
     {"prospector", "miner", "driller", "digger", "rigger"},
     {"seller", "vendor", "merchant", "trader", "peddler", "shopkeeper", "dealer"},
     {"stranger", "newcomer", "outsider", "foreigner"},
+    {"tax", "taxes", "tithe", "tithes", "toll", "tolls", "levy", "dues"},
+    {"carved", "scratched", "etched", "scored", "engraved", "gouged", "cut", "notched", "marked"},
+    {"writing", "words", "text", "letters", "lettering", "sign", "notice", "message"},
 ]
 _KIN = {w: frozenset(group) for group in KINDRED for w in group}
 
@@ -86,11 +89,25 @@ def _best(candidates, score, least: int = 1):
     return best
 
 
+KEEPER_WORDS = frozenset({"innkeeper", "keeper", "owner", "proprietor", "landlord", "landlady", "master", "mistress",
+                          "boss", "foreman", "steward", "warden", "prior", "provost", "reeve", "chief", "head",
+                          "bartender", "publican", "host", "hostess", "quartermaster", "clerk", "factor", "matron"})
+# A person told by keeping the place: "whoever keeps the tab", "the one who runs this place", "the guy pouring".
+_KEEPS = re.compile(r"^(?:whoever|who|the (?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
+                    r"(?:who|that)?|someone who|somebody who)\s*(?:is )?(?:runs?|running|keeps?|keeping|owns?|owning|"
+                    r"tends?|tending|minds?|minding|serves?|serving|pours?|pouring|manages?|managing|in charge|behind "
+                    r"the (?:bar|counter))\b")
+
+
 def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc] | None = None,
            last: str | None = None) -> PresentNpc | None:
-    """The person here ``topic`` names or describes ('the innkeeper', 'the old man', 'odile'); a bare pronoun
-    ('her', 'that') is ``last`` (the person last spoken with) when they are here."""
+    """The person here ``topic`` names or describes ('the innkeeper', 'the old man', 'odile', 'whoever keeps the
+    tab'); a bare pronoun ('her', 'that') is ``last`` (the person last spoken with) when they are here."""
     people = everyone_at(state, pack, state.location) if people is None else people
+    if _KEEPS.match(topic.strip().lower()):
+        keeper = next((p for p in people if not p.companion and KEEPER_WORDS & words(p.role)), None)
+        if keeper is not None:
+            return keeper
     wanted = words(topic)
     if not wanted and topic.strip() in PRONOUNS or wanted <= PRONOUNS and topic.strip():
         return next((p for p in people if p.id == last), None)
@@ -105,10 +122,29 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         head = kindred(role[-1]) if role else frozenset()
         told = words(p.description)
         described = {_stem(w) for w in told} - {_stem(w) for w in kin & told}
+        manner = _manner_stems(p.id, pack) - described - {_stem(w) for w in kin & told | words(p.role)}
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
-            len(kin & (kindred(p.role) - head)) + len(kin & told) + len(asked & described)
+            len(kin & (kindred(p.role) - head)) + len(kin & told) + len(asked & described) + \
+            _manner_hits(asked & manner)
         return 2 * said + (1 if gender is not None and _pronoun(p, pack) == gender else 0)  # "the woman": a tie
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
+
+
+def _manner_stems(person_id: str, pack: EraPack) -> frozenset[str]:
+    """The stems of how a pack person is and talks (``personality``, ``speech``): 'the loud one laughing at her own
+    jokes' is told by the way they are, not only by how they look. Empty for a person the pack lacks."""
+    return _manners(pack).get(person_id, frozenset())
+
+
+def _manner_hits(hits: set[str]) -> int:
+    """Words of how a person is count from two on: one ('bad', 'nursing') is a coincidence of wording."""
+    return len(hits) if len(hits) >= 2 else 0
+
+
+@per_pack
+def _manners(pack: EraPack) -> dict[str, frozenset[str]]:
+    return {p.id: frozenset(_stem(w) for w in words(f"{p.personality or ''} {p.speech or ''}"))
+            for p in [*pack.npcs.values(), *pack.companions.values()]}
 
 
 SHE_WORDS = frozenset({"woman", "lady", "girl", "lass", "gal", "she", "her", "madam", "wife", "mother", "granny",
@@ -179,14 +215,17 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
         return None
     head = head_word(topic) if "," not in topic and len(topic.split()) <= 6 else None  # a phrase, not a sentence
 
+    kin = kindred(topic)
+
     def score(line: str) -> int:  # the thing itself, not only where it is ("the screen over the door")
         said = words(line)
-        return len(wanted & said) if head is None or head in said or get_close_matches(head, said, 1, 0.8) else 0
+        held = head is None or head in said or kindred(head) & said or get_close_matches(head, said, 1, 0.8)
+        return len(wanted & said) + len((kin - wanted) & said) if held else 0
     return _best([*here.details, *sentences(here.description)], score)
 
 
-_WHERE = re.compile(r"\s+(?:over|on|onto|by|near|at|in|inside|under|behind|beside|next to|with|of|from|above|below|"
-                    r"against|across|along|beneath|around)\s+")
+_WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|behind|beside|next to|with|of|from|"
+                    r"above|below|against|across|along|beneath|around)\s+")
 
 
 def head_word(topic: str) -> str | None:
@@ -232,14 +271,16 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
     if not wanted:
         return None
     linked = [link.to for link in pack.locations[state.location].links]
+    kin = kindred(topic)  # "the tax office": the Tithe House
 
     def score(loc_id: str) -> int:
         loc = pack.locations[loc_id]
         named = words(f"{loc.name} {' '.join(loc.aliases)} {loc_id.replace('_', ' ')}")
         faction = pack.factions.get(loc.faction) if getattr(loc, "faction", None) else None
         also = " ".join([*(w for word in named for w in NAME_WORDS.get(word, ())), faction.name if faction else ""])
-        return 3 * len(wanted & named) + 2 * len(wanted & words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))} "
-                                                                 f"{also}")) + described(wanted, loc_id, pack)
+        kind = words(f"{loc.type} {' '.join(PLACE_WORDS.get(loc.type, ()))} {also}")
+        return 3 * len(wanted & named) + 2 * len((kin - wanted) & named) + 2 * len(wanted & kind) + \
+            described(wanted, loc_id, pack)
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
 
 
@@ -254,6 +295,15 @@ def described(wanted: frozenset[str], loc_id: str, pack: EraPack) -> int:
 @per_pack
 def _described_words(pack: EraPack) -> dict[str, frozenset[str]]:
     return {loc_id: words(" ".join(sentences(loc.description)[:1])) for loc_id, loc in pack.locations.items()}
+
+
+@per_pack
+def _told_stems(pack: EraPack) -> dict[str, frozenset[str]]:
+    return {loc_id: frozenset(_stem(w) for w in words(f"{loc.description} {' '.join(loc.details)}"))
+            for loc_id, loc in pack.locations.items()}
+
+
+
 
 
 def place_words(loc_id: str, pack: EraPack) -> frozenset[str]:
@@ -271,8 +321,17 @@ def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
     """Whether every word of ``topic`` is a word of the place (``place_words``): 'cockle row' is not Kettle Row; or
     of its description's first sentence, two of them at least (:func:`described`)."""
     wanted = words(topic)
-    left = wanted - place_words(loc_id, pack)
-    return not left or (described(wanted, loc_id, pack) > 0 and not left - _described_words(pack)[loc_id])
+    named = place_words(loc_id, pack)
+    left = {w for w in wanted - named if not _KIN.get(w, frozenset()) & named}  # "the tax office": the Tithe House
+    left = {w for w in left if f"{w}s" not in wanted or f"{w}s" in left}  # "taxe" of "taxes" goes with it
+    if not left or (described(wanted, loc_id, pack) > 0 and not left - _described_words(pack)[loc_id]):
+        return True
+    # told by what is done there ("where they weigh stuff and collect the taxes"): all its words but one are the
+    # place's own, its kind's ('taxes': the Tithe House) or its description's ('weigh': "a weighing floor")
+    told = _told_stems(pack)[loc_id]
+    unknown = {w for w in left if _stem(w) not in told}
+    return len({_stem(w) for w in wanted}) >= 3 and len({_stem(w) for w in unknown}) <= 1 and \
+        len({_stem(w) for w in wanted - unknown}) >= 2 and bool(wanted - left)  # one word names it, at least
 
 
 def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:
