@@ -36,7 +36,6 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -44,6 +43,7 @@ from skald.llm import hygiene, tail
 from skald.llm.client import ROLE_HEADER
 from skald.replay.scripted import ScriptedOllama
 
+from bench.ollama_wire import LoopbackServer, WireHandler
 from bench.ttft_model import Cost, Machine, Profile, Request
 
 BACKGROUND_ROLES = ("director",)  # Skald never calls these inside a turn (llm.briefs)
@@ -118,7 +118,7 @@ class _Beat:
     done: set[str] = field(default_factory=set)
 
 
-class SimulatedOllama:
+class SimulatedOllama(LoopbackServer):
     """A threaded Ollama-like server on 127.0.0.1 (an ephemeral port) that costs every request on ``profile``'s
     :class:`~bench.ttft_model.Machine`. Use as a context manager, or :meth:`start` and :meth:`stop`.
 
@@ -138,8 +138,6 @@ class SimulatedOllama:
         self._lock = threading.Lock()
         self._beats: dict[str, _Beat] = {}
         self._beat_cond = threading.Condition()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- the bench's side ------------------------------------------------------------------------------------
 
@@ -212,38 +210,6 @@ class SimulatedOllama:
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> SimulatedOllama:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = False
-        server.block_on_close = True
-        server.simulated = self  # type: ignore[attr-defined]
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="simulated-ollama", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        assert self._thread is not None
-        self._thread.join(timeout=5)
-        self._server = None
-
-    def __enter__(self) -> SimulatedOllama:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 def _final(model: str, cost: Cost) -> dict[str, Any]:
     """The ``done`` line's fields, as Ollama reports them (durations in nanoseconds)."""
@@ -253,42 +219,34 @@ def _final(model: str, cost: Cost) -> dict[str, Any]:
             "eval_count": cost.output_tokens, "eval_duration": round(cost.decode_s * NS)}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    timeout = 5
-
+class _Handler(WireHandler):
     @property
     def simulated(self) -> SimulatedOllama:
-        return self.server.simulated  # type: ignore[attr-defined]
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence per-request logging
-        pass
+        return self.owner
 
     def do_GET(self) -> None:
         machine = self.simulated.machine
         if self.path == "/api/tags":
-            self._json(200, {"models": [{"name": m, "model": m, "size": 1, "digest": "0" * 12}
-                                        for m in machine.profile.models]})
+            self.send_json(200, {"models": [{"name": m, "model": m, "size": 1, "digest": "0" * 12}
+                                            for m in machine.profile.models]})
         elif self.path == "/api/ps":
             with self.simulated._lock:
                 loaded = machine.loaded()
-            self._json(200, {"models": [{"name": m, "model": m, "context_length": ctx} for m, ctx in loaded]})
+            self.send_json(200, {"models": [{"name": m, "model": m, "context_length": ctx} for m, ctx in loaded]})
         else:
-            self._json(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) if length else b"{}")
-        except ValueError:
-            self._json(400, {"error": "invalid JSON body"})
+        body, _ = self.read_json()
+        if body is None:
+            self.send_json(400, {"error": "invalid JSON body"})
             return
         if self.path != "/api/chat":
-            self._json(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
             return
         model = body.get("model", "")
         if not self.simulated.machine.knows(model):
-            self._json(404, {"error": f'model "{model}" not found, try pulling it first'})
+            self.send_json(404, {"error": f'model "{model}" not found, try pulling it first'})
             return
         role = self.headers.get(ROLE_HEADER, "?")
         content, calls = self.simulated.reply(role, body)
@@ -300,33 +258,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self._stream(model, lines, calls, cost)
             else:
                 message = {"role": "assistant", "content": content} | ({"tool_calls": calls} if calls else {})
-                self._json(200, {"model": model, "created_at": CREATED_AT, "message": message} | _final(model, cost))
+                self.send_json(200, {"model": model, "created_at": CREATED_AT, "message": message} |
+                               _final(model, cost))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up
 
-    def _json(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-        self.close_connection = True
-
     def _stream(self, model: str, parts: list[str], calls: list[dict[str, Any]], cost: Cost) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self.begin_stream()
         head = {"model": model, "created_at": CREATED_AT}
         lines = [head | {"message": {"role": "assistant", "content": p}, "done": False} for p in parts]
         if calls:
             lines.append(head | {"message": {"role": "assistant", "content": "", "tool_calls": calls}, "done": False})
         lines.append(head | {"message": {"role": "assistant", "content": ""}} | _final(model, cost))
         for line in lines:
-            data = json.dumps(line).encode() + b"\n"
-            self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
-        self.wfile.write(b"0\r\n\r\n")
+            self.send_line(line)
+        self.end_stream()
+
+
+SimulatedOllama.handler = _Handler
+SimulatedOllama.thread_name = "simulated-ollama"

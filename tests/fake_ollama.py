@@ -33,12 +33,18 @@ import dataclasses
 import itertools
 import json
 import math
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from support import ROOT
+
+if str(ROOT) not in sys.path:  # `python -m pytest` from the root has it; the `pytest` script does not
+    sys.path.insert(0, str(ROOT))
+from bench.ollama_wire import LoopbackServer, WireHandler  # noqa: E402
 
 ANY = "*"  # script key matching every model
 
@@ -156,7 +162,7 @@ def held(content: str, gate: Gate, after: int = 1, chunk_chars: int = 16) -> Rep
     return Reply(content=content, gate=gate, gate_after=after, chunk_chars=chunk_chars)
 
 
-class FakeOllama:
+class FakeOllama(LoopbackServer):
     """A threaded Ollama-like HTTP server on 127.0.0.1, on an ephemeral port.
 
     Use as a context manager, or call :meth:`start` and :meth:`stop`. ``stop`` wakes any scripted waits,
@@ -176,9 +182,7 @@ class FakeOllama:
         self._queues: dict[str, deque[Responder]] = {}
         self._standing: dict[str, Responder] = {}
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
 
     # -- scripting ------------------------------------------------------------------------------------------
 
@@ -219,51 +223,23 @@ class FakeOllama:
             return [r["body"] for r in self.requests
                     if r["path"] == "/api/chat" and (model is None or r["body"].get("model") == model)]
 
-    # -- lifecycle ------------------------------------------------------------------------------------------
+    # -- lifecycle (bench.ollama_wire.LoopbackServer) ---------------------------------------------------------
 
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+    def _starting(self) -> None:
+        self._stop.clear()
 
-    def start(self) -> FakeOllama:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = False  # request threads are joined by server_close: no leaks
-        server.block_on_close = True
-        server.fake = self  # type: ignore[attr-defined]
-        self._server = server
-        self._stopping.clear()
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-ollama", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is None:
-            return
-        self._stopping.set()  # wakes every scripted delay
-        self._server.shutdown()
-        self._server.server_close()
-        assert self._thread is not None
-        self._thread.join(timeout=5)
-        self._server = None
-
-    def __enter__(self) -> FakeOllama:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _stopping(self) -> None:
+        self._stop.set()  # wakes every scripted delay
 
     def _wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds`` (``math.inf``: until the server stops); False if the server is stopping."""
-        return not (seconds > 0 and self._stopping.wait(None if math.isinf(seconds) else seconds))
+        return not (seconds > 0 and self._stop.wait(None if math.isinf(seconds) else seconds))
 
     def _wait_for(self, gate: Gate) -> bool:
         """Wait until ``gate`` is released; False if the server is stopping first."""
         gate.reached.set()
         while not gate.opened.wait(0.02):
-            if self._stopping.is_set():
+            if self._stop.is_set():
                 return False
         return True
 
@@ -287,41 +263,32 @@ def _chat_line(model: str, content: str, done: bool, reply: Reply | None = None,
     return line
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # chunked streaming, like Ollama; every response closes its connection
-    timeout = 5  # bound on reading a request
-
+class _Handler(WireHandler):
     @property
     def fake(self) -> FakeOllama:
-        return self.server.fake  # type: ignore[attr-defined]
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence per-request logging
-        pass
+        return self.owner
 
     def do_GET(self) -> None:
         self._record(None)
         if self.path == "/api/tags":
             names = list(dict.fromkeys(self.fake.models + [m for m in self.fake._standing if m != ANY]))
-            self._send_json(200, {"models": [{"name": n, "model": n, "size": 1, "digest": "0" * 12} for n in names]})
+            self.send_json(200, {"models": [{"name": n, "model": n, "size": 1, "digest": "0" * 12} for n in names]})
         else:
-            self._send_json(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
+        body, raw = self.read_json()
+        if body is None:
             self._record({"_raw": raw.decode(errors="replace")})
-            self._send_json(400, {"error": "invalid JSON body"})
+            self.send_json(400, {"error": "invalid JSON body"})
             return
         self._record(body)
         if self.path != "/api/chat":
-            self._send_json(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
             return
         model = body.get("model", "")
         if "think" in body and self.fake.strict_think and model not in self.fake.thinkers:
-            self._send_json(400, {"error": f'"{model}" does not support thinking'})
+            self.send_json(400, {"error": f'"{model}" does not support thinking'})
             return
         reply = self.fake._next_reply(model, body)
         if reply.thinking is not None and body.get("think") is None:  # the model's default: it thinks out loud
@@ -331,14 +298,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if reply.status != 200:
-                self._send_json(reply.status, {"error": reply.error})
+                self.send_json(reply.status, {"error": reply.error})
             elif body.get("stream", True):
                 self._stream(model, reply, body)
             else:
                 line = _chat_line(model, reply.content, True, reply, body)
                 if reply.tool_calls:
                     line["message"]["tool_calls"] = list(reply.tool_calls)
-                self._send_json(200, line)
+                self.send_json(200, line)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): nothing left to do
 
@@ -346,23 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
         with self.fake._lock:
             self.fake.requests.append({"method": self.command, "path": self.path, "body": body})
 
-    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-        self.close_connection = True
-
     def _stream(self, model: str, reply: Reply, body: dict[str, Any]) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self.begin_stream()
         size = max(1, reply.chunk_chars)
         lines = [_chat_line(model, reply.content[i:i + size], done=False) for i in range(0, len(reply.content), size)]
         if reply.thinking is not None and body.get("think") is True:  # asked to think: the reasoning comes apart
@@ -381,6 +333,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if not self.fake._wait(reply.chunk_delay_s):
                 return
-            data = json.dumps(line).encode() + b"\n"
-            self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
-        self.wfile.write(b"0\r\n\r\n")
+            self.send_line(line)
+        self.end_stream()
+
+
+FakeOllama.handler = _Handler
+FakeOllama.thread_name = "fake-ollama"

@@ -43,7 +43,8 @@ def test_documents_cover_lore_style_and_voices(salt):
         for doc in found:
             assert doc.meta.doc_type == expected[folder], doc.path
             assert doc.meta.title and doc.meta.section_kind and doc.meta.tags and doc.meta.related, doc.path
-            assert len([p for p in doc.body.split("\n\n") if p.strip()]) >= 2, f"{doc.path}: a few paragraphs"
+            least = 1 if folder == "style" else 2  # a style document is held to the style guide's budget (pack lint)
+            assert len([p for p in doc.body.split("\n\n") if p.strip()]) >= least, f"{doc.path}: a few paragraphs"
     assert len({p for d in by_folder["voices"] for p in d.meta.related if p in people}) >= 4
     assert any(set(d.meta.related) & set(salt.companions) for d in by_folder["voices"])
     assert len(salt.era.style) > 200

@@ -15,6 +15,7 @@ so a story turn costs one call; the ``suggestion_refiner`` prompt is used only w
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -105,25 +106,39 @@ def _system(rules: str, pack: EraPack, style_chunks: list[str] | None = None, *,
 
 def style_guide(pack: EraPack, chunks: list[str] | None = None) -> str:
     """The style guide as the prompts carry it (see :func:`_system`)."""
-    extra = chunks if chunks else _style_docs(pack)
-    kept, used = [pack.era.style], estimate_tokens(pack.era.style)
-    for paragraph in (p.strip() for text in extra for p in text.split("\n\n")):
-        cost = estimate_tokens(paragraph) + 1
-        if not paragraph or used + cost > STYLE_TOKENS:
-            continue
-        kept.append(paragraph)
-        used += cost
-    return "\n\n".join(kept)
+    extra = [("", text) for text in chunks] if chunks else _style_docs(pack)
+    return "\n\n".join([pack.era.style, *(p for _, p, kept in _fitted(pack, extra) if kept)])
 
 
-def _style_docs(pack: EraPack) -> list[str]:
-    """The bodies of the pack's ``style/`` documents, by path."""
-    return [d.body for _, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"]
+def style_left_out(pack: EraPack) -> list[tuple[str, str]]:
+    """The paragraphs of the pack's ``style/`` documents that no prompt carries without a lore index (the style
+    guide is held to :data:`STYLE_TOKENS`, the era's ``style`` paragraph first and whole), each as (the document's
+    path, e.g. ``style/narration.md``, the paragraph), in the order the prompts would have carried them."""
+    return [(rel, paragraph) for rel, paragraph, kept in _fitted(pack, _style_docs(pack)) if not kept]
+
+
+def _fitted(pack: EraPack, texts: list[tuple[str, str]]) -> Iterator[tuple[str, str, bool]]:
+    """Each paragraph of ``texts`` ((key, text) pairs) with whether it fits the style guide's budget after the era's
+    ``style`` paragraph and the paragraphs kept before it."""
+    used = estimate_tokens(pack.era.style)
+    for key, text in texts:
+        for paragraph in (p.strip() for p in text.split("\n\n")):
+            if not paragraph:
+                continue
+            cost = estimate_tokens(paragraph) + 1
+            fits = used + cost <= STYLE_TOKENS
+            used += cost if fits else 0
+            yield key, paragraph, fits
+
+
+def _style_docs(pack: EraPack) -> list[tuple[str, str]]:
+    """The pack's ``style/`` documents as (path, body), by path."""
+    return [(rel, d.body) for rel, d in sorted(pack.docs.items()) if d.meta.doc_type == "style"]
 
 
 def style_overflow(pack: EraPack) -> int:
     """Tokens of the pack's style guide (its ``style`` paragraph and ``style/`` documents) that no prompt carries."""
-    whole = "\n\n".join([pack.era.style, *_style_docs(pack)])
+    whole = "\n\n".join([pack.era.style, *(body for _, body in _style_docs(pack))])
     return max(0, estimate_tokens(whole) - estimate_tokens(style_guide(pack)))
 
 

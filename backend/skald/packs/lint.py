@@ -18,6 +18,8 @@ pack show`` prints as tables; this module places each finding at its line):
 - **rumors and events**: a rumor heard only at an unreachable place; an event with ``chance: 0``, at places none of
   which is reachable, or waiting for a faction power above 10 (a faction's power stays within 0..10, and world
   ticks move every faction, so any power up to 10 can come);
+- **style**: paragraphs of ``style/`` documents the prompts never carry, because the style guide a prompt carries
+  is held to a budget (``llm.prompts.STYLE_TOKENS``); at the first such paragraph of each document;
 - and the loader's own warnings (story flags nothing sets).
 
 Warnings never stop a pack from loading; ``skald pack lint --strict`` exits 1 when there is any.
@@ -59,6 +61,8 @@ def lint(ref: str | Path) -> Lint:
     for check in (_places, _analysed, _items, _wording, _rumors_and_events):
         for kind, key, path, message in check(pack, reached):
             located.warn(kind, key, path, message)
+    for rel, paragraph, message in _style(pack):
+        located.warn_doc(rel, paragraph, message)
     found = {(w.file, w.line, w.column, w.field, w.message): w for w in located.warnings()}
     return Lint(pack.id, sorted(found.values(), key=lambda w: (w.file, w.line, w.column, w.field)))
 
@@ -116,6 +120,23 @@ def _wording(pack: EraPack, reached: set[str]) -> Iterator[Finding]:
                 yield ("quests", quest.id, ("stages", n, "objective"), f"the objective {stage.objective!r} reads as "
                        f"{heard} to the router, but the stage needs {' or '.join(wanted)}: a player who does what it "
                        f"says would not advance it. Reword the objective, or add {heard} to when.action_class")
+
+
+def _style(pack: EraPack) -> Iterator[tuple[str, str, str]]:
+    """The style guide a prompt carries is held to ``llm.prompts.STYLE_TOKENS``, the era's ``style`` paragraph first:
+    the first paragraph of each ``style/`` document that does not fit, as (document, paragraph, message)."""
+    from skald.llm.budget import estimate_tokens
+    from skald.llm.prompts import STYLE_TOKENS, style_left_out
+
+    left = style_left_out(pack)
+    over = sum(estimate_tokens(paragraph) + 1 for _, paragraph in left)
+    for rel in dict.fromkeys(rel for rel, _ in left):
+        mine = [paragraph for r, paragraph in left if r == rel]
+        rest = f" (and {len(mine) - 1} more of this document)" if len(mine) > 1 else ""
+        yield rel, mine[0], (f"this paragraph{rest} never reaches a model: the style guide a prompt carries is held to "
+                             f"{STYLE_TOKENS} tokens (the era's style paragraph, {estimate_tokens(pack.era.style)}, "
+                             f"first and whole), and the pack's is {over} over. Shorten the style documents or "
+                             "era.yaml's style, or move detail into lore/")
 
 
 def _rumors_and_events(pack: EraPack, reached: set[str]) -> Iterator[Finding]:

@@ -440,8 +440,10 @@ def _merge_mapping(reader: _Reader, layers: list[Path], name: str) -> tuple[Entr
     return merged, readable
 
 
-def _read_docs(reader: _Reader, layers: list[Path]) -> dict[str, tuple[Doc, Origin]]:
-    """Markdown documents with YAML front matter between ``---`` lines; later layers replace by path."""
+def _read_docs(reader: _Reader, layers: list[Path],
+               texts: dict[str, tuple[str, list[str]]] | None = None) -> dict[str, tuple[Doc, Origin]]:
+    """Markdown documents with YAML front matter between ``---`` lines; later layers replace by path. ``texts``, when
+    given, gets each document's displayed path and lines (for findings at a line of its body)."""
     found: dict[str, Path] = {}
     for root in layers:
         for folder in DOC_FOLDERS:
@@ -483,6 +485,8 @@ def _read_docs(reader: _Reader, layers: list[Path]) -> dict[str, tuple[Doc, Orig
                                                                          "front matter"))
             continue
         out[rel] = (Doc(path=rel, meta=meta, body=body), origin)
+        if texts is not None:
+            texts[rel] = (display, lines)
     return out
 
 
@@ -505,11 +509,20 @@ class Located:
     reader: _Reader
     tables: dict[str, dict[str, tuple[Entry, Any]]]
     era_entry: Entry
+    doc_texts: dict[str, tuple[str, list[str]]]  # a document's path in the pack -> (its displayed path, its lines)
 
     def warn(self, kind: str, key: str, path: tuple[Any, ...], message: str) -> None:
         """Record a warning at field ``path`` of the entry ``key`` of ``kind`` (``era`` for era.yaml, key "")."""
         entry = self.era_entry if kind == "era" else self.tables[kind][key][0]
         self.reader.issue(entry.origins, path, kind, message, warning=True)
+
+    def warn_doc(self, rel: str, text: str, message: str) -> None:
+        """Record a warning at the line of document ``rel`` (``style/narration.md``) where ``text`` starts (its first
+        line, stripped), or at its first line when it is not found."""
+        display, lines = self.doc_texts[rel]
+        first = text.strip().splitlines()[0].strip() if text.strip() else ""
+        line = next((i for i, said in enumerate(lines, 1) if first and said.strip() == first), 1)
+        self.reader.warnings.append(PackIssue(display, line, 1, "body", message))
 
     def warnings(self) -> list[PackIssue]:
         """The loader's own warnings and every one :meth:`warn` added."""
@@ -555,7 +568,8 @@ def read_located(pack: str | Path) -> Located:
                 singles[prefix], single_entries[prefix] = parsed, entry
         if many:
             tables[prefix] = table
-    docs = _read_docs(reader, layers)
+    doc_texts: dict[str, tuple[str, list[str]]] = {}
+    docs = _read_docs(reader, layers, doc_texts)
     era = singles.get("era")
     if era is not None:
         _check_references(reader, era, single_entries["era"], tables, docs)
@@ -570,7 +584,7 @@ def read_located(pack: str | Path) -> Located:
         docs={rel: doc for rel, (doc, _) in docs.items()},
         **{kind: {key: parsed for key, (_, parsed) in table.items()} for kind, table in tables.items()},
     )
-    return Located(loaded, reader, tables, single_entries["era"])
+    return Located(loaded, reader, tables, single_entries["era"], doc_texts)
 
 
 def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[str, dict[str, tuple[Entry, Any]]],

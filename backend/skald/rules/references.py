@@ -93,7 +93,7 @@ KEEPER_WORDS = frozenset({"innkeeper", "keeper", "owner", "proprietor", "landlor
                           "boss", "foreman", "steward", "warden", "prior", "provost", "reeve", "chief", "head",
                           "bartender", "publican", "host", "hostess", "quartermaster", "clerk", "factor", "matron"})
 # A person told by keeping the place: "whoever keeps the tab", "the one who runs this place", "the guy pouring".
-_KEEPS = re.compile(r"^(?:whoever|who|the (?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
+_KEEPS = re.compile(r"^(?:whoever|the (?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
                     r"(?:who|that)?|someone who|somebody who)\s*(?:is )?(?:runs?|running|keeps?|keeping|owns?|owning|"
                     r"tends?|tending|minds?|minding|serves?|serving|pours?|pouring|manages?|managing|in charge|behind "
                     r"the (?:bar|counter))\b")
