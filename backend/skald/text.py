@@ -84,6 +84,11 @@ def or_list(words: list[str], last: str = "or") -> str:
     return ", ".join(words[:-1]) + f" {last} " + words[-1]
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 story turn', '3 story turns' (``plural``: the plural when it is not ``noun`` + 's')."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def end(text: str) -> str:
     """``text`` stripped, closed with a full stop unless it already ends a sentence (".", "!", "?" or a closing
     quote)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from skald import views
+from skald.text import counted
 
 SPARKS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 WIDTH = 76
@@ -36,7 +37,7 @@ def result_body(episode: views.EpisodeView) -> str:
         return ""
     scores = ", ".join(f"{k} {round(v * 100)}%" for k, v in sorted(e.playstyle_scores.items(), key=lambda x: -x[1])
                        if v > 0)
-    head = f"{e.story_turns} story turns, played as {e.playstyle}" + (f" ({scores})" if scores else "") + "."
+    head = f"{counted(e.story_turns, 'story turn')}, played as {e.playstyle}" + (f" ({scores})" if scores else "") + "."
     lines = [*textwrap.wrap(head, WIDTH - 4), ""]
     lines += textwrap.wrap(e.summary, WIDTH - 4)
     if e.key_moments:

@@ -80,4 +80,6 @@ def _classified(state: GameState, runtime: Runtime[TurnContext], running: Episod
     if asked.value is None or ev.BEAT_ORDER.index(asked.value.beat) <= ev.BEAT_ORDER.index(now):
         return None, asked.update()
     forward = ev.BEAT_ORDER[ev.BEAT_ORDER.index(now) + 1]  # one step at most, whatever the model says
+    if not episodes.classifier_may_reach(running, forward):  # the pivot is the rules' to see, not the model's
+        return None, asked.update()
     return ev.BeatReached(beat=forward, turn_count=after.director.turn_count, reason="classifier"), asked.update()

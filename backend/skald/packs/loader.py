@@ -689,6 +689,11 @@ def _check_references(reader: _Reader, era: Era, era_entry: Entry, tables: dict[
         r("quests", e.starts_at.quest, ("starts_at", "quest"))
         for j, follow in enumerate(e.next):
             r("episodes", follow, ("next", j))
+        for beat, signal in e.beats.items():
+            r("quests", signal.quest, ("beats", beat, "quest"))
+            r("locations", signal.location, ("beats", beat, "location"))
+            if signal.met is not None and signal.met not in known.get("companions", set()):
+                r("npcs", signal.met, ("beats", beat, "met"))
 
     def scene(r: Callable[..., None], x: SceneSpec) -> None:
         r("locations", x.location, ("location",))
@@ -762,9 +767,16 @@ def _check_episodes(reader: _Reader, tables: dict[str, dict[str, tuple[Entry, An
         if mode == "beat_gated" and criteria.require_resolution and criteria.required_beat == "resolution":
             reader.issue(entry.origins, ("completion_criteria", "require_resolution"), "episodes",
                          "required_beat is already resolution; drop require_resolution")
+        quests = tables.get("quests", {})
+        for beat, signal in ep.beats.items():
+            quest = quests[signal.quest][1] if signal.quest in quests else None
+            if quest is not None and signal.stage is not None and signal.stage > len(quest.stages):
+                reader.issue(entry.origins, ("beats", beat, "stage"), "episodes", f"quest {signal.quest!r} has "
+                             f"{len(quest.stages)} stage(s), so {signal.stage} stages can never be done")
         if not flags_known:
             continue
-        waits = [(("completion_criteria", "objective", part, j), flag) for part in ("all", "any")
+        waits = [(("beats", beat, "flag"), signal.flag) for beat, signal in ep.beats.items() if signal.flag]
+        waits += [(("completion_criteria", "objective", part, j), flag) for part in ("all", "any")
                  for j, flag in enumerate(getattr(criteria.objective, part) if criteria.objective else [])]
         waits += [(("starts_at", "flag"), ep.starts_at.flag)] if ep.starts_at.flag else []
         for path, flag in waits:

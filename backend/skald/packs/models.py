@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
 
 from skald.text import name_key
 from skald.vocab import DESIGNER_ACTIONS, ActionName, Risk, Taste
@@ -396,6 +396,28 @@ class EpisodeStart(Strict):
         return self.location is None and self.quest is None and self.flag is None
 
 
+class BeatSignal(Strict):
+    """What the rules must see, in one story turn, for an episode to reach a beat (any one of the fields given): the
+    beat's tie to the premise. A beat that names a signal is reached only by it: neither the turn count nor the beat
+    classifier reaches it alone."""
+
+    quest: Id | None = Field(None, description="this quest moves: with stage, reaches that many stages done; "
+                             "without, is completed")
+    stage: int | None = Field(None, ge=1, description="with quest: stages done (1 = its first stage done)")
+    flag: Id | None = Field(None, description="this story flag is set")
+    location: Id | None = Field(None, description="the player arrives here")
+    met: Id | None = Field(None, description="the player meets this NPC or companion for the first time")
+    check: bool = Field(False, description="a risk taken and won: a check on a roll, RISKY or DANGEROUS, succeeds")
+
+    @model_validator(mode="after")
+    def _names_something(self) -> BeatSignal:
+        if self.stage is not None and not self.quest:
+            raise ValueError("stage counts a quest's stages: give quest too")
+        if not (self.quest or self.flag or self.location or self.met or self.check):
+            raise ValueError("a beat's signal needs one of quest, flag, location, met or check")
+        return self
+
+
 class Episode(Strict):
     """``episodes.yaml``: a bounded story with a payoff: beats, a way to end, an evaluation and what comes next."""
 
@@ -413,6 +435,9 @@ class Episode(Strict):
     next: list[Id] = Field(default_factory=list, description="episode ids suggested when this one ends, in order")
     progress_visible: bool = Field(False, description="show the player the beat and 'Episode 2 of 4' dots")
     hook: str | None = Field(None, description="one line offering this episode when it is suggested next")
+    beats: dict[Beat, BeatSignal] = Field(default_factory=dict, description="what reaches each beat (complication, "
+                                          "escalation, pivot, resolution), in any completion mode; a beat not named "
+                                          "moves by the defaults (rules.episodes)")
 
     @property
     def pacing(self) -> int:

@@ -11,7 +11,7 @@ from skald import events as ev
 from skald.packs.models import Episode, EraPack
 from skald.persistent import EpisodeEvaluation, PersistentState
 from skald.rules import episodes
-from skald.text import name_key
+from skald.text import counted, name_key
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,8 @@ def journal(evaluations: list[EpisodeEvaluation]) -> str:
     lines = ["Journal:"]
     for evaluation in evaluations:
         lines.append(f"  Episode {evaluation.number}: {evaluation.title} - {evaluation.outcome}, as "
-                     f"{evaluation.playstyle}, {evaluation.story_turns} story turns (share id {evaluation.share_id})")
+                     f"{evaluation.playstyle}, {counted(evaluation.story_turns, 'story turn')} "
+                     f"(share id {evaluation.share_id})")
         lines.append(f"    {evaluation.summary}")
     lines += [f"    turn {k.turn}: {k.line}" for k in evaluations[-1].key_moments]
     return "\n".join(lines)

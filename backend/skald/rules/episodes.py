@@ -6,11 +6,17 @@ next episode) to Skald's turns and era packs (``episodes.yaml``, ``packs.models.
 Beats run establishment -> complication -> escalation -> pivot -> resolution and only move forward. Over an episode's
 pacing ``P`` (its ``turn_budget``, else 12 story turns) with ``t`` story turns played:
 
-- by position, one step per story turn at most: complication at ``t >= max(2, round(0.2 P))``, escalation at
-  ``round(0.45 P)``, pivot at ``round(0.7 P)``, resolution at ``round(0.9 P)``, and never on the pivot's own turn;
-- by events, at once: a failed check that cost HP escalates; a quest's final stage completing, or a flag the
-  episode's objective needs being set, is the pivot; a successful (or roll-free) turn after the pivot resolves;
-- the turn an episode ends is its resolution.
+- by the pack's signals (``episodes.yaml``'s ``beats``: a quest stage, a flag, an arrival, a first meeting, a check
+  that succeeds), at once; a beat that names a signal is reached by it and nothing else;
+- by position, one step per story turn at most, and only up to the escalation: complication at
+  ``t >= max(2, round(0.2 P))``, escalation at ``round(0.45 P)``. The pivot and the resolution are never reached by
+  the turn count: an episode played without touching its premise runs out its budget unfinished, and is never won
+  (the Director design's v1 inferred every beat from position; a game that must be fair cannot);
+- by events, at once (for beats the pack names no signal for): a failed check that cost HP escalates; the
+  episode's own quest (``starts_at.quest``, else any quest) completing, or a flag its objective needs being set, is
+  the pivot; a successful (or roll-free) turn after the pivot resolves;
+- the turn an episode ends is its resolution. The beat classifier (an LLM role, off by default) may move the beat one
+  step forward only where position could: never to the pivot or the resolution.
 
 Completion (:func:`check_completion`): ``turn_limited`` after ``turn_budget`` story turns (``turn_limit``);
 ``beat_gated`` when ``required_beat`` has landed (and, with ``require_resolution``, the resolution after it:
@@ -35,10 +41,11 @@ from dataclasses import dataclass
 
 from skald import events as ev
 from skald.events import BEAT_ORDER
-from skald.packs.models import Episode, EraPack
+from skald.packs.models import BeatSignal, Episode, EraPack
 from skald.persistent import DirectorState, EpisodeEvaluation, KeyMoment, PersistentState
+from skald.rules.money import money
 from skald.state import GameState
-from skald.text import the_place
+from skald.text import counted, or_list, sentences, the_place, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 SIGNALS = ("bold", "cautious", "violent", "diplomatic", "sly", "curious")
@@ -199,31 +206,68 @@ def position_beat(turn_count: int, pacing: int) -> str:
     return next((beat for beat, fraction in marks if turn_count >= _at(fraction, pacing)), "establishment")
 
 
+SIGNAL_BEATS = ("pivot", "resolution")  # never reached by the turn count alone (nor by the beat classifier)
+
+
+def signal_holds(signal: BeatSignal, state: GameState, flags_now: list[ev.FlagSet]) -> bool:
+    """Whether this turn shows ``signal`` (any one of its fields): a quest stage or completion, a flag set, an
+    arrival, a first meeting, a risk taken and won (a check on a roll, not SAFE, that succeeded)."""
+    events = state.staged_events
+    for e in events:
+        if signal.quest and isinstance(e, ev.QuestUpdate) and e.quest == signal.quest and (
+                e.status == QuestStatus.COMPLETED if signal.stage is None else
+                e.stage >= signal.stage and e.status != QuestStatus.OFFERED):
+            return True
+        if signal.location and isinstance(e, ev.Move) and e.to == signal.location:
+            return True
+        if signal.met and isinstance(e, ev.NpcMet) and e.npc == signal.met:
+            return True
+    if signal.flag and any(f.flag == signal.flag for f in flags_now):
+        return True
+    result = state.mechanic_result
+    return bool(signal.check and result is not None and result.roll is not None and result.risk != Risk.SAFE
+                and result.outcome.succeeded and not result.impossible)
+
+
 def next_beat(director: DirectorState, episode: Episode, state: GameState, flags_now: list[ev.FlagSet]
               ) -> tuple[str, str] | None:
     """(beat, reason) the episode reaches this turn, or None. ``director`` is the state with this turn counted.
-    Never a beat at or before the current one."""
+    Never a beat at or before the current one. A beat the pack names a signal for (``episode.beats``) is reached by
+    that signal only (reason ``signal``); the pivot and the resolution never by position (see the module docstring)."""
     now = BEAT_ORDER.index(director.current_beat or BEAT_ORDER[0])
     result = state.mechanic_result
+    named = episode.beats
+    wanted: list[tuple[int, str]] = [(BEAT_ORDER.index(beat), "signal") for beat, signal in named.items()
+                                     if signal_holds(signal, state, flags_now)]
     hurt = any(isinstance(e, ev.Damage) and e.amount > 0 for e in state.staged_events)
-    final_stage = any(isinstance(e, ev.QuestUpdate) and e.status == QuestStatus.COMPLETED for e in state.staged_events)
+    own = episode.starts_at.quest
+    final_stage = any(isinstance(e, ev.QuestUpdate) and e.status == QuestStatus.COMPLETED and own in (None, e.quest)
+                      for e in state.staged_events)
     objective = episode.completion_criteria.objective
     needed = any(f.flag in (objective.flags if objective else []) for f in flags_now)
-    wanted: list[tuple[int, str]] = []
-    if final_stage or needed:
+    if (final_stage or needed) and "pivot" not in named:
         wanted.append((BEAT_ORDER.index("pivot"), "pivot"))
-    if result is not None and not result.outcome.succeeded and hurt:
+    if result is not None and not result.outcome.succeeded and hurt and "escalation" not in named:
         wanted.append((BEAT_ORDER.index("escalation"), "escalation"))
     pivot_before = director.current_beat == "pivot" and "pivot" not in [w[1] for w in wanted]
-    if pivot_before and result is not None and result.outcome.succeeded and not result.impossible:
+    if pivot_before and result is not None and result.outcome.succeeded and not result.impossible and \
+            "resolution" not in named:
         wanted.append((BEAT_ORDER.index("resolution"), "resolution"))
     by_position = BEAT_ORDER.index(position_beat(director.turn_count, episode.pacing))
-    if by_position > now:
-        wanted.append((now + 1, "position"))
+    step = now + 1
+    if by_position > now and step < len(BEAT_ORDER) and BEAT_ORDER[step] not in SIGNAL_BEATS and \
+            BEAT_ORDER[step] not in named:
+        wanted.append((step, "position"))
     if not wanted:
         return None
     index, reason = max(wanted)
     return (BEAT_ORDER[index], reason) if index > now else None
+
+
+def classifier_may_reach(episode: Episode, beat: str) -> bool:
+    """Whether the beat classifier's word alone may move the episode to ``beat``: only to a beat the rules would also
+    reach by position (not the pivot, the resolution, or a beat the pack ties to a signal)."""
+    return beat not in SIGNAL_BEATS and beat not in episode.beats
 
 
 # ------------------------------------------------------------------------------------------------- completion
@@ -293,14 +337,17 @@ def playstyle(signals: dict[str, int]) -> tuple[str, str | None, dict[str, float
 
 def outcome_of(director: DirectorState, episode: Episode, trigger: str, state: PersistentState) -> str:
     """won | lost | mixed. Points: +2 the episode's goal met (beat_complete, objective_met), +1 a turn_limited
-    episode seen through, -1 a budget run out on a goal, +1 per quest stage completed (at most +2), -2 per time the
-    player went down (at most -4), -1 ending under a third of max HP. won at 2 or more, lost at -1 or less."""
+    episode seen through, 0 a budget run out on a goal (unfinished: nothing settled), +1 per quest stage completed
+    (at most +2), -2 per time the player went down (at most -4), -1 ending under a third of max HP. won at 2 or more,
+    lost at -1 or less. A budget run out on a goal is never won: its points are held below 2."""
     points = {"beat_complete": 2, "objective_met": 2, "player_end": 0}.get(trigger, 0)
-    if trigger == "turn_limit":
-        points += 1 if episode.completion_mode == "turn_limited" else -1
+    unfinished = trigger == "turn_limit" and episode.completion_mode != "turn_limited"
+    if trigger == "turn_limit" and not unfinished:
+        points += 1
     points += min(2, director.quest_steps) - min(4, 2 * director.defeats)
     if state.player.hp * 3 < state.player.max_hp:
         points -= 1
+    points = min(points, 1) if unfinished else points
     return "won" if points >= 2 else "lost" if points <= -1 else "mixed"
 
 
@@ -308,7 +355,8 @@ _MOMENT_RANK = {ev.Defeated: 9, ev.NpcDefeated: 8, ev.CompanionJoin: 7, ev.Comba
                 ev.Discovery: 4, ev.BeatReached: 3, ev.EpisodeStarted: 2}
 
 
-def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, memory: str) -> str | None:
+def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, memory: str,
+                 events: tuple[ev.BaseEvent, ...] = ()) -> str | None:
     """One line for a notable event (None for an event that is not a moment)."""
     if isinstance(event, ev.QuestUpdate) and event.quest in pack.quests:
         quest = pack.quests[event.quest]
@@ -333,30 +381,69 @@ def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, mem
     if isinstance(event, ev.Discovery):
         return f"You found something: {event.discovery.replace('_', ' ')}."
     if isinstance(event, ev.BeatReached) and event.beat == "pivot":
-        return f"The turning point: {_outcome_part(memory)}"
+        quoted = _outcome_part(memory)
+        place = _place_of(memory)
+        return f"The turning point: {quoted}" if quoted else \
+            f"The turning point came at {the_place(place)}." if place else "The turning point came."
     if isinstance(event, ev.EpisodeStarted):
-        if not memory:  # started by /next, between turns
+        quoted = _outcome_part(memory) if changed_by(events) else None
+        if quoted is None:  # started by /next between turns, or on a turn where nothing happened
             title = pack.episodes[event.episode].title if event.episode in pack.episodes else "the episode"
             return f"You took up {title}."
-        return f"It began: {_outcome_part(memory)}"
+        return f"It began: {quoted}"
     return None
 
 
-def _outcome_part(memory: str) -> str:
-    """'You persuade Juno.' from 'Turn 12, The Scrip Market: persuade Juno -> You persuade Juno. (...)'."""
-    text = memory.split("->", 1)[-1].strip()
+QUOTED_CHARS = 160  # the most of a turn's outcome a key moment quotes, in whole sentences
+
+
+def _outcome_part(memory: str) -> str | None:
+    """'You persuade Juno.' from 'Turn 12, The Scrip Market: persuade Juno -> You persuade Juno. (...)': the outcome's
+    whole sentences, up to :data:`QUOTED_CHARS` (at least the first); None when it has no whole sentence (a memory
+    cut short)."""
+    text = memory.split("->", 1)[-1].strip() if "->" in memory else ""
     text = re.sub(r"\s*\([^)]*\)\s*$", "", text).strip()
-    return (text[:140].rstrip() + ("" if text.endswith((".", "!", "?")) else ".")) if text else "the story moved."
+    kept: list[str] = []
+    for sentence in sentences(text):
+        if not sentence.endswith((".", "!", "?", '."', '!"', '?"')) or (kept and len(" ".join([*kept, sentence])) >
+                                                                         QUOTED_CHARS):
+            break
+        kept.append(sentence)
+    return " ".join(kept) or None
+
+
+# What makes a turn worth remembering: something in the world or the player's lot changed (a fight, a find, a quest
+# stage, money, HP, an item, an attitude, a reputation, a companion, a story flag, a scene's end, a person met, a beat
+# the rules saw). A refused or empty turn has none of these, and is never a key moment.
+CHANGES = (ev.Damage, ev.Heal, ev.CreditsChange, ev.ItemGet, ev.ItemLose, ev.Defeated, ev.ReputationChange,
+           ev.CombatStart, ev.CombatEnd, ev.EnemyDamage, ev.NpcDefeated, ev.Discovery, ev.CompanionJoin,
+           ev.CompanionLeave, ev.QuestUpdate, ev.FlagSet, ev.AttitudeChange, ev.AffinityChange, ev.RumorHeard,
+           ev.SceneClosed, ev.NpcMet)
+
+
+def changed_by(events: Iterable[ev.BaseEvent]) -> bool:
+    """Whether ``events`` (one turn's) change something (:data:`CHANGES`, or a beat the rules saw)."""
+    for e in events:
+        if isinstance(e, ev.BeatReached) and e.reason not in ("position", "ending", "classifier"):
+            return True
+        if isinstance(e, CHANGES) and not (isinstance(e, (ev.AttitudeChange, ev.ReputationChange, ev.CreditsChange))
+                                           and not e.delta and not getattr(e, "mood", None)):
+            return True
+    return False
 
 
 def key_moments(moments: list[Moment], pack: EraPack, state: PersistentState) -> list[KeyMoment]:
-    """Up to six turns worth remembering, in turn order: the start, the pivot, and the weightiest events between."""
+    """Up to six turns worth remembering, in turn order: the start, the pivot, and the weightiest events between;
+    only turns where something changed (:func:`changed_by`), and the episode's start."""
     scored: list[tuple[int, int, str]] = []
     for moment in moments:
         best = None
+        started = any(isinstance(e, ev.EpisodeStarted) for e in moment.events)
+        if not started and not changed_by(moment.events):
+            continue  # a refused or empty turn is never a key moment
         for event in moment.events:
             rank = _MOMENT_RANK.get(type(event))
-            line = _moment_line(event, pack, state, moment.memory) if rank else None
+            line = _moment_line(event, pack, state, moment.memory, moment.events) if rank else None
             if line and (best is None or rank > best[0]):
                 best = (rank, line)
         if best is not None:
@@ -399,11 +486,57 @@ def suggest_next(state: PersistentState, pack: EraPack, episode: Episode, style:
     return None, "Play on as you like: the town has more stories, and some will find you."
 
 
-def _ending(trigger: str, outcome: str) -> str:
+def ledger(moments: list[Moment], pack: EraPack) -> tuple[list[str], list[str]]:
+    """(gains, costs) of an episode from its turns' events, each a short phrase ('2 quest steps', '12 credits',
+    '6 HP', 'standing with the Ninth Shift Union', 'Rhea Calloway'): what the player came away with, and what it
+    cost them (HP not healed, money spent, reputation lost, a companion gone). Only what the events show."""
+    events = [e for m in moments for e in m.events]
+    hp = sum(e.amount for e in events if isinstance(e, ev.Damage)) - sum(e.amount for e in events
+                                                                          if isinstance(e, ev.Heal))
+    purse = sum(e.delta for e in events if isinstance(e, ev.CreditsChange))
+    standing: dict[str, int] = {}
+    for e in events:
+        if isinstance(e, ev.ReputationChange):
+            standing[e.faction] = standing.get(e.faction, 0) + e.delta
+    steps = len(stages_done(events))
+    joined = [pack.companions[e.companion].name for e in events if isinstance(e, ev.CompanionJoin)
+              and e.companion in pack.companions]
+    left = [pack.companions[e.companion].name for e in events if isinstance(e, ev.CompanionLeave)
+            and e.companion in pack.companions]
+    got = [pack.items[e.item].name for e in events if isinstance(e, ev.ItemGet) and e.item in pack.items]
+
+    def faction(fid: str) -> str:
+        return pack.factions[fid].name if fid in pack.factions else fid.replace("_", " ")
+
+    gains = [counted(steps, "quest step")] if steps else []
+    gains += [money(purse, pack)] if purse > 0 else []
+    gains += [f"{name} at your side" for name in joined if name not in left]
+    gains += [with_article(name.lower()) for name in list(dict.fromkeys(got))[:2]]
+    gains += [f"standing with {the_place(faction(f))}" for f, d in standing.items() if d > 0][:2]
+    costs = [f"{hp} HP"] if hp > 0 else []
+    costs += [money(-purse, pack)] if purse < 0 else []
+    costs += [f"standing with {the_place(faction(f))}" for f, d in standing.items() if d < 0]
+    costs += left
+    return gains, costs
+
+
+def _ending(trigger: str, outcome: str, gains: list[str] = (), costs: list[str] = ()) -> str:
+    """How the episode ended, and what it came to: a cost is named only from what was lost (:func:`ledger`)."""
     how = {"turn_limit": "It ran its course", "beat_complete": "It came to its turning point and through it",
            "objective_met": "It ended the moment you did what it asked", "player_end": "You called it done"}[trigger]
-    result = {"won": "and you came out ahead.", "lost": "and it went against you.",
-              "mixed": "and what you won cost you something."}[outcome]
+    won, lost = or_list(list(gains), "and"), or_list(list(costs), "and")
+    if outcome == "won":
+        result = f"and you came out ahead, with {won}." if gains else "and you came out ahead."
+    elif outcome == "lost":
+        result = f"and it went against you; it cost you {lost}." if costs else "and it went against you."
+    elif gains and costs:
+        result = f"and what you won ({won}) cost you {lost}."
+    elif costs:
+        result = f"and it cost you {lost}, with nothing settled."
+    elif gains:
+        result = f"and you came away with {won}, but nothing is settled."
+    else:
+        result = "and nothing was settled either way."
     return f"{how}, {result}"
 
 
@@ -425,7 +558,7 @@ def summary_text(episode: Episode, number: int, evaluation_facts: dict[str, obje
     pivot = f["pivot"]
     if pivot:
         lines.append(pivot)
-    lines.append(_ending(str(f["trigger"]), str(f["outcome"])))
+    lines.append(_ending(str(f["trigger"]), str(f["outcome"]), list(f.get("gains", [])), list(f.get("costs", []))))
     return " ".join(lines)
 
 
@@ -440,7 +573,8 @@ def evaluate(state: GameState, pack: EraPack, episode: Episode, trigger: str, mo
     kept = key_moments(moments, pack, state.after)
     pivot = next((k.line for k in kept if k.line.startswith("The turning point")), None)
     if pivot is None:
-        pivot = next((k.line for k in reversed(kept) if not k.line.startswith("It began")), None)
+        pivot = next((k.line for k in reversed(kept) if not k.line.startswith(("It began", "You took up"))), None)
+    gains, costs = ledger(moments, pack)
     places = []
     for moment in moments:
         name = _place_of(moment.memory)
@@ -451,7 +585,7 @@ def evaluate(state: GameState, pack: EraPack, episode: Episode, trigger: str, mo
     dealt += [n for n in reversed(list(state.after.known_npcs)) if n in pack.npcs]
     follow, hook = suggest_next(state.after, pack, episode, lead, list(dict.fromkeys(dealt)))
     facts = {"places": places, "turns": director.turn_count, "style": style, "lead": lead, "pivot": pivot,
-             "trigger": trigger, "outcome": outcome}
+             "trigger": trigger, "outcome": outcome, "gains": gains, "costs": costs}
     return EpisodeEvaluation(
         share_id=share_id(state.campaign.id, director.number), episode=episode.id, title=episode.title,
         number=director.number, trigger=trigger, story_turns=director.turn_count, first_turn=director.started_turn,

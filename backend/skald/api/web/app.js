@@ -383,7 +383,7 @@ function episodeCard(episode) {
   const e = episode.evaluation;
   if (episode.ended && e) {
     title.textContent = `Episode ${e.number} ends: ${e.title} (${e.outcome})`;
-    lines.push(e.summary, `You played it as ${e.playstyle}, over ${e.story_turns} turns.`);
+    lines.push(e.summary, `You played it as ${e.playstyle}, over ${e.story_turns} turn${e.story_turns === 1 ? "" : "s"}.`);
     for (const m of e.key_moments.slice(0, 4)) lines.push(`Turn ${m.turn}: ${m.line}`);
     lines.push(`Next: ${e.next_hook}`, `Share id: ${e.share_id}`);
   } else {
