@@ -29,6 +29,7 @@ POLICIES = {"idle": "look around", "refused": "fly to the moon and back"}
 def play(tmp_path: Path, pack_id: str, lines: list[str], seed: int = 1):
     """A fresh offline campaign on a real SQLite file with ``lines`` played; (conn, campaign id, pack)."""
     pack = load_pack(pack_id)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     conn = connect(tmp_path / "truth.db")
     llm = LLMClient(Settings(), online=False)
     state = start_campaign(conn, pack, seed=seed, campaign_id=f"truth-{seed}")
@@ -159,3 +160,97 @@ def test_a_beat_signal_the_pack_cannot_give_is_an_error_at_its_field(tmp_path, b
         load_pack(root)
     hits = [i for i in raised.value.issues if i.field.startswith(field)]
     assert hits and any(said in i.message for i in hits), raised.value.issues
+
+
+# ---------------------------------------------------------------------------------------------- announced
+
+
+def test_the_opening_and_a_resume_name_the_episode_and_episode_tells_the_truth_before_the_first_move(tmp_path):
+    from skald.llm import offline
+    from skald.rules.episode_commands import episode_status
+
+    conn, campaign, pack = play(tmp_path, "cinder_reach", [])
+    try:
+        state = reads.load_state(conn, campaign)
+        opening = offline.scene_text(state, pack, resumed=False)
+        assert "Episode 1, First Shift, begins with your first move: Kettle wakes up owing money" in opening
+        said = episode_status(state, pack)
+        assert said.startswith("Episode 1: First Shift (begins with your first move)") and "8 story turns" in said
+        assert "No episode is running" not in said
+    finally:
+        conn.close()
+    conn, campaign, pack = play(tmp_path / "later", "cinder_reach", ["look around", "/status", "look around"])
+    try:
+        resumed = offline.scene_text(reads.load_state(conn, campaign), pack, resumed=True)
+        assert "Episode 1, First Shift: 2 story turns in, at the complication, 6 story turns left at most." in resumed
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------------------------------------- lifecycle
+
+
+def _mini_overlay(root: Path, episodes_yaml: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "era.yaml").write_text(f"id: ovl\nextends: {MINI}\n", encoding="utf-8")
+    disabled = "".join(f"- id: {e}\n  disabled: true\n" for e in ("first_night", "the_toll", "wolf_road",
+                                                                  "quiet_years"))
+    (root / "episodes.yaml").write_text(disabled + episodes_yaml, encoding="utf-8")
+    return root
+
+
+GATE = ("- id: gate\n  title: The Gate\n  premise: A toll to explain.\n  completion_mode: beat_gated\n"
+        "  turn_budget: 30\n")
+
+
+def test_an_episode_a_pack_edit_removes_ends_abandoned_and_is_journalled(tmp_path):
+    root = _mini_overlay(tmp_path / "ovl", GATE)
+    pack = load_pack(root)
+    conn = connect(tmp_path / "gone.db")
+    llm = LLMClient(Settings(), online=False)
+    try:
+        state = start_campaign(conn, pack, seed=1, campaign_id="gone-1")
+        for line in ("look around", "look around"):
+            run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+            state = reads.load_state(conn, state.campaign.id)
+        assert state.director.episode == "gate"
+        edited = load_pack(_mini_overlay(root, "- id: other\n  title: Other\n  premise: P.\n  completion_mode: open\n"
+                                               "  starts_at: {flag: never_set}\n"))
+        played = run_turn(conn, state.model_copy(update={"player_input": "look around"}), pack=edited, llm=llm,
+                          retriever=None)
+        assert played.view.episode.ended and played.view.episode.trigger == "abandoned"
+        [result] = stored.evaluations(conn, state.campaign.id)
+        assert result.episode == "gate" and result.trigger == "abandoned" and result.outcome != "won"
+        assert "taken out of the pack" in result.summary
+        after = reads.load_state(conn, state.campaign.id)
+        assert after.director.episode is None and after.director.played == ["gate"]
+    finally:
+        conn.close()
+
+
+def test_end_abandons_an_episode_that_is_not_open_only_when_confirmed(tmp_path):
+    conn, campaign, _ = play(tmp_path, "cinder_reach", ["look around", "/end"])
+    try:
+        assert reads.load_state(conn, campaign).director.episode == "first_shift"  # a stray /end abandons nothing
+        assert stored.evaluations(conn, campaign) == []
+    finally:
+        conn.close()
+    conn, campaign, _ = play(tmp_path / "yes", "cinder_reach", ["look around", "/end yes"])
+    try:
+        [result] = stored.evaluations(conn, campaign)
+        assert result.episode == "first_shift" and result.trigger == "player_end" and result.outcome != "won"
+        assert reads.load_state(conn, campaign).director.episode is None
+    finally:
+        conn.close()
+
+
+def test_share_ids_differ_for_different_episodes_of_campaigns_with_the_same_id(tmp_path):
+    ids = []
+    for n, lines in enumerate([["/next waking_drill", "/end yes"], ["/next thin_water", "/end yes"],
+                               ["/next first_shift", "/end yes"]]):
+        conn, campaign, _ = play(tmp_path / str(n), "cinder_reach", lines)  # the same campaign id in each file
+        try:
+            ids += [e.share_id for e in stored.evaluations(conn, campaign)]
+        finally:
+            conn.close()
+    assert len(ids) == 3 and len(set(ids)) == 3

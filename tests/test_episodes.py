@@ -67,7 +67,7 @@ def test_check_completion_per_mode_and_trigger(mode, fields, state, expected):
 
 def test_every_trigger_is_covered_by_the_table():
     covered = {expected[1] for *_, expected in CASES if expected[1]}
-    assert covered == set(episodes.TRIGGERS) - {"player_end"}  # player_end is /end, tested in a session below
+    assert covered == set(episodes.TRIGGERS) - {"player_end", "abandoned"}  # /end and a pack edit: sessions
 
 
 # --------------------------------------------------------------------------------------------- beats
@@ -157,7 +157,7 @@ def test_a_turn_limited_episode_ends_exactly_at_its_budget_and_meta_turns_never_
             meta = game.play(command)
             assert meta.view.intent.value == "META"
         assert game.director.turn_count == n and game.state.campaign.story_turns == n
-    assert "not an open episode" in game.play("/end").final_text
+    assert "Type /end yes to abandon it" in game.play("/end").final_text
     last = game.play("look around")
     view = last.view.episode
     assert view.ended and view.trigger == "turn_limit" and view.turn_count == 4

@@ -48,6 +48,14 @@ def test_the_api_streams_episode_complete_and_lists_episodes(tmp_path: Path) -> 
         assert started["intent"] == "META" and started["episode"]["started"]
         assert started["episode"]["id"] == listed["suggested"]["id"]
         assert api.client.get(f"/campaigns/{cid}/episodes").status_code == 401  # the campaign's token is needed
+        share = complete["evaluation"]["share_id"]
+        public = api.client.get(f"/episodes/{share}")  # no token: a share id is meant to be passed around
+        assert public.status_code == 200, public.text
+        body = public.json()
+        assert body["summary"] == complete["evaluation"]["summary"] and body["pack"] == "Cinder Reach"
+        assert cid not in public.text and "campaign_id" not in body and "next_hook" not in body
+        assert api.client.get("/episodes/0123456789ab").status_code == 404
+        assert api.client.get("/episodes/not-a-share-id").status_code == 422
 
 
 def test_the_terminal_prints_the_boxed_result_and_json_turns_carry_the_episode(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_reply, prompt_tokens, text
+from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_reply, prompt_tokens, taking_turns, text
 from skald.engine import start_campaign
 from skald.graph import PIPELINE, run_turn, stream_turn
 from skald.llm.client import LLMClient
@@ -40,6 +40,8 @@ PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits
          "Inside are 15 credits and a folded note about short water. The bar keeps up its noise around you. "
          "Nobody seems to have seen you take it.")
 FIRST_SENTENCE = "You crouch behind the taps and work a loose tile free."
+OTHER_PROSE = ("You lean on the bar and let the talk wash over you. Somebody is arguing about water again. "
+               "The screen over the door flickers through the shift board. Nobody looks your way for long.")
 REFINED = {"PARAGON": "Offer to share the find with the bar", "INVESTIGATE": "Read the note about the water again",
            "RENEGADE": "Pocket the tin and say nothing", "NEUTRAL": "Order a drink and listen"}
 
@@ -193,6 +195,7 @@ def test_every_role_answers(server: FakeOllama, cinder: EraPack, tmp_path: Path)
 
 def test_the_directors_brief_is_written_after_a_turn_and_reported_with_the_turn_that_uses_it(
         server: FakeOllama, cinder: EraPack, tmp_path: Path) -> None:
+    server.always("nar", taking_turns(PROSE, OTHER_PROSE))  # a narrator that never tells two turns alike
     llm = online(server)
     played = play_settled(tmp_path / "t.db", cinder, llm, server, ["look around"] * BRIEFED_WITHIN, until_briefed=True)
     used = played.first_briefed()

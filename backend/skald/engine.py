@@ -404,6 +404,19 @@ class Engine:
             evaluations = stored_episodes.evaluations(conn, campaign_id)
         return views.episodes(state, pack, evaluations)
 
+    def shared(self, share_id: str) -> views.SharedEpisode | None:
+        """The episode result shared as ``share_id`` (``views.SharedEpisode``: nothing of its campaign), or None."""
+        with self.pool.connection() as conn:
+            found = stored_episodes.by_share_id(conn, share_id)
+            pack_id = reads.pack_id(conn, found[0]) if found else None
+        if found is None:
+            return None
+        try:
+            name = self.packs.get(pack_id).era.name
+        except Exception:  # a pack not installed here: the result is still the result
+            name = pack_id or ""
+        return views.shared(found[1], name)
+
     def transcripts(self, campaign_id: str, scene: str | None = None) -> list[SceneTranscript]:
         """Every multi-character scene of the campaign (or those with id ``scene``), oldest first, with their lines
         (``skald.transcripts``); places and people by their ids when the campaign's pack cannot be loaded here.

@@ -594,7 +594,7 @@ class EpisodeCompleted(BaseEvent):
 
     type: Literal["EPISODE_COMPLETED"] = "EPISODE_COMPLETED"
     episode: str
-    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end")
+    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end | abandoned")
     evaluation: EpisodeEvaluation
 
     def apply(self, state, limits):

@@ -175,7 +175,7 @@ class EpisodeEvaluation(Model):
     episode: str
     title: str
     number: int = Field(description="the episode's ordinal in the campaign")
-    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end")
+    trigger: str = Field(description="turn_limit | beat_complete | objective_met | player_end | abandoned")
     story_turns: int = Field(description="story turns the episode lasted")
     first_turn: int = Field(description="campaign turn number the episode started on")
     last_turn: int = Field(description="campaign turn number it ended on")

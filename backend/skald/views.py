@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from skald.packs.models import BEATS
-from skald.persistent import EpisodeEvaluation
+from skald.persistent import EpisodeEvaluation, KeyMoment
 from skald.rules import clock
 from skald.rules.money import money
 from skald.scene_brief import SceneBrief
@@ -103,7 +103,7 @@ class EpisodeView(View):
     started: bool = Field(False, description="the episode began this turn")
     ended: bool = Field(False, description="the episode ended this turn; `evaluation` says how it went")
     trigger: str | None = Field(None, description="what ended it: turn_limit | beat_complete | objective_met | "
-                                "player_end")
+                                "player_end | abandoned (a pack edit removed it)")
     evaluation: EpisodeEvaluation | None = None
 
 
@@ -122,6 +122,34 @@ class EpisodesView(View):
     evaluations: list[EpisodeEvaluation]
     suggested: EpisodeOffer | None = Field(description="what /next starts (set when an episode ends)")
     available: list[EpisodeOffer] = Field(description="episodes not yet played, in the pack's order")
+
+
+class SharedEpisode(View):
+    """An episode's result as it is shared by its ``share_id``: what the player did and how it went, nothing of the
+    campaign it came from (no campaign id, no token, no pack secrets: the summary, key moments and hook are the same
+    words the player was shown)."""
+
+    share_id: str
+    pack: str = Field(description="the era pack's name")
+    episode: str
+    title: str
+    number: int
+    outcome: str = Field(description="won | lost | mixed")
+    trigger: str
+    story_turns: int
+    summary: str
+    key_moments: list[KeyMoment]
+    playstyle: str
+    playstyle_scores: dict[str, float]
+    tension_curve: list[float]
+
+
+def shared(evaluation: EpisodeEvaluation, pack_name: str) -> SharedEpisode:
+    e = evaluation
+    return SharedEpisode(share_id=e.share_id, pack=pack_name, episode=e.episode, title=e.title, number=e.number,
+                         outcome=e.outcome, trigger=e.trigger, story_turns=e.story_turns, summary=e.summary,
+                         key_moments=e.key_moments, playstyle=e.playstyle, playstyle_scores=e.playstyle_scores,
+                         tension_curve=e.tension_curve)
 
 
 class BriefView(View):

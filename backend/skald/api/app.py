@@ -71,6 +71,7 @@ from skald.views import (
     QuestView,
     RumorsView,
     SceneView,
+    SharedEpisode,
     TurnPage,
     TurnView,
 )
@@ -454,6 +455,17 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         """The running episode, how each finished one went (its evaluation, with a `share_id`), and what can be
         played next: post a turn whose input is `/next` (the suggested one) or `/next ID`."""
         return engine.episodes(campaign_id)
+
+    @app.get("/episodes/{share_id}", response_model=SharedEpisode, tags=["server"],
+             responses=answers(404, 422, when={404: "no episode result has this share id here"}))
+    def shared_episode(share_id: Annotated[str, Path(pattern="^[0-9a-f]{6,64}$")]) -> SharedEpisode:
+        """An episode's result by its `share_id` (shown when the episode ends, and in `/journal`): the summary, key
+        moments, playstyle and outcome, and nothing of the campaign it came from. No token needed: a share id is
+        meant to be passed around."""
+        found = engine.shared(share_id)
+        if found is None:
+            raise HTTPException(404, f"no episode result has the share id {share_id!r} here")
+        return found
 
     @app.get("/campaigns/{campaign_id}/scenes/{scene_id}/transcript", response_model=list[SceneTranscript],
              tags=["campaigns"], responses=answers(401, 404, 422, 503, when={

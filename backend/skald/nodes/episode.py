@@ -40,7 +40,10 @@ def episode(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         staged.append(start)
         after = start.apply(after, limits)
     running = pack.episodes.get(after.director.episode or "")
-    if running is None:  # between episodes (or one a pack edit removed): nothing counts
+    if running is None and after.director.episode is not None:  # a pack edit removed it: it ends, and is evaluated
+        shown = progress(after, episodes.gone(after.director.episode), ending="abandoned")
+        return {"staged_events": staged, "after": after, "episode_progress": shown}
+    if running is None:  # between episodes: nothing counts
         return {"staged_events": staged, "after": after} if staged else {}  # folded above already
     flags_now = [e for e in staged if isinstance(e, ev.FlagSet)]
     tick = ev.EpisodeTurn(signal=episodes.signal_of(state), tension=episodes.tension_of(state),

@@ -26,7 +26,7 @@ def evaluator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         return {}
     ctx = runtime.context
     pack = ctx.pack
-    running = pack.episodes[shown.episode]
+    running = pack.episodes.get(shown.episode) or episodes.gone(shown.episode)  # a pack edit removed it
     director = state.after.director
     earlier = stored.moments(ctx.conn, state.campaign.id, state.branch, director.started_turn, state.turn)
     now = memory.summarize(state, pack) if state.intent != Intent.META else ""

@@ -11,7 +11,7 @@ from skald import events as ev
 from skald import views
 from skald.context import TurnContext
 from skald.nodes.episode import progress
-from skald.rules import meta_commands, suggestions
+from skald.rules import episodes, meta_commands, suggestions
 from skald.rules.episode_commands import Act
 from skald.rules.scene import everyone_at
 from skald.state import GameState
@@ -45,6 +45,8 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         update |= ev.stage(state.after, said.events, ctx.limits)
         after = update.get("after", state.after)
         running = pack.episodes.get(after.director.episode or "")
+        if running is None and after.director.episode is not None and said.ending:  # one a pack edit removed
+            running = episodes.gone(after.director.episode)
         if running is not None:
             update["episode_progress"] = progress(after, running, started=bool(said.events), ending=said.ending)
         return update

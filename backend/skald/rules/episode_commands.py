@@ -31,8 +31,8 @@ def how_it_ends(episode: Episode, turn_count: int) -> str:
     if mode == "open":
         return "It runs as long as you like: type /end to close it and see how it went."
     if mode == "turn_limited":
-        return f"It ends after {budget} story turns{left}."
-    limit = f" or after {budget} story turns{left}" if budget else ""
+        return f"It ends after {counted(budget, 'story turn')}{left}."
+    limit = f" or after {counted(budget, 'story turn')}{left}" if budget else ""
     if mode == "beat_gated":
         gate = "its turning point" if episode.completion_criteria.required_beat == "pivot" else \
             f"its {episode.completion_criteria.required_beat}"
@@ -53,6 +53,10 @@ def episode_status(state: PersistentState, pack: EraPack) -> str:
             dots, total = episodes.progress(pack, d, running.id, d.number, beat)
             lines.append(f"  Beat: {beat} {dots}   Episode {d.number} of {total}")
         return "\n".join(lines)
+    first = episodes.upcoming(state, pack)
+    if first is not None:  # before the first move: the first episode starts with it
+        return "\n".join([f"Episode 1: {first.title} (begins with your first move)", f"  {first.premise.strip()}",
+                          f"  {how_it_ends(first, 0)}"])
     lines = ["No episode is running: you are playing open."]
     suggested = pack.episodes.get(d.suggested or "")
     left = episodes.playable(pack, d)
@@ -81,15 +85,23 @@ def journal(evaluations: list[EpisodeEvaluation]) -> str:
     return "\n".join(lines)
 
 
-def end(state: PersistentState, pack: EraPack) -> Act | str:
-    """/end: closes an open episode (an Act), or says why it cannot (text)."""
+CONFIRM = ("yes", "y", "confirm", "abandon", "now")  # '/end yes': abandon an episode that is not open
+
+
+def end(state: PersistentState, pack: EraPack, args: str = "") -> Act | str:
+    """/end: closes an open episode (an Act); any other running episode only when confirmed ('/end yes'), so that a
+    stray /end abandons nothing; or says why it cannot (text). Either way the episode is evaluated as it stands."""
     d = state.director
     running = pack.episodes.get(d.episode or "")
+    if running is None and d.episode is not None:  # a pack edit removed it: ending it needs no confirmation
+        return Act(text="You draw a line under an episode this pack no longer has.", ending="abandoned")
     if running is None:
         return "No episode is running, so there is nothing to end. /episode shows what comes next."
-    if running.completion_mode != "open":
-        return f"{running.title} is not an open episode. {how_it_ends(running, d.turn_count)} Play on."
-    return Act(text=f"You draw a line under {running.title}.", ending="player_end")
+    if running.completion_mode != "open" and args.strip().lower() not in CONFIRM:
+        return (f"Episode {d.number}, {running.title}, is not over: {how_it_ends(running, d.turn_count)} "
+                "Type /end yes to abandon it now; it is evaluated as it stands.")
+    verb = "draw a line under" if running.completion_mode == "open" else "abandon"
+    return Act(text=f"You {verb} {running.title}.", ending="player_end")
 
 
 def start(state: PersistentState, pack: EraPack, wanted: str) -> Act | str:

@@ -60,7 +60,7 @@ ARCHETYPE_LINES = {
     "cautious": "you kept your footing and took no risk you did not have to",
 }
 WANDERER = "the Wanderer"  # no signal over 30% of the turns
-TRIGGERS = ("turn_limit", "beat_complete", "objective_met", "player_end")
+TRIGGERS = ("turn_limit", "beat_complete", "objective_met", "player_end", "abandoned")
 KEY_MOMENTS_KEPT = 6
 _BY_CLASS = {
     ActionClass.ATTACK: "violent", ActionClass.INTIMIDATE: "violent", ActionClass.DECEIVE: "sly",
@@ -183,6 +183,32 @@ def starting(state: PersistentState, pack: EraPack, events_now: Iterable[ev.Base
         if not episode.starts_at.empty and _came_true(episode, events_now):
             return episode, "starts_at"
     return None
+
+
+def upcoming(state: PersistentState, pack: EraPack) -> Episode | None:
+    """The campaign's first episode before the first story turn starts it (None once any episode has begun)."""
+    if state.director.episode is not None or state.director.number:
+        return None
+    return next((e for e in playable(pack, state.director) if starts_now(e, state)), None)
+
+
+def announce(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
+    """The line a scene card gives the episode: the first one, named with its premise, before the first move; on
+    resume, the running one and where it stands, or the one suggested next; '' when there is nothing to say."""
+    d = state.director
+    first = upcoming(state, pack)
+    if first is not None:
+        return f"Episode 1, {first.title}, begins with your first move: {first.premise.strip()}"
+    running = pack.episodes.get(d.episode or "")
+    if running is not None and resumed:
+        left = remaining(d, running)
+        more = f", {counted(left, 'story turn')} left at most" if left is not None else ""
+        shown = f", at the {d.current_beat}" if running.progress_visible and d.current_beat else ""
+        return f"Episode {d.number}, {running.title}: {counted(d.turn_count, 'story turn')} in{shown}{more}."
+    suggested = pack.episodes.get(d.suggested or "")
+    if running is None and resumed and suggested is not None and suggested in playable(pack, d):
+        return f"Between episodes: /next starts {suggested.title}."
+    return ""
 
 
 def _came_true(episode: Episode, events_now: list[ev.BaseEvent]) -> bool:
@@ -452,9 +478,22 @@ def key_moments(moments: list[Moment], pack: EraPack, state: PersistentState) ->
     return [KeyMoment(turn=turn, line=line) for _, turn, line in sorted(kept, key=lambda x: x[1])]
 
 
-def share_id(campaign_id: str, number: int) -> str:
-    """A short stable id for an evaluation: 10 hex digits of sha256(campaign id, episode number)."""
-    return hashlib.sha256(f"{campaign_id}:{number}".encode()).hexdigest()[:10]
+def share_id(campaign_id: str, number: int, episode_id: str, first_turn: int, last_turn: int, pack_hash: str) -> str:
+    """A short id for an evaluation: 12 hex digits of sha256 over the campaign id, the episode's number and id, the
+    turns it ran and the pack version it ran on. Campaign ids repeat across save files (``<pack>-<seed>-<n>``), so
+    the id holds what the episode was, not only where it sits: two results share an id only when they are the same
+    episode played over the same turns of the same campaign and pack (a replay). Deterministic: a replay commits the
+    same id."""
+    said = f"{campaign_id}:{number}:{episode_id}:{first_turn}:{last_turn}:{pack_hash}"
+    return hashlib.sha256(said.encode()).hexdigest()[:12]
+
+
+def gone(episode_id: str) -> Episode:
+    """A stand-in for a running episode a pack edit removed, so that it can still end, be evaluated and journalled
+    (trigger ``abandoned``)."""
+    title = episode_id.replace("_", " ").strip().capitalize() or "An episode"
+    return Episode(id=episode_id, title=title, premise="This episode is no longer in the pack.",
+                   completion_mode="open")
 
 
 def suggest_next(state: PersistentState, pack: EraPack, episode: Episode, style: str | None,
@@ -523,7 +562,8 @@ def ledger(moments: list[Moment], pack: EraPack) -> tuple[list[str], list[str]]:
 def _ending(trigger: str, outcome: str, gains: list[str] = (), costs: list[str] = ()) -> str:
     """How the episode ended, and what it came to: a cost is named only from what was lost (:func:`ledger`)."""
     how = {"turn_limit": "It ran its course", "beat_complete": "It came to its turning point and through it",
-           "objective_met": "It ended the moment you did what it asked", "player_end": "You called it done"}[trigger]
+           "objective_met": "It ended the moment you did what it asked", "player_end": "You called it done",
+           "abandoned": "It was taken out of the pack while you played it"}[trigger]
     won, lost = or_list(list(gains), "and"), or_list(list(costs), "and")
     if outcome == "won":
         result = f"and you came out ahead, with {won}." if gains else "and you came out ahead."
@@ -587,7 +627,8 @@ def evaluate(state: GameState, pack: EraPack, episode: Episode, trigger: str, mo
     facts = {"places": places, "turns": director.turn_count, "style": style, "lead": lead, "pivot": pivot,
              "trigger": trigger, "outcome": outcome, "gains": gains, "costs": costs}
     return EpisodeEvaluation(
-        share_id=share_id(state.campaign.id, director.number), episode=episode.id, title=episode.title,
+        share_id=share_id(state.campaign.id, director.number, episode.id, director.started_turn, state.turn,
+                          pack.content_hash), episode=episode.id, title=episode.title,
         number=director.number, trigger=trigger, story_turns=director.turn_count, first_turn=director.started_turn,
         last_turn=state.turn, summary=summary_text(episode, director.number, facts, pack), key_moments=kept,
         playstyle=style, playstyle_scores=scores, outcome=outcome, tension_curve=list(director.tension_curve),

@@ -181,12 +181,12 @@ class Acting(MetaCommand):
 
 
 class End(Acting):
-    """close an open episode and see how it went"""
+    """close the episode and see how it went (/end yes abandons one that is not open)"""
 
     keys = ("end",)
 
     def act(self, ctx: MetaContext) -> Act | str:
-        return episode_commands.end(ctx.state, ctx.pack)
+        return episode_commands.end(ctx.state, ctx.pack, ctx.args)
 
 
 class Next(Acting):

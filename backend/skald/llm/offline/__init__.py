@@ -27,7 +27,7 @@ from skald.llm.offline.people import people
 from skald.llm.offline.scene import Scene
 from skald.packs.models import EraPack
 from skald.persistent import PersistentState
-from skald.rules import clock, prose
+from skald.rules import clock, episodes, prose
 from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
@@ -140,4 +140,5 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
         lines.append(f"{person.name} is here too, {with_article(person.role)} looking for work.")
     if party:
         lines.append(f"With you: {', '.join(party)}.")
-    return " ".join(lines)
+    told = episodes.announce(state, pack, resumed=resumed)
+    return " ".join([*lines, told] if told else lines)

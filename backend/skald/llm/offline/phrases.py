@@ -1134,6 +1134,7 @@ EPISODE_ENDS = {  # the last line of an episode's last turn, by what ended it
     "objective_met": ["What you set out to do is done.", "That is the job done, and everyone who matters knows it.",
                       "You got what you came for."],
     "player_end": ["You let this part of the story rest here."],
+    "abandoned": ["That story has gone quiet; the world has moved past it."],
 }
 
 WANTS = {  # what someone on stage wants (the Director's brief), by how they feel about the player; {wants} reads
