@@ -180,7 +180,24 @@ def test_one_characters_agent_failing_does_not_stop_the_scene(tmp_path, server):
     notes = played.state.scenes.scene.notes
     assert "[SYSTEM: Tobin Marsh is unable to respond]" in notes["hesper_quill"]
     assert "Your tab, Tobin." in played.view.text and "Leave him be." in played.view.text
+    said = markdown(engine.transcripts(cid))
+    assert "[SYSTEM: Tobin Marsh could not answer]" in said  # the transcript says so; the narration does not
+    assert "could not answer" not in played.view.text
     engine.close()
+
+
+def test_the_players_deed_is_shown_as_a_deed_and_talk_as_talk():
+    from skald.packs.loader import load_pack as load
+    from skald.rules import intent, moderator
+    from skald.rules.start import new_state
+    from skald.state import GameState
+
+    pack = load("cinder_reach")
+    for typed, speech in (("threaten Rhea", False), ("Rhea, what do you make of the water?", True)):
+        turn = GameState.starting(new_state(pack, seed=1), typed)
+        turn.router_output = intent.classify(typed, turn, pack)
+        line = moderator.player_line(turn, 1, ["rhea_calloway"])
+        assert (line.content, line.nonverbal) == ((typed, None) if speech else ("", typed)), line
 
 
 def test_the_transcript_is_the_same_whatever_order_the_server_answers_in(tmp_path, server):
@@ -228,9 +245,10 @@ def test_transcript_command_and_api_render_the_scene(tmp_path, server):
     md = subprocess.run(base, capture_output=True, text=True, timeout=60,
                         env={"SKALD_LLM": "off", "PATH": "/usr/bin:/bin"})
     assert md.returncode == 0, md.stderr
-    assert "# SCENE: tab_dispute" in md.stdout and "## Beat 1" in md.stdout
-    assert '**Tobin Marsh** (to Hesper Quill, sullen) *looks away*: "Tomorrow."' in md.stdout
-    assert "(the scene is still running)" in md.stdout
+    assert md.stdout.startswith("SCENE: tab_dispute\nCHARACTERS: ") and "[Beat 1, turn " in md.stdout
+    assert "\n[SCENE START]\n[Setting: " in md.stdout
+    assert 'Tobin Marsh [TO: Hesper Quill, TONE: sullen, *looks away*] "Tomorrow."' in md.stdout
+    assert "[SCENE RUNNING]" in md.stdout and "STATISTICS:" in md.stdout
     out = subprocess.run([*base, "--format", "json", "--scene", "tab_dispute"], capture_output=True, text=True,
                          timeout=60, env={"SKALD_LLM": "off", "PATH": "/usr/bin:/bin"})
     scenes = json.loads(out.stdout)
@@ -260,7 +278,8 @@ def test_offline_two_people_argue_and_answer_each_other(tmp_path, pack, cast, wo
     assert not [w for w in played.view.warnings if w.startswith("scene:")]
     again = engine.play_turn(cid, "wait and listen")
     assert again.view.text != played.view.text
-    assert markdown(engine.transcripts(cid)).count("- **") >= len(lines)
+    said = markdown(engine.transcripts(cid))
+    assert sum(1 for x in lines if f"{x.name} [" in said or f"{x.name} \"" in said) == len(lines)
     engine.close()
 
 
@@ -283,7 +302,7 @@ def test_the_api_returns_the_turns_scene_and_the_transcript(tmp_path):
         assert [x["content"] for x in body[0]["lines"]] == [x["content"] for x in scene["lines"]]
         md = api.client.get(f"/campaigns/{cid}/scenes/short_pour_argument/transcript?format=md", headers=auth)
         assert md.status_code == 200 and md.headers["content-type"].startswith("text/markdown")
-        assert md.text.startswith("# SCENE: short_pour_argument")
+        assert md.text.startswith("SCENE: short_pour_argument\n")
         assert api.client.get(f"/campaigns/{cid}/scenes/nope/transcript", headers=auth).status_code == 404
         assert api.client.get(f"/campaigns/{cid}/scenes/short_pour_argument/transcript").status_code == 401
         quiet = api.turn(cid, auth, "/status").json()
@@ -307,9 +326,26 @@ def test_the_moderator_role_can_end_a_scene_and_steer_its_characters(tmp_path, s
     asked = [b for b in server.chat_requests() if b["model"] == "chr"]
     tobin_beat_2 = [b for b in asked if who(b) == "Tobin Marsh"][-1]["messages"][-1]["content"]
     assert "Moderator, for you alone: " in tobin_beat_2 and "Offer Hesper a deal." in tobin_beat_2
+    assert 'Things you have said here: "Tomorrow."' in tobin_beat_2  # what he said in play, not the pack's lines
+    tobin_beat_1 = [b for b in asked if who(b) == "Tobin Marsh"][0]["messages"][-1]["content"]
+    assert "Things you have said here" not in tobin_beat_1 and "Lines in your voice" in tobin_beat_1
     assert sum(1 for b in server.chat_requests() if b["model"] == "mod") == 2
     end = engine.transcripts(cid, "tab_dispute")[0].end
     assert end.reason == "goal" and end.goal_achieved and end.beats == 2
+    engine.close()
+
+
+def test_the_moderator_cannot_close_a_scene_on_its_opening_beat(tmp_path, server):
+    """A judge that finds the goal met before anyone has spoken twice is not believed: the scene plays on."""
+    server.always("chr", characters({"Hesper": '[TO: Tobin, TONE: sharp] "Your tab, Tobin."',
+                                     "Tobin": '[TO: Hesper, TONE: sullen] "Tomorrow."'}))
+    verdicts = iter([{"goal_met": True, "off_track": False, "notes": {}}])
+    server.always("mod", lambda body: json_reply(next(verdicts, {"goal_met": False, "off_track": False,
+                                                                 "notes": {}})))
+    engine = engine_for(tmp_path, server, moderator_enabled=True, moderator_model="mod")
+    cid = start(engine, overlay(tmp_path))
+    played = engine.play_turn(cid, GROUP)
+    assert played.state.scenes.scene is not None and "tab_settled" not in played.state.director.flags
     engine.close()
 
 

@@ -98,7 +98,8 @@ def test_a_model_that_needs_the_memory_evicts_the_other_and_keep_alive_unloads_a
 def test_decode_time_scales_with_the_reply_and_the_first_sentence_comes_before_the_end(server):
     spec = GPU.models[LLAMA31_8B]
     meta, narration, text = chat(server, SCENE)
-    character = "You are Hesper Quill, barkeep.\nThings you have said: \"Two greys.\"\nBeat 1. The bar.\nRecent:\n"
+    character = ("You are Hesper Quill, barkeep.\nLines in your voice (how you talk; not said yet): \"Two greys.\"\n"
+                 "Beat 1. The bar.\nRecent:\n")
     short_meta, line, short = chat(server, character, role="character")
     assert len(text) > 2 * len(short)
     for m, cost, reply in ((meta, narration, text), (short_meta, line, short)):

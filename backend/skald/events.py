@@ -647,10 +647,12 @@ class SceneBeat(BaseEvent):
         scene = state.scenes.scene
         if scene is None or scene.id != self.scene:
             return state
+        heard = [x for x in self.lines if x.action != "system"]  # the characters hear what was said and done
         return _scenes(state, scene=_with(
             scene, beat=self.beat, stalled=scene.stalled + 1 if self.stalled else 0,
             events_used=scene.events_used + int(self.event is not None), tokens=scene.tokens + self.tokens,
-            notes=dict(self.notes), last_event=self.event, recent=[*scene.recent, *self.lines][-SCENE_RECENT:]))
+            notes=dict(self.notes), last_event=self.event,
+            recent=[*scene.recent, *heard][-SCENE_RECENT:]))
 
 
 class SceneClosed(BaseEvent):
@@ -663,6 +665,7 @@ class SceneClosed(BaseEvent):
     goal_achieved: bool = False
     beats: int = Field(ge=0)
     tokens: int = Field(0, ge=0)
+
     minutes: int = Field(0, ge=0, description="game minutes the scene lasted")
 
     def apply(self, state, limits):

@@ -204,7 +204,8 @@ class SceneLine(Model):
     speaker: str = Field(description="an NPC or companion id, 'player', or 'event'")
     name: str = Field(description="how the transcript names the speaker")
     target: str | None = Field(None, description="who the line is said to: an id, 'player', 'all' or None")
-    action: str = Field("speak", description="speak | interrupt | react | player | event")
+    action: str = Field("speak", description="speak | interrupt | react | player | event | system (a character "
+                        "who could not answer)")
     tone: str | None = None
     content: str = Field("", description="the words said, without quotes (a world event's text for 'event')")
     nonverbal: str | None = Field(None, description="what the speaker does, without asterisks")

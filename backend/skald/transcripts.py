@@ -2,19 +2,38 @@
 
 One :class:`SceneTranscript` per scene opened in a campaign (a scene opened twice, after the player walked out, is two
 transcripts): its header (scene, place, characters, goal), its lines by beat (``turn_dialogue``), and its end (beats,
-characters, goal achieved, duration in game minutes and turns, completion tokens). :func:`markdown` renders the
-Scene Moderator design's transcript format:
+characters, goal achieved, duration in game minutes and turns, completion tokens, processing time). :func:`markdown`
+renders the Scene Moderator design's transcript format (``../shared/seeds``: header, ``[SCENE START]``, the setting,
+one line per utterance with its bracketed ``TO``/``TONE``/gesture, ``[EVENT: ...]``, ``[SCENE END - Goal: ...]`` and
+the statistics), with Skald's additions: the beat and turn a line belongs to, the player's deeds shown as deeds (not
+quoted as speech), and a ``[SYSTEM: ...]`` line for a character who could not answer:
 
-    # SCENE: scrip_dispute
-    Location: The Scrip Market · Characters: Oda Brannock, Juno Farrow
-    Goal: ...
+    SCENE: scrip_dispute
+    CHARACTERS: Oda Brannock, Juno Farrow
+    GOAL: ...
+    LOCATION: The Scrip Market
 
-    ## Beat 1 (turn 5)
-    - **Wren** (to everyone): "What is the fuss about?"
-    - **Oda Brannock** (to Juno Farrow, sharp) *jabs a finger*: "..."
-    - [EVENT: A whistle shrieks down the rift.]
+    ---
 
-    SCENE END · beats 6 · characters 2 · goal achieved: yes · duration 48 min over 3 turns · tokens 512
+    [SCENE START]
+    [Setting: The Scrip Market, morning]
+
+    [Beat 1, turn 5]
+    Wren [TO: everyone] "What is the fuss about?"
+    Oda Brannock [TO: Juno Farrow, TONE: sharp, *jabs a finger*] "..."
+    Wren [TO: Oda Brannock, *threaten Oda*]
+    [EVENT: A whistle shrieks down the rift.]
+    [SYSTEM: Juno Farrow could not answer]
+
+    [SCENE END - Goal: Achieved]
+
+    ---
+
+    STATISTICS:
+    - Duration: 6 beats, 48 game minutes over 3 turns
+    - Characters: 2
+    - Processing time: 3.2s
+    - Total tokens: 512
 """
 
 from __future__ import annotations
@@ -56,40 +75,57 @@ class SceneTranscript(BaseModel):
     characters: list[str] = Field(description="the characters' names")
     opened_turn: int
     reason: str = Field(description="why it opened: pack, group or confrontation")
+    opened_minutes: int | None = Field(None, description="world time it opened at (game minutes)")
     lines: list[TranscriptLine] = Field(default_factory=list)
     end: SceneEnd | None = Field(None, description="null while the scene still runs")
+    processing_ms: int = Field(0, description="milliseconds its character and moderator calls took, as measured "
+                               "when played (0 offline)")
 
 
 def _line(x: TranscriptLine) -> str:
+    """One transcript line in the design's format: ``Name [TO: X, TONE: t, *gesture*] "words"``."""
     if x.action == "event":
-        return f"- [EVENT: {x.content}]"
-    how = ", ".join(p for p in (f"to {x.target}" if x.target else "", x.tone or "") if p)
-    head = f"- **{x.speaker}**" + (f" ({how})" if how else "") + (f" *{x.nonverbal}*" if x.nonverbal else "")
-    if x.action == "react" or not x.content:
-        return head + " (no words)"
-    cut = " (interrupting)" if x.action == "interrupt" else ""
-    return f'{head}{cut}: "{x.content}"'
+        return f"[EVENT: {x.content}]"
+    if x.action == "system":
+        return f"[SYSTEM: {x.speaker} {x.content or 'could not answer'}]"
+    tags = [f"TO: {x.target}"] if x.target else []
+    if x.action == "interrupt":
+        tags.insert(0, "INTERRUPT")
+    if x.action == "react" or (not x.content and x.action != "player"):
+        tags.insert(0, "SILENT" if not x.nonverbal else "REACT")
+    tags += [f"TONE: {x.tone}"] if x.tone else []
+    tags += [f"*{x.nonverbal}*"] if x.nonverbal else []
+    head = f"{x.speaker} [{', '.join(tags)}]" if tags else x.speaker
+    return f'{head} "{x.content}"' if x.content else head
 
 
 def markdown(scenes: list[SceneTranscript]) -> str:
     """The transcripts in the design's format (see the module docstring), one after another."""
+    from skald.rules.clock import time_of_day
+
     out: list[str] = []
     for t in scenes:
-        out += [f"# SCENE: {t.scene}", f"Location: {t.location} · Characters: {', '.join(t.characters)}",
-                f"Goal: {t.goal}"]
+        out += [f"SCENE: {t.scene}", f"CHARACTERS: {', '.join(t.characters)}", f"GOAL: {t.goal}",
+                f"LOCATION: {t.location}", f"OPENED: turn {t.opened_turn} ({t.reason})", "", "---", "",
+                "[SCENE START]"]
+        when = f", {time_of_day(t.opened_minutes)}" if t.opened_minutes is not None else ""
+        out.append(f"[Setting: {t.location}{when}]")
         beat = None
         for x in t.lines:
             if (x.turn, x.beat) != beat:
                 beat = (x.turn, x.beat)
-                out += ["", f"## Beat {x.beat} (turn {x.turn})"]
+                out += ["", f"[Beat {x.beat}, turn {x.turn}]"]
             out.append(_line(x))
+        stats = [f"- Characters: {len(t.characters)}",
+                 f"- Processing time: {t.processing_ms / 1000:.1f}s" + ("" if t.processing_ms else " (offline)")]
         if t.end is None:
-            out += ["", "(the scene is still running)"]
+            out += ["", "[SCENE RUNNING]"]
         else:
             e = t.end
             turns = e.turn - t.opened_turn + 1
-            out += ["", f"SCENE END · beats {e.beats} · characters {len(t.characters)} · goal achieved: "
-                    f"{'yes' if e.goal_achieved else 'no'} ({e.reason}) · duration {e.minutes} min over {turns} "
-                    f"turn{'s' if turns != 1 else ''} · tokens {e.tokens}"]
-        out.append("")
+            goal = "Achieved" if e.goal_achieved else f"Not achieved ({e.reason})"
+            out += ["", f"[SCENE END - Goal: {goal}]"]
+            stats = [f"- Duration: {e.beats} beat{'s' * (e.beats != 1)}, {e.minutes} game minutes over {turns} "
+                     f"turn{'s' * (turns != 1)}", *stats, f"- Total tokens: {e.tokens}"]
+        out += ["", "---", "", "STATISTICS:", *stats, ""]
     return "\n".join(out).rstrip() + "\n" if out else "No scenes yet.\n"

@@ -422,7 +422,16 @@ def test_threatening_one_in_front_of_others_opens_a_confrontation_led_by_them(ma
 
 def test_no_scene_opens_without_two_characters_or_while_one_runs(make_state, pack):
     alone = _opening_turn(make_state, pack, "Ask Hesper and Tobin about the Charter", present=(HESPER,))
+    alone.after.world.npc_locations[TOBIN] = "kettle_row"  # Tobin is elsewhere: nobody to talk to but Hesper
     assert moderator.opening(alone, pack) is None
+
+
+def test_everyone_the_place_holds_can_be_addressed_before_they_are_on_stage(make_state, pack):
+    """On turn 1 only the person spoken to is on stage, but the opening lists everyone here: naming two opens a
+    scene with both, not a pack scene that leaves one of them out."""
+    first = _opening_turn(make_state, pack, "Hesper, Tobin, what do you make of it?", present=(HESPER,))
+    got = moderator.opening(first, pack)
+    assert got is not None and set(got.characters) == {HESPER, TOBIN}
     running = _opening_turn(make_state, pack, "Ask Hesper and Tobin about the Charter")
     running.after.scenes.scene = scene_of()
     assert moderator.opening(running, pack) is None

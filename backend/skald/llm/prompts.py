@@ -517,7 +517,10 @@ def character_prompt(task: Any, pack: EraPack, voice: list[str] = ()) -> Prompt:
     sheet += [f"Traits: {', '.join(s.traits)}"] if s.traits else []
     sheet += [f"In this scene: {s.instructions}"] if s.instructions else []
     now = [f"How you feel about {task.player} ({task.pronouns}): attitude {s.attitude:+d} of 10, mood {s.mood}."]
-    now += ["Things you have said: " + " ".join(f'"{x}"' for x in s.lines[:6])] if s.lines else []
+    now += ["Lines in your voice (how you talk; not said yet): " + " ".join(f'"{x}"' for x in s.lines[:6])] \
+        if s.lines else []
+    mine = [x.content for x in u.transcript if x.speaker == s.id and x.content]  # said in play, in this scene
+    now += ["Things you have said here: " + " ".join(f'"{x}"' for x in mine[-4:])] if mine else []
     beat = [f"Beat {u.beat}. {u.scene_context}", "Others here: " + ", ".join(task.others.values())]
     beat += [f"Just now: [EVENT: {u.last_event}]"] if u.last_event else []
     beat += [f"Moderator, for you alone: {u.moderator_note}"] if u.moderator_note else []

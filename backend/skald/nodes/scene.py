@@ -147,8 +147,10 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
             notes[cid] = f"{notes.get(cid, '')} {note[:200]}".strip()
     event = next((x.content for x in head if x.action == "event"), None)
     tokens = sum(r.tokens for r in replies) + sum(c.completion_tokens or 0 for c in judged.calls)
+    silent = [SceneLine(beat=beat, speaker=f, name=names.get(f, f), action="system", content="could not answer")
+              for f in failed]  # the transcript says so; the other characters do not hear it
     events: list[ev.BaseEvent] = [ev.SceneBeat(
-        scene=running.id, beat=beat, lines=[*head, *lines], stalled=moderator.stalled(
+        scene=running.id, beat=beat, lines=[*head, *lines, *silent], stalled=moderator.stalled(
             state, lines, state.scene_beats == 0, off_track), event=event, notes=notes, tokens=tokens)]
     events += feelings.from_lines(lines, after)
     staged = ev.stage(after, events, ctx.limits)
@@ -156,7 +158,8 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
     spec = pack.scenes.get(running.id)
     now = after.world.time_minutes
     closing: list[ev.BaseEvent] = []
-    if moderator.goal_met(state, pack, running) or (verdict is not None and verdict.goal_met):
+    judged_met = verdict is not None and verdict.goal_met and beat > 1  # never on the opening beat
+    if moderator.goal_met(state, pack, running) or judged_met:
         closing.append(moderator.closed(played, "goal", True, now))
         closing += [ev.FlagSet(flag=spec.set_flag, source=f"scene:{spec.id}")] if spec and spec.set_flag else []
     elif beat >= running.max_beats:

@@ -18,7 +18,7 @@ The role comes from the ``X-Skald-Role`` header. Replies are built from the requ
   with the same tones, risks and names, lightly reworded when that is safe.
 * ``evaluator``: ``{"summary": ...}``, the plain summary of the facts it is given, retold in the past tense.
 * ``beat_classifier``: ``{"beat": ...}``, the ``Current beat:`` it is given (it never moves a beat itself).
-* ``character``: one tag line (``rules.tag_line``) from the ``You are``, ``Things you have said:`` and ``Recent:``
+* ``character``: one tag line (``rules.tag_line``) from the ``You are``, ``Lines in your voice`` and ``Recent:``
   lines: one of the character's own lines, said to whoever spoke last (the player when nobody else has).
 * ``interpreter``: one closed action (``rules.interpretation``) for the ``Line:``: talk to a listed person, go to a
   listed place or look at a listed item its words name, a listed deed it names, else a look around.
@@ -369,7 +369,8 @@ class ScriptedOllama(httpx.BaseTransport):
     def _character(text: str) -> str:
         """A tag line: one of the character's lines, to the last other speaker in ``Recent:``."""
         me = next(iter(_lines(text, "You are ")), "someone,").split(",")[0].strip()
-        said = re.findall(r'"([^"]+)"', next(iter(_lines(text, "Things you have said:")), ""))
+        said = re.findall(r'"([^"]+)"', next(iter(_lines(text, "Lines in your voice (how you talk; not said yet):")),
+                                             ""))
         recent = text.partition("Recent:")[2].strip().splitlines()
         speakers = [re.match(r"([^(:,\[]+)", line) for line in recent if not line.startswith("[")]
         others = [m.group(1).strip() for m in speakers if m and m.group(1).strip() != me]

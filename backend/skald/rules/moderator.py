@@ -33,6 +33,7 @@ from skald.packs.models import EraPack, SceneSpec
 from skald.persistent import ActiveScene, PersistentState, SceneLine, Suggestion
 from skald.rules import clock, dice, intent
 from skald.rules.quests import unmet
+from skald.rules.scene import everyone_at
 from skald.rules.tag_line import Reply
 from skald.state import GameState, PresentNpc
 from skald.text import name_key
@@ -110,7 +111,10 @@ def opening(state: GameState, pack: EraPack) -> Opening | None:
     if after.scenes.scene is not None or after.combat is not None or after.player.defeated or router is None:
         return None
     people = cast(state)
-    if len(people) < 2:
+    staged = {p.id for p in people}
+    people += [p for p in everyone_at(state.after, pack, state.after.location) if p.id not in staged
+               and not p.procedural and p.id in addressed(state, pack, [p])]  # named: everyone the place holds can
+    if len(people) < 2:  # be spoken to, on stage yet or not ("Hesper, Tobin, what do you make of it?" on turn 1)
         return None
     confront = router.action_class == ActionClass.INTIMIDATE or (
         router.action_class == ActionClass.DECEIVE and result is not None and not result.outcome.succeeded
@@ -128,7 +132,7 @@ def opening(state: GameState, pack: EraPack) -> Opening | None:
             and set(spec.characters) <= here]
     fits.sort(key=lambda spec: (-len(set(spec.characters) & set(named)), -len(spec.characters)))  # the one addressed
     for spec in fits:
-        if due[spec.id] or called:
+        if due[spec.id] or (called and set(named) <= set(spec.characters)):  # not a scene leaving out who was named
             first = spec.initial_speaker or spec.characters[0]
             order = (first, *(c for c in spec.characters if c != first))
             return Opening(spec.id, spec.prompt, order, spec.max_beats, "pack" if due[spec.id] else reason)
@@ -245,9 +249,14 @@ def context_text(state: GameState, pack: EraPack, scene: ActiveScene, names: dic
 
 
 def player_line(state: GameState, beat: int, named: list[str]) -> SceneLine:
-    """The player's own words as the first line of the turn's first beat."""
+    """The player's turn as the first line of the turn's first beat: their words when the line is talk (the router
+    heard DIALOGUE_ONLY), else what they did, as a gesture ("threaten Rhea" is done, not said)."""
     target = named[0] if len(named) == 1 else "all"
     text = " ".join(state.player_input.split())
+    router = state.router_output
+    if router is not None and router.action_class != ActionClass.DIALOGUE_ONLY:
+        return SceneLine(beat=beat, speaker="player", name=state.player.name, target=target, action="player",
+                         nonverbal=text)
     return SceneLine(beat=beat, speaker="player", name=state.player.name, target=target, action="player",
                      content=text)
 

@@ -44,7 +44,8 @@ def scenes(conn: sqlite3.Connection, campaign_id: str, pack: EraPack | None = No
                 data["location"]
             t = SceneTranscript(scene=data["scene"], location=place, goal=data["goal"],
                                 characters=[_name(pack, c, spoken) for c in data["characters"]],
-                                opened_turn=mark["turn_number"], reason=data["reason"])
+                                opened_turn=mark["turn_number"], reason=data["reason"],
+                                opened_minutes=data.get("minutes"))
             running[t.scene] = t
             found.append(t)
         elif data["scene"] in running:
@@ -64,4 +65,25 @@ def scenes(conn: sqlite3.Connection, campaign_id: str, pack: EraPack | None = No
             turn=x["turn_number"], beat=x["beat"], speaker=x["name"], speaker_id=x["speaker"],
             target=names.get(target) or (_name(pack, target, spoken) if target else None), action=x["action"],
             tone=x["tone"], content=x["content"] or "", nonverbal=x["nonverbal"]))
+    spent = _processing(conn, line)
+    for t in found:
+        last = t.end.turn if t.end else at.turn_number
+        t.processing_ms = sum(ms for turn, ms in spent.items() if t.opened_turn <= turn <= last)
     return [t for t in found if scene is None or t.scene == scene]
+
+
+def _processing(conn: sqlite3.Connection, line: tuple) -> dict[int, int]:
+    """Per turn on the line, the milliseconds its ``character`` and ``moderator`` calls took (``turns.llm_calls``, as
+    measured when the turn was played: wall-clock time, so kept out of the events a replay compares)."""
+    out: dict[int, int] = {}
+    for r in conn.execute("SELECT p.turn_number, t.llm_calls FROM branch_turns p JOIN turns t ON t.turn_id = "
+                          "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ?", line):
+        try:
+            calls = json.loads(r["llm_calls"] or "[]")
+        except ValueError:
+            continue
+        ms = sum(float(c.get("latency_ms") or 0) for c in calls if isinstance(c, dict)
+                 and c.get("role") in ("character", "moderator"))
+        if ms:
+            out[r["turn_number"]] = round(ms)
+    return out
