@@ -376,3 +376,31 @@ def test_a_character_naming_someone_the_world_does_not_hold_is_left_out(tmp_path
     said = " ".join(x.content for x in played.state.scene_lines)
     assert "Varnax" not in said and "Varnax" not in played.view.text and "Tomorrow, Hesper." in said
     assert any("Hesper Quill's line left out (it names Varnax" in w for w in played.view.warnings)
+
+
+def test_an_offline_scene_off_its_topic_stalls_into_a_world_event(tmp_path):
+    """Offline characters with nothing on what they are asked answer short ("No idea.") and the beat moves nothing;
+    after the scene's stall beats the moderator injects a world event, offline as online."""
+    from skald.engine import start_campaign
+    from skald.graph import run_turn
+    from skald.packs.loader import load_pack
+    from skald.store import reads
+    from skald.store.db import connect
+    from skald.store.transcripts import scenes
+
+    pack = load_pack("cinder_reach")
+    conn = connect(tmp_path / "stall.db")
+    llm = LLMClient(Settings(), online=False)
+    state = start_campaign(conn, pack, seed=1, campaign_id="stall")
+    try:
+        for line in ("Hesper, Tobin, what do you think about knitting patterns?", "what about knitting needles then?",
+                     "come on, knitting!"):
+            run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
+            state = reads.load_state(conn, state.campaign.id)
+        [scene] = scenes(conn, state.campaign.id, pack)
+        assert set(scene.characters) == {"Hesper Quill", "Tobin Marsh"}  # both named on turn 1, both in it
+        spoken = [x for x in scene.lines if x.speaker_id not in ("player", "event") and x.content]
+        assert spoken and all(len(x.content.split()) < 4 for x in spoken)  # short: nothing on knitting
+        assert any(x.action == "event" for x in scene.lines), [(x.speaker, x.content) for x in scene.lines]
+    finally:
+        conn.close()

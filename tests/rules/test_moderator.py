@@ -251,7 +251,7 @@ def test_resolve(target, expected):
 
 
 def _spoke(*ids: str, beat: int = 3) -> list[SceneLine]:
-    return [SceneLine(beat=beat, speaker=cid, name=NAMES[cid], content="Words.") for cid in ids]
+    return [SceneLine(beat=beat, speaker=cid, name=NAMES[cid], content="Words that move the scene.") for cid in ids]
 
 
 def test_a_wrap_up_note_to_everyone_when_one_beat_is_left():
@@ -569,3 +569,8 @@ def test_the_moods_a_beats_tones_show(persistent, pack):
     assert [(c.npc, c.mood, c.delta) for c in changes] == [(HESPER, "annoyed", 0)]
     annoyed = fold(persistent, changes, limits_of(pack))
     assert feelings.from_lines(lines, annoyed) == []  # already so: no change
+
+
+def test_a_short_answer_moves_nothing(turn):
+    short = [SceneLine(beat=3, speaker=cid, name=NAMES[cid], content="No idea.") for cid in (HESPER, TOBIN)]
+    assert stalled(turn, short, first_beat=False) is True

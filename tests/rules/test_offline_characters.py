@@ -5,7 +5,7 @@ the player did, silence when nothing is left to say; prose that keeps every line
 from __future__ import annotations
 
 import pytest
-from skald.llm.offline.characters import line
+from skald.llm.offline.characters import SHORT_REPLIES, line
 from skald.llm.offline.dialogue import how, woven
 from skald.packs.loader import get_pack
 from skald.persistent import SceneLine
@@ -32,7 +32,10 @@ def said(speaker: str, content: str, target: str | None = None, beat: int = 1, a
     return SceneLine(beat=beat, speaker=speaker, name=name, target=target, action=action, content=content)
 
 
-def player(content: str = "So who pays for all this?", beat: int = 1) -> SceneLine:
+ON_TOPIC = "So what about the drills, the Charter, the bad shifts and that claim beacon?"  # every one of Tobin's lines
+
+
+def player(content: str = ON_TOPIC, beat: int = 1) -> SceneLine:
     return said("player", content, target="all", beat=beat, action="player")
 
 
@@ -92,7 +95,7 @@ def test_shipped_characters_lines_parse_cleanly_and_are_said_whole():
             reply = parse(raw, who.name)
             assert reply.warnings == (), raw
             if reply.action == "speak":
-                assert reply.content in own, raw  # said to the player: one of their own lines, verbatim
+                assert reply.content in own | set(SHORT_REPLIES), raw  # one of their own lines, verbatim, or short
 
 
 def test_a_character_spoken_to_since_the_player_answers_that_character():
@@ -140,6 +143,20 @@ def test_a_line_already_said_is_not_said_again():
         assert reply.content in TOBIN_LINES[2:], raw
 
 
+def test_with_nothing_on_the_topic_they_answer_short_when_asked_and_keep_out_of_it_otherwise():
+    """People do not recite their favourite lines whatever was asked: off the topic, a short answer to whoever asked
+    them, or nothing, so that a beat can stall and the scene's world events come."""
+    asked = [said("player", "Tobin, what do you make of the weather?", TOBIN, action="player")]
+    for raw, reply in replies(asked):
+        assert reply.action == "speak" and reply.target == PLAYER and reply.content not in TOBIN_LINES, raw
+        assert len(reply.content.split()) <= 4, raw
+    overheard = [player("Hesper, how much for the stew?"), said(HESPER, "Four credits, same as always.", "player")]
+    for raw, reply in replies(overheard):
+        assert reply.action == "silent", raw
+    nudged = list(replies(overheard, note=PASSIVE))  # told to speak by the moderator: a word, no recital
+    assert all(r.action == "speak" and r.content in SHORT_REPLIES for _, r in nudged)
+
+
 def test_with_no_lines_left_to_say_they_keep_silent():
     transcript = [player(), *(said(TOBIN, x, "player") for x in TOBIN_LINES)]
     for raw, reply in replies(transcript):
@@ -174,7 +191,7 @@ def test_the_tone_to_the_player_follows_their_mood():
 
 def test_a_sample_line_wrapped_over_two_lines_is_said_whole():
     wrapped = "The See pays for oil. The See pays late,\nand short, and wet."
-    for raw, reply in replies([player()], who=sheet(lines=[wrapped])):
+    for raw, reply in replies([player("Who pays for the oil round here?")], who=sheet(lines=[wrapped])):
         assert reply.content == "The See pays for oil. The See pays late, and short, and wet.", raw
 
 

@@ -83,7 +83,8 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     names = _names(after, ctx)
     head = []
     if state.scene_beats == 0:
-        head.append(moderator.player_line(state, beat, moderator.addressed(state, pack, moderator.cast(state))))
+        named = moderator.addressed(state, pack, moderator.in_scene(state, after, pack))
+        head.append(moderator.player_line(state, beat, named))
     event = moderator.event_due(running, pack)
     if event is not None:
         head.append(SceneLine(beat=beat, speaker="event", name="EVENT", action="event", content=event))
@@ -121,7 +122,7 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
         warnings += [f"scene: {w}" for w in read.warnings]
         parsed.append((reply.id, read))
     failed = sorted(r.id for r in replies if r.source == "failed")
-    named = moderator.addressed(state, pack, moderator.cast(state)) if state.scene_beats == 0 else []
+    named = moderator.addressed(state, pack, moderator.in_scene(state, after, pack)) if state.scene_beats == 0 else []
     lines, ordering = moderator.order(parsed, running, names, state.player.name, seed=state.campaign.seed,
                                       turn=state.turn, beat=beat, addressed_ids=named,
                                       cap=settings.scene_lines_per_beat, variant=state.variant)

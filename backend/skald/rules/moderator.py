@@ -80,6 +80,15 @@ def cast(state: GameState) -> list[PresentNpc]:
     return [p for p in state.present_npcs if not p.procedural]
 
 
+def in_scene(state: GameState, after: PersistentState, pack: EraPack) -> list[PresentNpc]:
+    """The characters of the scene running in ``after``, whether or not the turn put them on stage (a scene opened on
+    turn 1 holds people the opening listed before anyone spoke to them); the stage's cast when no scene runs."""
+    running = after.scenes.scene
+    if running is None:
+        return cast(state)
+    return [p for p in everyone_at(after, pack, after.location) if p.id in running.characters]
+
+
 def _names(person: PresentNpc, pack: EraPack) -> list[str]:
     entry = pack.person(person.id)
     aliases = list(entry.aliases) if entry else []
@@ -207,17 +216,21 @@ def event_due(scene: ActiveScene, pack: EraPack) -> str | None:
     return events[scene.events_used] if scene.events_used < len(events) else None
 
 
+MOVING_WORDS = 4  # a line shorter than this ("No idea.", "Hm.") says nothing that moves a scene
+
+
 def stalled(state: GameState, lines: list[SceneLine], first_beat: bool, off_track: bool = False) -> bool:
     """Whether a beat moved nothing: on the turn's first beat the player's own turn counts (a check rolled, a quest,
-    flag, discovery or rumor); every beat counts two spoken lines from the characters. ``off_track``: the moderator
-    role found the talk off its goal."""
+    flag, discovery or rumor); every beat counts two spoken lines from the characters, of :data:`MOVING_WORDS` words
+    or more. ``off_track``: the moderator role found the talk off its goal."""
     if off_track:
         return True
     moved = first_beat and any(isinstance(e, ev.QuestUpdate | ev.FlagSet | ev.Discovery | ev.RumorHeard)
                                for e in state.staged_events)
     result = state.mechanic_result
     rolled = first_beat and result is not None and result.outcome != Outcome.NO_ROLL and not result.impossible
-    spoken = sum(1 for line in lines if line.action in SPOKEN and line.speaker not in ("player", "event"))
+    spoken = sum(1 for line in lines if line.action in SPOKEN and line.speaker not in ("player", "event")
+                 and len(line.content.split()) >= MOVING_WORDS)
     return not (moved or rolled or spoken >= 2)
 
 

@@ -7,8 +7,11 @@ other across beats. What they say: one of the scene's own lines for them (``scen
 left, else one of their own lines (pack ``lines``, a companion's ``banter``, their voice document's samples); never
 one said in the recent transcript or the recent turns' narration; addressed by name when it answers another
 character (a line that already opens on someone's name is said to them, as written). Their tone follows how they
-feel about whom they answer. With nothing left to say they react or keep silent (or, nudged by the moderator, say a
-line again); right after a world event some react to it. They never interrupt (an interruption needs the other
+feel about whom they answer. Like people, they speak to the topic: a line of theirs is used when it is one of the
+scene's own lines or shares a content word with what was just said; with nothing on the topic they answer short
+("Couldn't say.") when they were asked, and keep out of it otherwise, so a beat can stall and the scene's world events
+come, offline too. With nothing left to say they react or keep silent (or, nudged by the moderator, say a line again);
+right after a world event some react to it. They never interrupt (an interruption needs the other
 line of the same beat, which an agent running in parallel does not see).
 """
 
@@ -37,6 +40,21 @@ GESTURES = {
 }
 EVENT_REACTIONS = ("turns toward the noise", "goes still and listens", "looks to the door", "stops mid-gesture")
 SILENCES = ("looks from one face to the next", "waits", "stays out of it")
+SHORT_REPLIES = ("Couldn't say.", "Not my business.", "Ask someone who knows.", "Hm.", "No idea.",
+                 "Wouldn't know.")  # asked about what they have nothing on
+# Words too common to make two lines about the same thing.
+_STOP = frozenset("""the a an and or but of to in on at by for with from is are was were be been it its this that
+these those there here you your i me my we our they them their he him his she her what who why how when where which
+not no do does did have has had will would can could should just so all any some one as if then than about into out
+up down over again more very too also get got go going know think say said tell like well yes now make made take want
+need look come give find keep mean thing things something anything everything everyone anyone people here there
+what's whats""".split())
+
+
+def _words(text: str) -> frozenset[str]:
+    """The content words of ``text`` (lower case, four letters or more, stop words out; a plural's -s dropped)."""
+    return frozenset(w[:-1] if len(w) > 4 and w.endswith("s") else w for w in re.findall(r"[a-z']+", text.lower())
+                     if len(w) >= 4 and w not in _STOP)
 
 
 def _tone_for_player(task: CharacterTask) -> str:
@@ -73,13 +91,24 @@ def line(task: CharacterTask) -> str:
     target = other.speaker if other is not None else "player"
     told = " ".join([*said, task.heard]).lower()  # what the scene and the recent narration have said already
     options = [x for x in sheet.lines if x.strip() and x.strip().rstrip(".!?").lower() not in told]
+    nudged = PASSIVE in (update.moderator_note or "")
     if not options:
-        if PASSIVE in (update.moderator_note or "") and sheet.lines:
+        if nudged and sheet.lines:
             options = list(sheet.lines)
         else:
             return render(Reply(action="silent", nonverbal=rng.choice(SILENCES)))
-    topical = [x for x in options if x in sheet.scene_lines]  # the scene's own lines first: they are about it
-    pool = topical or options
+    asked_me = to_me is not None or (answer is not None and answer.speaker == "player" and bool(answer.content)
+                                     and answer.target in (sheet.id, "all"))  # a deed asks nobody anything
+    named = _words(" ".join([task.player, sheet.name, *task.others.values()]))
+    topic = _words(" ".join(x.content for x in since if x.speaker != sheet.id)) - named
+    topical = [x for x in options if x in sheet.scene_lines or not topic or _words(x) & topic]  # about what was
+    if not topical:  # just said (an open question is about anything): with nothing on it, people answer short when
+        if asked_me or nudged:  # asked (or nudged), else keep out of it
+            return render(Reply(action="speak", target=task.player if answer.speaker == "player" else
+                                task.others.get(answer.speaker, answer.speaker), tone=_tone_for_player(task),
+                                content=rng.choice(SHORT_REPLIES)))
+        return render(Reply(action="silent", nonverbal=rng.choice(SILENCES)))
+    pool = [x for x in topical if x in sheet.scene_lines] or topical  # the scene's own lines first
     chosen = pool[rng.randrange(len(pool))].strip()
     opens_on = next((cid for cid, nm in task.others.items() if re.match(rf"{re.escape(nm.split()[0])}\b", chosen)),
                     None)
