@@ -373,3 +373,28 @@ def test_the_map_is_a_list_of_places_when_the_server_cannot_draw_it(browser, ser
     assert "Kettle Row 5 min" in page.locator("#map").inner_text()  # each place's ways with their travel times
     assert page.locator("#notice").is_hidden()  # no error message: the map's data is all there
     assert [e for e in errors if "503" not in e] == []  # only the map.svg request's 503 in the console
+
+
+def test_a_shared_result_opens_in_the_page_by_its_share_id(browser, served_offline) -> None:
+    """An episode played to its end through the API; its share id opens the result in the page (?share=ID), with no
+    token and nothing of the campaign; an unknown id says so."""
+    with httpx.Client(base_url=served_offline, timeout=30) as client:
+        made = client.post("/campaigns", json={"pack": "cinder_reach", "seed": 5}).json()
+        auth = {"Authorization": f"Bearer {made['token']}"}
+        ended = None
+        for _ in range(12):
+            turn = client.post(f"/campaigns/{made['campaign_id']}/turns", json={"input": "look around"},
+                               headers=auth).json()
+            if turn["episode"] and turn["episode"]["ended"]:
+                ended = turn["episode"]["evaluation"]
+                break
+        assert ended is not None
+    errors: list[str] = []
+    page = _page(browser, f"{served_offline}/?share={ended['share_id']}", DESKTOP, errors)
+    expect(page.locator("#shared")).to_be_visible()
+    expect(page.locator("#shared h2")).to_contain_text(f"A shared episode: {ended['title']}")
+    expect(page.locator("#shared")).to_contain_text(ended["summary"][:60])
+    assert made["campaign_id"] not in page.locator("#shared").inner_text()
+    missing = _page(browser, f"{served_offline}/?share=0123456789ab", DESKTOP, errors)
+    expect(missing.locator("#shared")).to_contain_text("No episode result has that share id")
+    assert [e for e in errors if "404" not in e] == []

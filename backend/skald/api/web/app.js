@@ -385,14 +385,44 @@ function episodeCard(episode) {
     title.textContent = `Episode ${e.number} ends: ${e.title} (${e.outcome})`;
     lines.push(e.summary, `You played it as ${e.playstyle}, over ${e.story_turns} turn${e.story_turns === 1 ? "" : "s"}.`);
     for (const m of e.key_moments.slice(0, 4)) lines.push(`Turn ${m.turn}: ${m.line}`);
-    lines.push(`Next: ${e.next_hook}`, `Share id: ${e.share_id}`);
+    lines.push(`Next: ${e.next_hook}`);
   } else {
     title.textContent = `Episode ${episode.number} begins: ${episode.title}`;
     if (episode.premise) lines.push(episode.premise);
   }
   card.append(title);
   for (const line of lines) { const p = document.createElement("p"); p.textContent = line; card.append(p); }
+  if (episode.ended && e) card.append(shareLink(e.share_id));
   return card;
+}
+
+// "Share this result": a link anyone can open (?share=ID), no campaign or token in it.
+function shareLink(shareId) {
+  const p = document.createElement("p");
+  const link = document.createElement("a");
+  link.href = `?share=${encodeURIComponent(shareId)}`;
+  link.target = "_blank";
+  link.rel = "noopener";
+  link.textContent = "Share this result";
+  p.append(link, document.createTextNode(` (share id ${shareId}: anyone with it sees this result, nothing of your campaign)`));
+  return p;
+}
+
+// A result opened by its share id (?share=ID): shown above whatever else the page shows.
+async function showShared(shareId) {
+  const box = $("shared");
+  try {
+    const e = await api("GET", `/episodes/${encodeURIComponent(shareId)}`);
+    const title = document.createElement("h2");
+    title.textContent = `A shared episode: ${e.title} (${e.pack}, episode ${e.number}, ${e.outcome})`;
+    const lines = [e.summary, `Played as ${e.playstyle}, over ${e.story_turns} turn${e.story_turns === 1 ? "" : "s"}.`,
+                   ...e.key_moments.map((m) => `Turn ${m.turn}: ${m.line}`)];
+    box.replaceChildren(title, ...lines.map((line) => { const p = document.createElement("p"); p.textContent = line; return p; }));
+  } catch (err) {
+    box.replaceChildren(Object.assign(document.createElement("p"), {
+      textContent: err.status === 404 ? "No episode result has that share id on this server." : explain(err) }));
+  }
+  box.hidden = false;
 }
 
 // After a 409: show where the campaign stands now.
@@ -666,5 +696,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("notice-retry").addEventListener("click", () => { $("notice").hidden = true; if (retryAction) retryAction(); });
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", centreMap);
+  const share = new URLSearchParams(window.location.search).get("share");
+  if (share) showShared(share);
   resume();
 });
