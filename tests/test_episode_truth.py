@@ -85,6 +85,26 @@ def test_the_premise_followed_wins_and_its_turning_point_is_the_core_pulled(tmp_
         conn.close()
 
 
+PREMISES = [  # (pack, episode, a play that does what its premise asks)
+    ("cinder_reach", "thin_water", ["/next thin_water", "talk to hesper", "yes", "go to the scrip market",
+                                    *["persuade juno to tell me why the water was cut"] * 3,
+                                    "go to the cistern yard", "search the yard", "go to the slag and lantern",
+                                    "tell hesper what i found"]),
+    ("saltmarsh_reach", "one_tide_in", ["talk to odile", "yes", "persuade odile to give me an advance"]),
+]
+
+
+@pytest.mark.parametrize(("pack_id", "episode_id", "lines"), PREMISES, ids=[p[1] for p in PREMISES])
+def test_other_premises_followed_win(tmp_path, pack_id, episode_id, lines):
+    conn, campaign, _ = play(tmp_path, pack_id, lines)
+    try:
+        [result] = [e for e in stored.evaluations(conn, campaign) if e.episode == episode_id]
+        assert result.outcome == "won", result.summary
+        assert all(k.turn in turns_that_changed(conn, campaign) for k in result.key_moments)
+    finally:
+        conn.close()
+
+
 # ---------------------------------------------------------------------------------------------- the rules alone
 
 

@@ -587,7 +587,9 @@ def summary_text(episode: Episode, number: int, evaluation_facts: dict[str, obje
     f = evaluation_facts
     named = {loc.name: loc for loc in pack.locations.values()} if pack is not None else {}
     places = [the_place(named.get(p, p)) for p in f["places"]]
-    where = f"in {places[0]}" if len(places) == 1 else f"from {places[0]} to {places[-1]}"
+    last = the_place(named.get(f["last_place"], f["last_place"])) if f.get("last_place") else places[-1]
+    where = f"in {places[0]}" if len(places) == 1 else f"from {places[0]} and back" if last == places[0] else \
+        f"from {places[0]} to {last}"
     turns = f["turns"]
     lines = [f"Episode {number}, {episode.title}, ran {turns} story turn{'s' * (turns != 1)} {where}."]
     style, lead = f["style"], f["lead"]
@@ -621,11 +623,12 @@ def evaluate(state: GameState, pack: EraPack, episode: Episode, trigger: str, mo
         if name and name not in places:
             places.append(name)
     places = places or [pack.locations[state.after.location].name]
+    last_place = pack.locations[state.after.location].name  # where it ended, whatever came before
     dealt = [e.npc for m in reversed(moments) for e in m.events if isinstance(e, ev.NpcMet) and e.npc in pack.npcs]
     dealt += [n for n in reversed(list(state.after.known_npcs)) if n in pack.npcs]
     follow, hook = suggest_next(state.after, pack, episode, lead, list(dict.fromkeys(dealt)))
-    facts = {"places": places, "turns": director.turn_count, "style": style, "lead": lead, "pivot": pivot,
-             "trigger": trigger, "outcome": outcome, "gains": gains, "costs": costs}
+    facts = {"places": places, "last_place": last_place, "turns": director.turn_count, "style": style, "lead": lead,
+             "pivot": pivot, "trigger": trigger, "outcome": outcome, "gains": gains, "costs": costs}
     return EpisodeEvaluation(
         share_id=share_id(state.campaign.id, director.number, episode.id, director.started_turn, state.turn,
                           pack.content_hash), episode=episode.id, title=episode.title,
