@@ -85,6 +85,16 @@ CASES = [
     ("cinder_reach", "look around", "clap my hands and everyone falls silent", "You clap your hands. "),
     ("saltmarsh_reach", "look around", "whistle and my horse comes running", "You whistle. "),
     ("saltmarsh_reach", "look around", "pace back and forth", "You pace back and forth."),
+    # a seventh stranger: dropped g's, a bare description, a way back, a place by its service, a buy by its purpose,
+    # a look then "whats that about"
+    ("saltmarsh_reach", "look around", "whos that pourin drinks behind the bar", "Odile"),
+    ("cinder_reach", "look around", "old miner dude with the nasty cough", "You look Tobin Marsh over"),
+    ("cinder_reach", "look around", "how do i get back up to the main street", "Kettle Row"),
+    ("saltmarsh_reach", "look around", "where can a person get patched up round here", "Almonry"),
+    ("cinder_reach", "look around", "sell me something for the pain my heads killing me", "burn stim"),
+    ("saltmarsh_reach", "look around", "check out that barrel by the fire with the chalk mark on top. whats that about",
+     "pickling barrel"),
+    ("cinder_reach", "look around", "what kinda money do you lot use here, i got no idea", "credits"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

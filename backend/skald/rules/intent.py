@@ -41,7 +41,7 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                 "bludgeon", "club", "jump on", "lunge at", "go for", "(?<!could )murder", "assault",
                                 "maim", "wound", "swing (?:my|the|a|an) [a-z ]{1,30} at",
                                 "hit (?:him|her|them|it) with", "(?:smash|break|crack) .{1,30} over", "bash", "bonk",
-                                "clobber",
+                                "clobber", "sock", "whack", "slug (?:him|her|them|the)",
                                 "beat up", "deck", "sucker[- ]punch", "jab", "pummel", "thump")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
                                     "glare at", "warn .{0,20} off")),
@@ -61,9 +61,11 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   "too (?:expensive|dear)")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
-    (ActionClass.SELL, _words("sell", "pawn", "trade in", "offload", "flog", "trade (?:my|away|off)",
+    (ActionClass.SELL, _words("(?<!they )(?<!who )(?<!people )(?<!folk )sell(?! (?:me|us)\\b)", "pawn", "trade in",
+                              "offload", "flog", "trade (?:my|away|off)",
                               "swap (?:my|away)", "barter (?:my|away)", "exchange my")),
-    (ActionClass.BUY, _words("buy", "purchase", "order", "pay for", "shop for", "get me (?:a|an|some|the|one)",
+    (ActionClass.BUY, _words("buy", "purchase", "sell (?:me|us)", "order", "pay for", "shop for",
+                             "get me (?:a|an|some|the|one)",
                              "(?:can|could|may) i (?:get|have|grab) (?:a|an|some|one|two)(?! (?:word|moment|minute|"
                              "second|look|hand|room|rest|break|bit of (?:quiet|peace)|food|something|bite|meal|"
                              "drink|pint|snack|breakfast|lunch|dinner|supper)\\b)",
@@ -415,6 +417,12 @@ def last_spoken_with(state: PersistentState, pack: EraPack, people: list[Present
     return None
 
 
+# How a line that only describes someone starts ("the big woman who...", "old miner dude with the cough"); a line
+# that starts with a verb the rules do not know ("clock the old man") is the semantic reader's.
+DESCRIPTION_LEADS = frozenset("""the that this those these a an some uh um er hey yo oi old young big little small tall
+short fat thin skinny loud quiet freckled freckly scarred bald grey gray red dark pale tired drunk sad angry grumpy
+nervous weird creepy shady""".split())
+FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|im|ive|i've|gimme|lemme|we|us|our)\b")  # a claim, not a look
 SWAYING = frozenset({ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE})
 TALKING = frozenset({ActionClass.DIALOGUE_ONLY, ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE,
                      ActionClass.RECRUIT, ActionClass.GIVE})
@@ -487,6 +495,13 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY,
                                 tone=classify_tone(text, ActionClass.DIALOGUE_ONLY), text=text, target_npc=talking,
                                 verb="said")
+    first = re.split(r"[.;!?]\s", text, maxsplit=1)[0]  # a description, then maybe a remark about it
+    if action is None and reading is None and target_npc is None and not FIRST_PERSON.search(first) and \
+            first.split()[0] in DESCRIPTION_LEADS:
+        described = references.person(first, state, pack, people)  # "old miner dude with the nasty cough": a look
+        if described is not None:  # at whom the words describe (references.person wants two words of them at least)
+            return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INVESTIGATE, tone=Tone.NEUTRAL,
+                                text=text, target_npc=described.id, verb="examine", topic=described.name)
     absent_npc = None
     if target_npc is None:
         here = {q.id for q in people}

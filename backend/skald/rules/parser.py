@@ -65,8 +65,18 @@ SLIPS = {
     "didnt": "did not", "doesnt": "does not", "wouldnt": "would not", "couldnt": "could not", "ill": "i will",
     "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "ther": "there", "outta": "out of",
     "kinda": "kind of", "sorta": "sort of", "gimme": "give me", "dunno": "do not know", "ain't": "is not",
-    "aint": "is not", "tryna": "trying to", "wassup": "what is up", "sup": "what is up",
+    "aint": "is not", "tryna": "trying to", "wassup": "what is up", "sup": "what is up", "hw": "how",
+    "nuthin": "nothing", "nothin": "nothing", "anythin": "anything",
+    "whatevers": "whatever is", "youve": "you have", "theres": "there is",
+    "everybodys": "everybody's",
 }
+# Words typed without their final g ("pourin drinks", "nursin one drink"), read with it.
+_DROPPED_G = {f"{stem}in": f"{stem}ing" for stem in """pour nurs rubb look go do say talk drink sitt stand com gett
+mak tak work wait play sing laugh cry yell runn walk try buy sell hid star watch listen think kidd mess eat cook fish
+smok cough clean wip polish count hang hold wear carry lean chatt argu shout whisper grinn smil frown mutter scribbl
+read writ deal gambl bett los winn fight brew mov plann sleep snor stuff wash sweep serv tend keep chew
+spitt""".split()}
+SLIPS.update(_DROPPED_G)
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _CONTRACTIONS = [(re.compile(p), r) for p, r in [
     (r"\bwhat's\b", "what is"), (r"\bwho's\b", "who is"), (r"\bwhere's\b", "where is"), (r"\bhow's\b", "how is"),
@@ -147,10 +157,10 @@ _SECOND_QUESTION = re.compile(r"\s+(?:,\s+)?and (?:is|are|was|were|does|do|did|c
 
 
 # "where they keep the water tanks", "where the ships land": a place told by what is there (the rest names it).
-_PLACE_BY_DEED = re.compile(r"^(?:where (?:they|you|people|folk|folks|we|the \w+)|(?:they|people|folk|folks)) "
+_PLACE_BY_DEED = re.compile(r"^(?:wher(?:e|ever) (?:they|you|people|folk|folks|we|the \w+)|(?:they|people|folk|folks)) "
                             r"(?:keep|keeps|store|stores|sell|sells|"
                             r"make|makes|do|does|fix|fixes|bury|buries|pray|prays|drink|drinks) (?:the |their |all "
-                            r"the )?|^where (?:they|you|people|folk|folks|we|the \w+) (?=[a-z]{3,} )")
+                            r"the )?|^wher(?:e|ever) (?:they|you|people|folk|folks|we|the \w+) (?=[a-z]{3,} )")
 # ("where they weigh the salt": what is done there names it too, so that verb is kept)
 
 
@@ -201,7 +211,8 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
 
 # Questions: (verb, pattern); the first match wins; the pattern's ``t`` group is the topic.
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
-    ("who_runs", r"\bwho (?:is )?(?:runs|owns|keeps|manages|is in charge|is the (?:boss|owner|keeper)|is in charge "
+    ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
+                 r"(?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
                  r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|shop) is\b"),
     ("where_go", r"\bwhere (?:can|could|should|do|does|might) (?:i|we|one) (?:go|head|travel|get to)\b|"
@@ -215,15 +226,16 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"\bwho might you be\b|\band you are\?|\bgot a name\b|\bintroduce yourself\b"),
     ("money", r"\bwhat (?:do|does) (?:you|they|people|folk|one|yall|y'all|ye|you all|you lot|everyone) (?:call|use "
               r"for|pay with|use as|pay in|trade in|spend) (?:the )?(?:money|"
-              r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b"),
+              r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b|"
+              r"\bwhat (?:kind|sort|type) of (?:money|coin|coins|currency|cash)\b"),
     ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one) (?:crash|sleep|stay|kip|lodge|bed down|"
                 r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
                 r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b|"
                 r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b"),
     ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way) (?:safe|dangerous)\b|\b(?:bandits|robbers|"
                r"thieves|raiders|footpads|cutthroats|brigands|outlaws)\b|\bwho should i (?:stay away from|avoid|watch "
-               r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|\bwhere is it "
-               r"dangerous\b"),
+               r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|"
+               r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|\bwhere is it dangerous\b"),
     ("worship", r"\bwhere (?:do|can|might|does) (?:people|i|we|folk|one|anyone) (?:go to )?(?:pray|worship)\b|"
                 r"\b(?:is there|where is) (?:a |an |the )?(?:chapel|church|shrine|temple|abbey)\b"),
     ("where_go", r"\bwhere (?:can|could|might|do|does) (?:i|we|one|a person|a body|a fellow|people|you) (?:get|go|head)"
@@ -265,6 +277,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"sell) (?:any |some )(?P<t8>[a-z ]+?)(?: behind the (?:bar|counter)| for sale| here| on you|"
                  r" in stock)?\s*\??$|\bwhat (?:is|does|do|would|will) (?:the |a |an |your )?"
                  r"(?P<t7>[a-z ]+?) go(?:es)? for\b"),
+    ("where_is", r"\bwhere (?:can|could|do|might|would|should) (?:a person|a body|a fellow|one|i|we|you|someone|"
+                 r"somebody) (?:get|be) (?P<t>patched up|stitched up|healed|treated|fixed up|seen to)\b"),
     ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) (?:the |a |an )?"
                  r"(?P<t>.+?)(?: live| stay| work| go| be)?\??$"),
     ("where_sold", r"\bwhere (?:can|could|do|might|would|should) (?:i|we|one|you) (?:buy|get|find|purchase|pick up|"
@@ -274,14 +288,18 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                    r"(?:hire|buy|rent|get|use)\b"),
     ("where_is", r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|hunt for)"
                  r" (?:the |a |an )?(?P<t>.+)$"),
-    ("what_here", r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
+    ("what_here", r"\bwhat (?:food|drink|drinks|grub|stuff|goods|wares|supplies) (?:do|does|have|can) (?:you|they|"
+                  r"u) (?:have|sell|serve|got|offer)\b|\bwhat (?:you have|you have got|you got|have you got) (?:for "
+                  r"sale|to sell|on offer)\b|"
+                  r"\bwhat(?:cha| are you| do you| have you got| you) (?:selling|sell|got|offering)\b|\bshow me "
                   r"(?:your|the) (?:wares|goods|stock|stuff)\b|\bwhat(?: have| do)? you got\b|\bwhat is good "
                   r"(?:to eat|to drink|here)\b|\bwhat (?:have|has) (?:you|they) got\b"),
     ("where_is", r"^is (?P<t2>[a-z]+(?: [a-z]+)?) (?:around|about|here|in|in today|in tonight)\s*\??$"),
     ("where_is", r"^(?:is there|are there|any) (?:a |an |any |some )?(?P<t>[a-z]+(?: [a-z]+)??) (?:anywhere|around|"
                  r"round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
     ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:do|can|would|should|might) (?:i|we|one) "
-                 r"(?:get|go) to (?:the )?(?P<t2>.+?)\??$|\bhow far (?:is it )?to (?:the )?(?P<t3>.+?)\??$"),
+                 r"(?:get|go)(?: back)?(?: up| down| over| out| across)? to (?:the )?(?P<t2>.+?)\??$|\bhow far "
+                 r"(?:is it )?to (?:the )?(?P<t3>.+?)\??$"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
                r"she|they|it)\b"),
     ("time", r"\bwhat (?:time|hour|day) is it\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
@@ -362,7 +380,8 @@ EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|
                  r"snack)|grab (?:a bite|some food|something to eat)|order (?:some )?(?:food|a meal|something to "
                  r"eat|breakfast|lunch|dinner|supper)|get (?:some )?(?:food|something to eat)|find (?:some )?food|"
                  r"chew|munch|feast|dine|snack|break my fast|fill my belly)\b(?P<t>.*)$")
-DRINK = re.compile(r"^(?:drink|have (?:a |some )?(?:drink|ale|beer|cup|mug|pint|dram|tea|water|wine)|"
+DRINK = re.compile(r"^(?:drink|pour me (?:a|one|whatever|something|some|the)|have (?:a |some )?(?:drink|"
+                   r"ale|beer|cup|mug|pint|dram|tea|water|wine)|"
                    r"grab (?:a |some )?(?:drink|ale|beer|pint)|get (?:a |some )?(?:drink|ale|beer|pint|water)|"
                    r"order (?:a |some )?(?:drink|ale|beer|pint|round|cup|mug|tea|wine)|sip|quench my thirst|"
                    r"wet my (?:throat|whistle)|down (?:a|my) (?:drink|pint))\b(?P<t>.*)$")
@@ -425,6 +444,9 @@ def read(text: str) -> Reading | None:
                            for c in reversed(p.split(" , ")) if c.strip())
                 named = next((e.topic for e in earlier if e is not None and e.topic and e.topic not in THERE), None)
                 found = Reading("go", "go", named) if named else found
+            if found is not None and found.kind == "question" and found.topic in ("", *THERE, "this", "that") and i > 0:
+                looked = _read_clause(parts[i - 1].strip(), parts[i - 1].strip())  # "check out that barrel. whats
+                found = looked if looked is not None and looked.kind == "examine" else found  # that about": the look
             if found is not None and not found.weak:
                 return found
     found = _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
@@ -445,16 +467,18 @@ def read(text: str) -> Reading | None:
 
 # Someone described, then asked about: "the girl selling songs, whats her deal", "that woman with the big knife looks
 # tough, who is she", "the one with the pins in her shoulder, whats her name".
-_POINTED = re.compile(r"^(?P<who>.+?) , (?:so )?(?:who is (?:she|he|they|that|it|her|him)|what is (?:her|his|their) "
-                      r"(?:deal|story|name|problem|job)|who are they|what is with (?:her|him|them)|what (?:is|are) "
-                      r"(?:she|he|they) called|what do (?:they|people|you|folk) call (?:her|him|them)|who is (?:she|he)"
-                      r" when (?:she|he) is at home)\s*\??$")
+_POINTED = re.compile(r"^(?P<who>.+?)(?: ,)? (?:so )?(?:who is (?:she|he|they|that|it|her|him)|what is "
+                      r"(?:her|his|their) (?:deal|story|name|problem|job)|who are they|what is with (?:her|him|them)|"
+                      r"what (?:is|are) (?:she|he|they) called|what do (?:they|people|you|folk) call (?:her|him|them)|"
+                      r"who is (?:she|he) when (?:she|he) is at home)\s*\??$")
 # A thing described, then asked about: "the notched stick above the bar, what is it for", "that screen over the door,
 # what does it say".
-_POINTED_THING = re.compile(r"^(?P<what>.+?) , (?:so )?(?:what is (?:it|that|this)(?: thing)?(?: for| about| "
-                            r"supposed to be| meant to be)?|what (?:does|do) (?:it|that|this|they) (?:say|do|mean|"
-                            r"read|show)|what is (?:written|scratched|carved|painted) on (?:it|that|there)|what is "
-                            r"that all about|is it (?:worth anything|valuable|important))\s*\??$")
+_POINTED_THING = re.compile(r"^(?P<what>.+?)(?: ,)? (?:so )?(?:what is (?:it|that|this)(?: thing)?(?: for| about| "
+                            r"supposed to be| meant to be| showing| saying)?|what (?:does|do) (?:it|that|this|they) "
+                            r"(?:say|do|mean|read|show)|what is (?:written|scratched|carved|painted) on (?:it|that|"
+                            r"there)|what is that all about|is it (?:worth anything|valuable|important)|whose (?:is "
+                            r"(?:that|it|this)|are (?:those|they|these))|what is (?:in|inside|on) (?:it|that|there)|"
+                            r"is (?:it|that|this) (?:like |just |some kind of |a kind of )?(?:a|an|some)\b.*)\s*\??$")
 _DESCRIBED = re.compile(r"\s+(?:looks?|seems?|is|sounds?) [a-z ]+$")  # "... looks tough": the description is before it
 
 
@@ -571,7 +595,8 @@ def _examine(clause: str, said: str) -> Reading | None:
     if found is None:
         return None
     topic = topic_of(found.group("t"))
-    if not topic or NOT_THINGS.match(topic):
+    if not topic or NOT_THINGS.match(topic) or (clause.startswith("see ") and re.match(
+            r"(?:what|who|where|how|if|whether)\b", topic)):  # "see what you have got for sale": a question
         return None
     return Reading("examine", "examine", topic)
 
@@ -618,14 +643,18 @@ def _question(clause: str, said: str) -> Reading | None:
         found = pattern.search(asked)
         if found:
             topic = next((g for g in found.groupdict().values() if g), "")
+            topic = SERVICES.get(topic, topic)  # "where can a person get patched up": a healer
             return Reading("question", verb, topic_of(topic))
     return None
 
 
+SERVICES = {"patched up": "healer", "stitched up": "healer", "healed": "healer", "treated": "healer",
+            "fixed up": "healer", "seen to": "healer"}  # what a place does for you, as the place's kind
 _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose", "whom"})
 # A question typed without its question word or mark: "anything interesting happen lately", "heard anything about
 # the auditors", "is hesper around".
 _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|strange|odd|worth knowing|going on)\b|"
+                            r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|"
                             r"^(?:heard|hear|know|knows) anything (?:about|of|on)\b|^(?:got|you got) (?:any|some)\b|"
                             r"^is [a-z]+(?: [a-z]+)? (?:around|"
                             r"about|here|in|in today|in tonight)\s*$")

@@ -93,10 +93,11 @@ KEEPER_WORDS = frozenset({"innkeeper", "keeper", "owner", "proprietor", "landlor
                           "boss", "foreman", "steward", "warden", "prior", "provost", "reeve", "chief", "head",
                           "bartender", "publican", "host", "hostess", "quartermaster", "clerk", "factor", "matron"})
 # A person told by keeping the place: "whoever keeps the tab", "the one who runs this place", "the guy pouring".
-_KEEPS = re.compile(r"^(?:whoever|the (?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
-                    r"(?:who|that)?|someone who|somebody who)\s*(?:is )?(?:runs?|running|keeps?|keeping|owns?|owning|"
-                    r"tends?|tending|minds?|minding|serves?|serving|pours?|pouring|manages?|managing|in charge|behind "
-                    r"the (?:bar|counter))\b")
+_KEEPS = re.compile(r"^(?:(?:whoever|the (?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
+                    r"(?:who|that)?|someone who|somebody who)\s*(?:is )?)?(?:(?:runs?|running|keeps?|keeping|owns?|"
+                    r"owning|tends?|tending|minds?|minding|serves?|serving|pours?|pouring|manages?|managing) (?:the |"
+                    r"this |that )?(?:place|bar|tab|inn|tavern|counter|shop|joint|pub|drinks|ale|beer|taps|books|"
+                    r"ledger)|in charge|behind the (?:bar|counter))\b")
 
 
 def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc] | None = None,
@@ -347,8 +348,9 @@ def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:
 # Everyday words for kinds of place (a location's ``type``).
 PLACE_WORDS = {
     "bar": ("bar", "tavern", "inn", "pub", "saloon", "alehouse"),
-    "market": ("market", "bazaar", "shops"),
-    "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital", "healer", "physician", "surgeon"),
+    "market": ("market", "bazaar", "shops", "supplies", "gear", "goods", "wares", "provisions"),
+    "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital", "healer", "physician", "surgeon", "patched",
+               "stitched", "healed", "treated", "wounds"),
     "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
     "office": ("office", "hall", "headquarters", "offices"),
     "hall": ("hall", "meeting hall", "moot"),
@@ -360,7 +362,7 @@ NAME_WORDS = {
     "chapel": ("church", "temple", "shrine", "kirk"),
     "abbey": ("church", "monastery", "priory"),
     "clinic": ("doctor", "medic", "hospital", "healer", "infirmary"),
-    "almonry": ("alms", "almshouse", "charity"),
+    "almonry": ("alms", "almshouse", "charity", "healer", "patched", "stitched", "healed", "wounds"),
     "market": ("market", "marketplace", "bazaar", "shops", "stalls"),
     "bridge": ("bridge", "crossing"),
     "dock": ("docks", "harbor", "harbour", "quay"),

@@ -63,11 +63,18 @@ def _food_asked(text: str) -> str | None:
     return asked
 
 
+HURTING = re.compile(r"\b(?:for|against) (?:the |my |a |this )?(?:pain|hurt|ache|headache|wound|wounds|cut|cuts|burn|"
+                     r"burns|bleeding|fever|cough|sickness)\b|\b(?:medicine|remedy|painkiller|something for (?:my|the) "
+                     r"(?:head|back|leg|arm|shoulder))\b")  # a buy asked by what it is for
+
+
 def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Buy a shop item at its pack price, or a drink (2 units, -1 stress) in a bar."""
     here = pack.locations[state.location]
     minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
+    if item is None and HURTING.search(router.text):  # "sell me something for the pain": what is sold for it here
+        item = next((pack.items[i] for i in here.shop if i in pack.items and "medical" in pack.items[i].tags), None)
     hungry = item is None and FOOD.search(router.text) is not None and not DRINK.search(router.text)
     named = _food_asked(router.text) if hungry else None
     fare = [i for i in here.shop if i in pack.items and "food" in pack.items[i].tags]
@@ -80,8 +87,10 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
         return Resolution(make_result(router, None, 1, f"There is no {food} to be had in {the_place(here)}; on "
                                       f"offer: {offer}.", impossible=True))
     wanted = re.sub(r"\s+(?:off|from|with) (?:you|ya|u|her|him|them|the \w+)$|\s+(?:please|for me)$|^(?:one|two|a "
-                    r"couple|a few) of (?:them|those|these|the|your)\s+", "", object_of(router.text))  # "a lantern off
-    # you", "one of them bridge tokens": what is asked for
+                    r"couple|a few) of (?:them|those|these|the|your)\s+|^(?:me|us)\s+", "", object_of(router.text))
+    # "a lantern off you", "one of them bridge tokens", "sell me a lamp": what is asked for
+    wanted = re.sub(r"^(?:something|anything|some|a thing|stuff)\s+(?:for|to)\b.*$", "something", wanted)  # "sell
+    # me something for the pain": what it is for is not a thing's name
     if item is None and here.type == "bar" and wanted and not DRINK.search(router.text) and not re.match(
             r"^(?:something|anything|one|a few|some)$", wanted):  # "get me a burn stim" where none is sold
         stock = _stock(here, pack)
