@@ -119,3 +119,12 @@ def test_impossible_deeds_are_refused_and_their_ordinary_neighbours_are_not(pack
     assert [a.entry.text for a in answers if a.entry.kind == "impossible" and not a.refused] == []
     wished = tuple(WISH_ANSWERS.values())  # told as a wish: "That is beyond you, ..."
     assert [a.entry.text for a in answers if a.entry.kind == "deed" and a.summary.startswith(wished)] == []
+
+
+@pytest.mark.parametrize(("pack", "text", "told"), [
+    ("cinder_reach", "whos that pourin drinks behind the bar", "burn scars on both forearms"),
+    ("saltmarsh_reach", "who is the old man", "hands like a pair of wet roots"),
+])
+def test_a_person_the_answer_describes_is_not_described_again_by_the_narration(pack, text, told):
+    [answer] = understanding.play([understanding.Entry(text, "case", "/status", {})], pack)  # the first move
+    assert told in answer.summary and answer.text.count(told) == 1, answer.text

@@ -23,6 +23,10 @@ def _introduced(person: Person, state: GameState) -> bool:
     for work counts as introduced once they join, or are named in a recent turn."""
     if described_lately(person.description, state):
         return True  # described in a recent turn, met or not ("who is the old man at the bar?")
+    said = (state.mechanic_result.summary if state.mechanic_result else "").lower()
+    if said and any(part.lower().rstrip(".") in said for part in sentences(person.description)
+                    if len(part.split()) >= 4):
+        return True  # this turn's answer describes them already ("whos that pouring drinks": "That is Hesper ...")
     met = state.known_npcs.get(person.id)
     if not person.companion and (met is None or met.first_met_turn < state.turn - len(state.recent)):
         return met is not None  # never met, or met before the recent turns
