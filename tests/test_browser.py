@@ -188,7 +188,8 @@ def test_a_new_player_starts_plays_five_turns_and_comes_back(browser, served, ol
     expect(page.locator("#map svg g.place.current")).to_have_attribute("id", "place-union_hall")
     assert page.locator("#map svg g.place.visited").count() >= 2
     assert page.locator("#map svg g.place").count() == 17 and "15 min" in page.locator("#map svg").text_content()
-    page.locator("body").press("1")  # 4: the keyboard picks suggestion 1
+    page.evaluate("document.activeElement.blur()")  # 4: from outside the typing box, the key 1 picks suggestion 1
+    page.keyboard.press("1")
     _played(page, 5)
     page.locator("#suggestions button").nth(1).click()  # 5: a suggestion, clicked
     _played(page, 6)
@@ -398,3 +399,35 @@ def test_a_shared_result_opens_in_the_page_by_its_share_id(browser, served_offli
     missing = _page(browser, f"{served_offline}/?share=0123456789ab", DESKTOP, errors)
     expect(missing.locator("#shared")).to_contain_text("No episode result has that share id")
     assert [e for e in errors if "404" not in e] == []
+
+
+def test_what_is_typed_is_safe(browser, served, ollama) -> None:
+    """A sentence that starts with a digit is typed, not played as that suggestion; words typed while a turn runs
+    stay in the box; an empty Enter says what to do; a line near the limit shows a counter; the game screen is hidden
+    before there is a game."""
+    errors: list[str] = []
+    page = _page(browser, served, DESKTOP, errors)
+    expect(page.locator("#game")).to_be_hidden()  # the start page shows no dead game controls
+    _start(page, pack="cinder_reach", seed=4)
+    page.locator("#input").focus()
+    page.keyboard.type("2")
+    expect(page.locator("#input-hint")).to_contain_text("Enter plays suggestion 2")  # a preview, not a play
+    page.keyboard.type(" drinks for me and Tobin, please")
+    expect(page.locator("#input")).to_have_value("2 drinks for me and Tobin, please")  # no suggestion played
+    expect(page.locator("#log .entry")).to_have_count(1)
+    page.fill("#input", "")
+    page.press("#input", "Enter")
+    expect(page.locator("#input-hint")).to_contain_text("Type what you do")
+    gate = Gate()
+    ollama.queue(NARRATOR, held(LINE, gate, after=3))
+    page.fill("#input", "look around")
+    page.press("#input", "Enter")
+    expect(page.locator("#play")).to_be_disabled()
+    page.locator("#input").type("ask Hesper about the water")  # typed while the turn runs
+    gate.release()
+    _played(page, 2)
+    expect(page.locator("#input")).to_have_value("ask Hesper about the water")  # kept
+    page.fill("#input", "x" * 1600)
+    page.dispatch_event("#input", "input")
+    expect(page.locator("#input-hint")).to_contain_text("1600 / 2000 characters")
+    assert errors == []

@@ -295,9 +295,11 @@ function setBusy(busy) {
   }
 }
 
-async function play(input, shown) {
+async function play(input, shown, typed = false) {
   if (game.busy || !input.trim()) return;
   setBusy(true);
+  if (typed && $("input").value.trim() === input.trim()) $("input").value = "";  // sent: what is typed next is kept
+  hint("");
   $("notice").hidden = true;
   const body = addEntry(`> ${shown || input}`, "");
   body.setAttribute("aria-busy", "true");
@@ -313,9 +315,9 @@ async function play(input, shown) {
     });
     if (!final) throw new ApiError(500, { detail: "the turn ended without a result" });
     finishTurn(body, final);
-    $("input").value = "";
   } catch (err) {
     body.closest("li").remove();
+    if (typed && !$("input").value) $("input").value = input;  // not played: the words are back in the box
     notify(explain(err), err.status === 409 ? null : () => play(input, shown));
     if (err.status === 409) await catchUp();
   } finally {
@@ -664,9 +666,25 @@ function svgElement(text) {
 
 // ------------------------------------------------------------------------------------------------ wiring
 
+// Under the box: what an empty Enter needs, and how close a long line is to the limit.
+const LIMIT = 2000;
+function hint(text) { $("input-hint").textContent = text; }
+
+function onTyped() {
+  const value = $("input").value;
+  const n = value.length;
+  const picked = /^[1-4]$/.test(value.trim()) ? game.offer[Number(value.trim()) - 1] : null;
+  if (picked) return hint(`Enter plays suggestion ${value.trim()}: ${picked.label}. Keep typing to write your own.`);
+  hint(n >= LIMIT ? `That is the most one turn takes (${LIMIT} characters); anything longer is cut.`
+    : n > LIMIT * 0.75 ? `${n} / ${LIMIT} characters` : "");
+}
+
 function onKey(event) {
   if ($("game").hidden || game.busy || event.ctrlKey || event.metaKey || event.altKey) return;
-  const typing = document.activeElement === $("input") && $("input").value !== "";
+  // 1-4 play a suggestion only from outside the box (in it, a digit starts a sentence: "2 drinks, please"), and
+  // only while it is empty; in the box, 1-4 and Enter play it (the form's submit)
+  const inField = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement && document.activeElement.tagName);
+  const typing = inField || $("input").value !== "";
   if (!typing && /^[1-4]$/.test(event.key) && game.offer[Number(event.key) - 1]) {
     event.preventDefault();
     play(event.key, game.offer[Number(event.key) - 1].label);
@@ -683,8 +701,20 @@ document.addEventListener("DOMContentLoaded", () => {
   $("turn-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const typed = $("input").value.trim();
+    if (!typed) {
+      hint("Type what you do (\"ask Hesper about the water\", \"go to Kettle Row\"), or pick one of the four "
+        + "suggestions: click it, or type its number and press Enter.");
+      return;
+    }
     const picked = /^[1-4]$/.test(typed) ? game.offer[Number(typed) - 1] : null;  // a number plays a suggestion
-    play(typed, picked ? picked.label : typed);
+    play(typed, picked ? picked.label : typed, true);
+  });
+  $("input").addEventListener("input", onTyped);
+  $("input").addEventListener("paste", (event) => {
+    const pasted = (event.clipboardData && event.clipboardData.getData("text")) || "";
+    if ($("input").value.length + pasted.length > LIMIT) {
+      setTimeout(() => hint(`Pasted text was cut to ${LIMIT} characters, the most one turn takes.`), 0);
+    }
   });
   $("undo").addEventListener("click", () => timeline("undo", "undo"));
   $("redo").addEventListener("click", () => timeline("redo", "redo"));
