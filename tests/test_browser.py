@@ -427,6 +427,12 @@ def test_what_is_typed_is_safe(browser, served, ollama) -> None:
     gate.release()
     _played(page, 2)
     expect(page.locator("#input")).to_have_value("ask Hesper about the water")  # kept
+    page.fill("#input", "/help")  # command output keeps its lines
+    page.press("#input", "Enter")
+    _played(page, 3)
+    shown = page.locator("#log .entry").nth(2).locator(".narration")
+    expect(shown).to_have_class("narration command-output")
+    assert shown.evaluate("n => n.getBoundingClientRect().height") > 100 and "\n" in shown.inner_text()
     page.fill("#input", "x" * 1600)
     page.dispatch_event("#input", "input")
     expect(page.locator("#input-hint")).to_contain_text("1600 / 2000 characters")

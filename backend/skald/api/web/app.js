@@ -330,6 +330,7 @@ async function play(input, shown, typed = false) {
 
 function finishTurn(body, turn) {
   setText(body, turn.text);
+  body.classList.toggle("command-output", turn.intent === "META");  // /help, /journal, /episode keep their lines
   const item = body.closest("li");
   if (turn.mechanic && turn.mechanic.roll !== null) {
     const check = document.createElement("p");
