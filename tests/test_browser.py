@@ -423,6 +423,7 @@ def test_what_is_typed_is_safe(browser, served, ollama) -> None:
     page.fill("#input", "look around")
     page.press("#input", "Enter")
     expect(page.locator("#play")).to_be_disabled()
+    expect(page.locator("#fork")).to_be_disabled()  # no branch can start mid-turn
     page.locator("#input").type("ask Hesper about the water")  # typed while the turn runs
     gate.release()
     _played(page, 2)

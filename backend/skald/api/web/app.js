@@ -290,7 +290,8 @@ function showOffer(suggestions) {
 
 function setBusy(busy) {
   game.busy = busy;
-  for (const b of document.querySelectorAll("#suggestions button, #play, #undo, #redo, #retry, #branches button")) {
+  for (const b of document.querySelectorAll("#suggestions button, #play, #undo, #redo, #retry, #fork, #leave, "
+                                            + "#branches button")) {  // nothing that cannot act mid-turn
     b.disabled = busy;
   }
 }
