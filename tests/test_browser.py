@@ -438,3 +438,40 @@ def test_what_is_typed_is_safe(browser, served, ollama) -> None:
     page.dispatch_event("#input", "input")
     expect(page.locator("#input-hint")).to_contain_text("1600 / 2000 characters")
     assert errors == []
+
+
+def _in_view(page: Page, selector: str) -> tuple[float, float, float]:
+    """(top, bottom, window height) of the element, in the viewport's coordinates."""
+    return page.locator(selector).evaluate("n => { const r = n.getBoundingClientRect(); "
+                                           "return [r.top, r.bottom, window.innerHeight]; }")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+def test_the_page_follows_the_turn_unless_the_player_scrolled_up(browser, served_offline, viewport) -> None:
+    """After every turn the newest narration's start is in view, and the box too when they fit together; a player
+    who scrolled up to read is not yanked down: a "New turn" button takes them there."""
+    errors: list[str] = []
+    page = _page(browser, served_offline, viewport, errors)
+    _start(page, seed=6)
+    for n, move in enumerate(("look around", "who runs this place?", "listen", "wait"), start=2):
+        page.fill("#input", move)
+        page.press("#input", "Enter")
+        _played(page, n)
+        top, _, height = _in_view(page, "#log .entry:last-child")
+        assert 0 <= top < height, (move, top, height)
+        _, form_bottom, _ = _in_view(page, "#turn-form")
+        if form_bottom - top <= height - 16:  # the turn and the box fit in the window together: both are in view
+            assert _in_view(page, "#input")[1] <= height, move
+    page.evaluate("window.scrollTo(0, 0)")
+    page.evaluate("document.activeElement.blur()")
+    page.fill("#input", "look around")
+    page.evaluate("window.scrollTo(0, 0)")  # reading the story's start while the turn plays
+    page.press("#input", "Enter")
+    _played(page, 6)
+    expect(page.locator("#new-turn")).to_be_visible()
+    assert page.evaluate("window.scrollY") < 50  # not yanked down
+    page.click("#new-turn")
+    top, _, height = _in_view(page, "#log .entry:last-child")
+    assert 0 <= top < height
+    expect(page.locator("#new-turn")).to_be_hidden()
+    assert errors == []

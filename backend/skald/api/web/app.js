@@ -258,9 +258,24 @@ function addEntry(heading, text, extra) {
   setText(body, text);
   item.append(head, body);
   if (extra) item.append(extra);
+  const follow = following();
   $("log").append(item);
-  item.scrollIntoView({ block: "end" });
+  if (follow) bringIntoView(item); else $("new-turn").hidden = false;
   return body;
+}
+
+// Follow the turn: the newest entry's start, the suggestions and the box in view, unless the player has scrolled
+// up to read; then a "New turn" button brings them back.
+function following() {
+  const form = $("turn-form").getBoundingClientRect();
+  return $("log").children.length === 0 || (form.top < window.innerHeight && form.bottom > 0);
+}
+
+function bringIntoView(item) {
+  const top = item.getBoundingClientRect().top + window.scrollY - 8;
+  const formBottom = $("turn-form").getBoundingClientRect().bottom + window.scrollY + 8;
+  window.scrollTo({ top: Math.max(0, Math.min(top, formBottom - window.innerHeight)), behavior: "instant" });
+  $("new-turn").hidden = true;
 }
 
 function setText(node, text) {
@@ -325,7 +340,7 @@ async function play(input, shown, typed = false) {
     body.setAttribute("aria-busy", "false");
     $("progress").textContent = "";
     setBusy(false);
-    $("input").focus();
+    $("input").focus({ preventScroll: true });  // where the page shows the turn is bringIntoView's to say
   }
 }
 
@@ -357,6 +372,7 @@ function finishTurn(body, turn) {
   $("branch").textContent = turn.branch && turn.branch !== "main" ? `branch ${turn.branch}` : "";
   showOffer(turn.suggestions);
   refreshPanels(turn.state);
+  if ($("new-turn").hidden) bringIntoView(item);  // following: the whole turn, now that it is told
 }
 
 // A multi-character scene's lines this turn, by speaker (folded: the narration already weaves them in).
@@ -725,6 +741,12 @@ document.addEventListener("DOMContentLoaded", () => {
   $("earlier").addEventListener("click", earlier);
   $("leave").addEventListener("click", () => { localStorage.removeItem(STORE); game.id = game.token = null; showStart(); });
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
+  $("new-turn").addEventListener("click", () => {
+    const last = $("log").lastElementChild;
+    if (last) bringIntoView(last);
+    $("input").focus({ preventScroll: true });
+  });
+  window.addEventListener("scroll", () => { if (!$("new-turn").hidden && following()) $("new-turn").hidden = true; });
   $("notice-retry").addEventListener("click", () => { $("notice").hidden = true; if (retryAction) retryAction(); });
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", centreMap);
