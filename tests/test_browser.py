@@ -9,6 +9,7 @@ loudly: a warning names what is missing.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -434,6 +435,9 @@ def test_what_is_typed_is_safe(browser, served, ollama) -> None:
     shown = page.locator("#log .entry").nth(2).locator(".narration")
     expect(shown).to_have_class("narration command-output")
     assert shown.evaluate("n => n.getBoundingClientRect().height") > 100 and "\n" in shown.inner_text()
+    first = page.locator("#suggestions button").first  # what a suggestion costs, seen and heard
+    expect(first.locator(".cost")).to_contain_text(re.compile(r"(safe|risky|dangerous)"))
+    assert re.search(r"(safe|risky|dangerous)", first.get_attribute("aria-label"))
     page.fill("#input", "x" * 1600)
     page.dispatch_event("#input", "input")
     expect(page.locator("#input-hint")).to_contain_text("1600 / 2000 characters")

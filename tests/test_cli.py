@@ -39,7 +39,7 @@ def test_json_output_has_the_documented_shape(tmp_path):
         keys = {"campaign_id", "turn_number", "input", "intent", "text", "suggestions", "warnings", "state"}
         assert keys <= set(turn)
         assert len(turn["suggestions"]) == 4
-        assert all(set(s) == {"label", "tone", "risk"} for s in turn["suggestions"])
+        assert all(set(s) == {"label", "tone", "risk", "minutes", "stat"} for s in turn["suggestions"])
         assert {"location", "world_time_minutes", "hp", "credits", "stress", "party"} <= set(turn["state"])
     story = [t for t in turns if t["intent"] != "META"]
     assert [t["turn_number"] for t in story] == list(range(1, len(story) + 1))  # a /command is not a turn

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from skald.packs.models import BEATS
-from skald.persistent import EpisodeEvaluation, KeyMoment
+from skald.persistent import EpisodeEvaluation, KeyMoment, Suggestion
 from skald.rules import clock
 from skald.rules.money import money
 from skald.scene_brief import SceneBrief
@@ -35,9 +35,36 @@ class View(BaseModel):
 
 
 class SuggestionView(View):
+    """A suggested next action and what it would cost: game time and, when it is risky, the ability its check tests."""
+
     label: str
     tone: Tone
     risk: Risk
+    minutes: int | None = Field(None, description="game minutes it would take (a route's for travel); null when "
+                                "unknown")
+    stat: str | None = Field(None, description="the ability a check would test (might, agility, wits, presence); null "
+                             "when it is safe")
+
+
+def suggestion_view(s: Suggestion | dict) -> SuggestionView:
+    """A suggestion as the player sees it, with its cost (``minutes``, ``stat``) from the rules' own tables."""
+    import re
+
+    from skald.rules import clock
+    from skald.rules.resolution import STAT_FOR
+
+    s = s if isinstance(s, Suggestion) else Suggestion.model_validate(s)
+    minutes = None
+    travel = re.search(r"\((\d+) min\)", s.label)
+    if travel is not None:
+        minutes = int(travel.group(1))
+    elif s.action_class:
+        try:
+            minutes = clock.time_cost(s.action_class)
+        except ValueError:  # travel without its minutes in the label, recovery: no fixed cost
+            minutes = None
+    stat = STAT_FOR.get(s.action_class) if s.action_class and s.risk != Risk.SAFE else None
+    return SuggestionView(label=s.label, tone=s.tone, risk=s.risk, minutes=minutes, stat=stat)
 
 
 class CheckView(View):
@@ -408,7 +435,7 @@ def check(result: MechanicResult | None) -> CheckView | None:
 
 
 def suggestions(state: GameState) -> list[SuggestionView]:
-    return [SuggestionView(label=s.label, tone=s.tone, risk=s.risk) for s in state.suggested_actions]
+    return [suggestion_view(s) for s in state.suggested_actions]
 
 
 def turn(state: GameState, pack: EraPack, *, offline: bool = False) -> TurnView:
@@ -499,7 +526,7 @@ def episodes(state: PersistentState, pack: EraPack, evaluations: list[EpisodeEva
 
 def scene(state: PersistentState, pack: EraPack, text: str, *, offline: bool = False) -> SceneView:
     return SceneView(campaign_id=state.campaign.id, turn_number=state.campaign.turn_number, text=text,
-                     suggestions=[SuggestionView(label=s.label, tone=s.tone, risk=s.risk) for s in state.offer],
+                     suggestions=[suggestion_view(s) for s in state.offer],
                      offline=offline, episode=episode(state, pack), state=status(state, pack))
 
 

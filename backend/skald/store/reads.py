@@ -30,7 +30,7 @@ from skald.state import (
 from skald.store import timeline
 from skald.store.db import read_snapshot
 from skald.text import sentences
-from skald.views import CampaignSummary, SuggestionView, TurnRecordView
+from skald.views import CampaignSummary, TurnRecordView, suggestion_view
 from skald.vocab import ArcStage
 
 # The turns on a branch's line: bind (campaign id, branch) and add conditions on p.turn_number.
@@ -160,8 +160,7 @@ def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, li
     return [TurnRecordView(
         turn_number=r["turn_number"], input=r["input"], intent=r["intent"], action_class=r["action_class"],
         outcome=r["outcome"], text=r["text"], warnings=json.loads(r["warnings"]) if r["warnings"] else [],
-        suggestions=[SuggestionView(label=s["label"], tone=s["tone"], risk=s["risk"])
-                     for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
+        suggestions=[suggestion_view(s) for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
         location=r["location"], world_time_minutes=r["world_time_minutes"], created_at=r["created_at"],
         variant=r["variant"])
         for r in conn.execute("SELECT t.turn_number, t.input, t.intent, t.action_class, t.outcome, t.text, "

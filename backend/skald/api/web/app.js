@@ -297,10 +297,23 @@ function showOffer(suggestions) {
     button.className = `suggestion tone-${s.tone}`;
     button.dataset.key = String(i + 1);
     button.textContent = `${i + 1}. ${s.label}`;
-    button.title = `${s.tone}, ${s.risk}`;
+    const cost = suggestionCost(s);
+    const meta = document.createElement("span");
+    meta.className = "cost";
+    meta.textContent = cost;
+    button.append(meta);
+    button.setAttribute("aria-label", `${i + 1}. ${s.label}. ${cost}`);
+    button.title = `${s.tone.toLowerCase()}: ${cost}`;
     button.addEventListener("click", () => play(String(i + 1), s.label));
     box.append(button);
   });
+}
+
+// What a suggestion costs, in words: "10 min · risky · presence" (the label already says a route's minutes).
+function suggestionCost(s) {
+  const time = s.minutes === null || s.minutes === undefined || /\(\d+ min\)/.test(s.label) ? null
+    : s.minutes >= 60 ? `${Math.round(s.minutes / 6) / 10} h` : `${s.minutes} min`;
+  return [time, String(s.risk).toLowerCase(), s.stat].filter(Boolean).join(" · ");
 }
 
 function setBusy(busy) {
