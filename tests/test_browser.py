@@ -479,3 +479,27 @@ def test_the_page_follows_the_turn_unless_the_player_scrolled_up(browser, served
     assert 0 <= top < height
     expect(page.locator("#new-turn")).to_be_hidden()
     assert errors == []
+
+
+def test_progress_says_when_the_server_is_slow_and_names_the_stage_running(browser, served, ollama) -> None:
+    """While the narration arrives the progress line says it is being told, not an earlier stage; after 5 seconds
+    with nothing new (the page's clock, run forward, not waited for) it says the server or the model is slow."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.clock.install()
+    page = _page(browser, served, DESKTOP, errors, context=context)
+    _start(page, pack="cinder_reach", seed=9)
+    gate = Gate()
+    ollama.queue(NARRATOR, held(LINE, gate, after=7))  # the first sentence is whole (and shown) by line 7
+    page.fill("#input", "look around")
+    page.press("#input", "Enter")
+    expect(page.locator("#log .entry").nth(1).locator(".narration")).to_contain_text("The lamps gutter",
+                                                                                       timeout=30_000)
+    expect(page.locator("#progress")).to_have_text("telling it…")
+    page.clock.run_for(6000)
+    expect(page.locator("#progress")).to_contain_text("the server or the model is slow")
+    gate.release()
+    _played(page, 2)
+    expect(page.locator("#progress")).to_have_text("")
+    context.close()
+    assert errors == []

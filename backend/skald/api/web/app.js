@@ -324,6 +324,17 @@ function setBusy(busy) {
   }
 }
 
+// Honest progress: after SLOW_MS with nothing new from the server, say so (the turn goes on; the page keeps waiting).
+const SLOW_MS = 5000;
+let quiet = null;
+function waiting() {
+  clearTimeout(quiet);
+  quiet = setTimeout(() => {
+    $("progress").textContent = "Still waiting: nothing new for 5 seconds, so the server or the model is slow. The "
+      + "turn goes on and will show here when it is done.";
+  }, SLOW_MS);
+}
+
 async function play(input, shown, typed = false) {
   if (game.busy || !input.trim()) return;
   setBusy(true);
@@ -334,10 +345,16 @@ async function play(input, shown, typed = false) {
   body.setAttribute("aria-busy", "true");
   let streamed = "";
   let final = null;
+  waiting();
   try {
     await streamTurn(input, (kind, data) => {
+      waiting();  // something came: the quiet starts over
       if (kind === "progress") $("progress").textContent = `${NODE_WORDS[data.node] || data.node}…`;
-      else if (kind === "token") { streamed += data.text; setText(body, streamed); }
+      else if (kind === "token") {  // the narration is arriving: that is the stage running, whatever came before
+        if (!streamed) $("progress").textContent = `${NODE_WORDS.narrator}…`;
+        streamed += data.text;
+        setText(body, streamed);
+      }
       else if (kind === "replace") { streamed = data.text; setText(body, streamed); }
       else if (kind === "turn") final = data;
       else if (kind === "error") throw new ApiError(data.status, data);
@@ -350,6 +367,7 @@ async function play(input, shown, typed = false) {
     notify(explain(err), err.status === 409 ? null : () => play(input, shown));
     if (err.status === 409) await catchUp();
   } finally {
+    clearTimeout(quiet);
     body.setAttribute("aria-busy", "false");
     $("progress").textContent = "";
     setBusy(false);
