@@ -8,6 +8,7 @@ points.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -46,16 +47,16 @@ class SuggestionView(View):
                              "when it is safe")
 
 
+_ROUTE_MINUTES = re.compile(r"\((\d+) min\)")  # "Make for Kettle Row (5 min)"
+
+
 def suggestion_view(s: Suggestion | dict) -> SuggestionView:
     """A suggestion as the player sees it, with its cost (``minutes``, ``stat``) from the rules' own tables."""
-    import re
-
-    from skald.rules import clock
-    from skald.rules.resolution import STAT_FOR
+    from skald.rules.resolution import STAT_FOR  # rules.resolution reads the state, which carries a TurnView
 
     s = s if isinstance(s, Suggestion) else Suggestion.model_validate(s)
     minutes = None
-    travel = re.search(r"\((\d+) min\)", s.label)
+    travel = _ROUTE_MINUTES.search(s.label)
     if travel is not None:
         minutes = int(travel.group(1))
     elif s.action_class:

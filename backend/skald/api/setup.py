@@ -172,7 +172,7 @@ class SetupSessions:
 
     def _runner(self, pack: EraPack) -> ConversationRunner | None:
         llm = self.engine.llm
-        if llm.online and llm.config("setup").enabled:
+        if llm.asks("setup"):
             return ConversationRunner(llm, character(pack), interactive=True)
         return None
 

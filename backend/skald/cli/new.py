@@ -118,7 +118,7 @@ def run(db: Path, llm: LLMClient, pack_id: str, seed: int, interactive: bool,
     try:
         pack = engine.packs.get(pack_id)
         sheet = summary = None
-        if llm.online and llm.config("setup").enabled:
+        if llm.asks("setup"):
             read: list[str | None] = []
 
             def kept(prompt: str) -> str | None:

@@ -101,7 +101,7 @@ def draft_cmd(
         typer.echo(f"skald pack draft: {exc}", err=True)
         raise typer.Exit(2) from None
     llm = LLMClient(settings_or_exit())
-    if not llm.online or not llm.config("setup").enabled:
+    if not llm.asks("setup"):
         typer.echo(f"skald pack draft: needs the setup model ({llm.mode}); start Ollama or set SKALD_LLM=on",
                    err=True)
         raise typer.Exit(2)

@@ -172,6 +172,11 @@ class LLMClient:
             raise SettingsError(f"unknown LLM role {role!r}; roles: {', '.join(ROLES)}")
         return self.configs[role]
 
+    def asks(self, role: str) -> bool:
+        """Whether a call of ``role`` would go to a model: online, and the role enabled. :raises SettingsError: an
+        unknown role."""
+        return self.online and self.config(role).enabled
+
     def model(self, role: str) -> ChatOllama:
         with self._models_lock:  # parallel API turns: build each role's client once
             return self._model(role)

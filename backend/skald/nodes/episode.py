@@ -75,7 +75,7 @@ def _classified(state: GameState, runtime: Runtime[TurnContext], running: Episod
     """The ``beat_classifier`` role's verdict as a BEAT_REACHED one step forward (None: not enabled, a fallback, or
     a verdict that would not move the beat forward), and the call's records for the state."""
     ctx = runtime.context
-    if not (ctx.llm.online and ctx.llm.config("beat_classifier").enabled):
+    if not ctx.llm.asks("beat_classifier"):
         return None, {}
     now = after.director.current_beat or ev.BEAT_ORDER[0]
     asked = ask(ctx.llm, "beat_classifier", lambda: prompts.beat_prompt(state, ctx.pack, running, now),

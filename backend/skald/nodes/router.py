@@ -59,7 +59,7 @@ def route_after_router(state: GameState, runtime: Runtime[TurnContext]) -> str:
     if state.intent == Intent.META and state.router_output.meta_command in timeline.COMMANDS:
         return "timeline"
     llm = runtime.context.llm
-    if interact.unanswered(state.router_output) and llm.online and llm.config("interpreter").enabled:
+    if interact.unanswered(state.router_output) and llm.asks("interpreter"):
         return "interpreter"
     return state.intent.value
 

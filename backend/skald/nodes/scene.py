@@ -92,7 +92,7 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     context = moderator.context_text(state, pack, running, names)
     transcript = [*running.recent, *head][-10:]
     prior = {t.sheet.id: t.voice for t in state.scene_tasks}  # a turn's later beats reuse its first beat's lookup
-    asks_model = ctx.llm.online and ctx.llm.config("character").enabled  # the offline character reads no voice
+    asks_model = ctx.llm.asks("character")  # the offline character reads no voice
     voices, warnings = (prior, []) if prior or not asks_model else lore.for_characters(
         ctx.retriever, pack, list(running.characters))
     heard = " ".join(s for t in state.recent for s in t.sentences)

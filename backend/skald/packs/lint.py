@@ -126,10 +126,10 @@ def _style(pack: EraPack) -> Iterator[tuple[str, str, str]]:
     """The style guide a prompt carries is held to ``llm.prompts.STYLE_TOKENS``, the era's ``style`` paragraph first:
     the first paragraph of each ``style/`` document that does not fit, as (document, paragraph, message)."""
     from skald.llm.budget import estimate_tokens
-    from skald.llm.prompts import STYLE_TOKENS, style_left_out
+    from skald.llm.prompts import STYLE_TOKENS, style_left_out, style_overflow
 
     left = style_left_out(pack)
-    over = sum(estimate_tokens(paragraph) + 1 for _, paragraph in left)
+    over = style_overflow(pack) if left else 0
     for rel in dict.fromkeys(rel for rel, _ in left):
         mine = [paragraph for r, paragraph in left if r == rel]
         rest = f" (and {len(mine) - 1} more of this document)" if len(mine) > 1 else ""

@@ -382,8 +382,9 @@ _MOMENT_RANK = {ev.Defeated: 9, ev.NpcDefeated: 8, ev.CompanionJoin: 7, ev.Comba
 
 
 def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, memory: str,
-                 events: tuple[ev.BaseEvent, ...] = ()) -> str | None:
-    """One line for a notable event (None for an event that is not a moment)."""
+                 changed: bool = False) -> str | None:
+    """One line for a notable event (None for an event that is not a moment); ``changed``: the turn changed something
+    (:func:`changed_by`), so its outcome may be quoted."""
     if isinstance(event, ev.QuestUpdate) and event.quest in pack.quests:
         quest = pack.quests[event.quest]
         if event.status == QuestStatus.COMPLETED:
@@ -412,7 +413,7 @@ def _moment_line(event: ev.BaseEvent, pack: EraPack, state: PersistentState, mem
         return f"The turning point: {quoted}" if quoted else \
             f"The turning point came at {the_place(place)}." if place else "The turning point came."
     if isinstance(event, ev.EpisodeStarted):
-        quoted = _outcome_part(memory) if changed_by(events) else None
+        quoted = _outcome_part(memory) if changed else None
         if quoted is None:  # started by /next between turns, or on a turn where nothing happened
             title = pack.episodes[event.episode].title if event.episode in pack.episodes else "the episode"
             return f"You took up {title}."
@@ -465,11 +466,12 @@ def key_moments(moments: list[Moment], pack: EraPack, state: PersistentState) ->
     for moment in moments:
         best = None
         started = any(isinstance(e, ev.EpisodeStarted) for e in moment.events)
-        if not started and not changed_by(moment.events):
+        changed = changed_by(moment.events)
+        if not started and not changed:
             continue  # a refused or empty turn is never a key moment
         for event in moment.events:
             rank = _MOMENT_RANK.get(type(event))
-            line = _moment_line(event, pack, state, moment.memory, moment.events) if rank else None
+            line = _moment_line(event, pack, state, moment.memory, changed) if rank else None
             if line and (best is None or rank > best[0]):
                 best = (rank, line)
         if best is not None:

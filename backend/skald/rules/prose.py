@@ -201,5 +201,10 @@ def _word_pattern(mark: str) -> re.Pattern[str]:
 def described_lately(description: str, state: PersistentState) -> bool:
     """Whether a sentence of ``description`` (one of four words or more) was told in one of the turns ``state.recent``
     keeps: a person's description is not told twice in a row (the offline narrator and the conversation rules)."""
-    told = " ".join(s for t in state.recent for s in t.sentences).lower()
+    return described_in(description, " ".join(s for t in state.recent for s in t.sentences))
+
+
+def described_in(description: str, text: str) -> bool:
+    """Whether ``text`` tells a sentence of ``description`` (one of four words or more), in any case."""
+    told = text.lower()
     return any(part.lower() in told for part in sentences(description) if len(part.split()) >= 4)

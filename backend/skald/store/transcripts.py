@@ -65,19 +65,21 @@ def scenes(conn: sqlite3.Connection, campaign_id: str, pack: EraPack | None = No
             turn=x["turn_number"], beat=x["beat"], speaker=x["name"], speaker_id=x["speaker"],
             target=names.get(target) or (_name(pack, target, spoken) if target else None), action=x["action"],
             tone=x["tone"], content=x["content"] or "", nonverbal=x["nonverbal"]))
-    spent = _processing(conn, line)
+    spent = _processing(conn, line, min(t.opened_turn for t in found)) if found else {}
     for t in found:
         last = t.end.turn if t.end else at.turn_number
         t.processing_ms = sum(ms for turn, ms in spent.items() if t.opened_turn <= turn <= last)
     return [t for t in found if scene is None or t.scene == scene]
 
 
-def _processing(conn: sqlite3.Connection, line: tuple) -> dict[int, int]:
-    """Per turn on the line, the milliseconds its ``character`` and ``moderator`` calls took (``turns.llm_calls``, as
-    measured when the turn was played: wall-clock time, so kept out of the events a replay compares)."""
+def _processing(conn: sqlite3.Connection, line: tuple, first_turn: int) -> dict[int, int]:
+    """Per turn on the line from ``first_turn`` on, the milliseconds its ``character`` and ``moderator`` calls took
+    (``turns.llm_calls``, as measured when the turn was played: wall-clock time, so kept out of the events a replay
+    compares)."""
     out: dict[int, int] = {}
     for r in conn.execute("SELECT p.turn_number, t.llm_calls FROM branch_turns p JOIN turns t ON t.turn_id = "
-                          "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ?", line):
+                          "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? AND "
+                          "p.turn_number >= ?", (*line, first_turn)):
         try:
             calls = json.loads(r["llm_calls"] or "[]")
         except ValueError:

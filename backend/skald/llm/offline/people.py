@@ -8,7 +8,7 @@ from skald.llm.offline import phrases as ph
 from skald.llm.offline.draft import INTRO, PEOPLE, SPEECH, Draft, fill, spread
 from skald.llm.offline.scene import Person, Scene
 from skald.rules import pronouns
-from skald.rules.prose import MAX_SENTENCES, described_lately
+from skald.rules.prose import MAX_SENTENCES, described_in, described_lately
 from skald.state import GameState
 from skald.text import end, inner, sentences
 from skald.vocab import ActionClass
@@ -23,9 +23,7 @@ def _introduced(person: Person, state: GameState) -> bool:
     for work counts as introduced once they join, or are named in a recent turn."""
     if described_lately(person.description, state):
         return True  # described in a recent turn, met or not ("who is the old man at the bar?")
-    said = (state.mechanic_result.summary if state.mechanic_result else "").lower()
-    if said and any(part.lower().rstrip(".") in said for part in sentences(person.description)
-                    if len(part.split()) >= 4):
+    if state.mechanic_result is not None and described_in(person.description, state.mechanic_result.summary):
         return True  # this turn's answer describes them already ("whos that pouring drinks": "That is Hesper ...")
     met = state.known_npcs.get(person.id)
     if not person.companion and (met is None or met.first_met_turn < state.turn - len(state.recent)):
