@@ -5,10 +5,11 @@ with the scripted model's replies and costs every request on one of two machines
 ``laptop-gpu-8b``, ``cpu-3b``; their figures and sources are there). Each profile plays the scripts twice: with the
 engine's default role models (the narrator on llama3.1:8b, the other roles on llama3.2:3b) and with one model for every
 role (the profile's own, what a player with an 8 GB GPU would run), each role keeping its default ``num_ctx`` and
-``keep_alive``. ``laptop-gpu-8b`` plays them a third time: one model for every role, loaded with two cache slots
-(``OLLAMA_NUM_PARALLEL=2``), so the narrator's prompt can keep a slot of its own while the other roles' prompts take the
-other; the model then holds twice the KV cache, and is loaded with the largest ``num_ctx`` up to its roles' own (8192)
-at which it fits the profile's memory (:data:`PARALLEL_SLOTS`); and a fourth time so with
+``keep_alive``. ``laptop-gpu-8b`` plays them a third time: one model for every role, loaded with four cache slots
+(``OLLAMA_NUM_PARALLEL=4``), so the narrator's prompt can keep a slot of its own while the other roles' prompts take the
+others (in a scene, each character's from the beat before); the model then holds four times the KV cache, and is loaded
+with the largest ``num_ctx`` up to its roles' own (8192) at which it fits the profile's memory (4096,
+:data:`PARALLEL_SLOTS`); and a fourth time so with
 ``OLLAMA_MULTIUSER_CACHE=1``, as with Ollama's default rule for picking a slot every request lands in the first one
 (``bench/ttft_model.py`` says why).
 
@@ -38,7 +39,7 @@ characters of a scene beat are served in the order of their names. What the simu
   calls run past it is counted, not cut as real play would cut it;
 * the scripted replies are shorter than a real model's (a 5-7 sentence narration of ~100 tokens against the 250 words
   the narrator may write), which flatters decode times, and the first sentence as well;
-* one request at a time, with two slots as well (``bench/ttft_model.py`` says why): slots are modelled for the
+* one request at a time, with several slots as well (``bench/ttft_model.py`` says why): slots are modelled for the
   prefixes they keep cached, not for serving two requests at once.
 """
 
@@ -67,7 +68,7 @@ TTFT_TARGET_S, TTFT_SHARE_TARGET, TTFT_PROFILE = 1.5, 0.90, "laptop-gpu-8b"
 CALLS_BEFORE_TARGET = 0.3
 CACHE_TARGET = 0.80
 PROMPT_TARGET = 2500
-PARALLEL_SLOTS = {"laptop-gpu-8b": 2}  # profile -> OLLAMA_NUM_PARALLEL of its third configuration
+PARALLEL_SLOTS = {"laptop-gpu-8b": 4}  # profile -> OLLAMA_NUM_PARALLEL of its third configuration
 
 
 @dataclass

@@ -194,3 +194,32 @@ def test_what_a_turn_must_convey_is_in_its_prompt_once(conn, campaign, pack, off
         turn = user[user.index("This turn:"):]
         for item in state.director_instructions.brief.must_convey:
             assert turn.count(item.rstrip(".")) == 1, item
+
+
+def test_a_characters_prompt_is_the_last_beats_with_lines_added(pack):
+    """A character's prompt holds who they are and the scene's goal, place and cast, then the transcript window, then
+    what changes every beat (how they feel, the beat): the prompt of a beat starts with the last beat's up to the end
+    of its transcript while the window grows, and with everything before the transcript when it starts anew."""
+    from skald.persistent import SceneLine
+    from skald.rules import moderator, voice_sheet
+    from skald.rules.start import new_state
+    from skald.state import CharacterTask, SceneUpdate
+
+    state = new_state(pack, seed=3)
+    who = voice_sheet.sheet("tobin_marsh", state, pack)
+    said: list[SceneLine] = []
+    users = {}
+    for beat in range(1, 5):
+        said += [SceneLine(beat=beat, speaker="player", name="Wren", action="player", content=f"Round {beat}?"),
+                 SceneLine(beat=beat, speaker="tobin_marsh", name="Tobin Marsh", content=f"Answer {beat}.")]
+        update = SceneUpdate(scene_setting="Scene goal: settle the tab. Place: The Slag & Lantern, morning.",
+                             scene_context=f'The player just said or did: "Round {beat}?".', beat=beat,
+                             transcript=moderator.transcript_window(said[:-1], beat))
+        task = CharacterTask(sheet=who.model_copy(update={"mood": ["calm", "pleased", "angry", "calm"][beat - 1]}),
+                             update=update, seed=3, turn=beat, player="Wren", others={"hesper_quill": "Hesper Quill"})
+        users[beat] = fit(prompts.character_prompt(task, pack), "character", 4096, 120).user
+    head = {b: text.split("\n\nHow you feel")[0] for b, text in users.items()}
+    assert users[2].startswith(head[1]) and users[3].startswith(head[2])  # the window grew: the prefix holds
+    assert not users[4].startswith(head[3])  # it started anew at beat 3
+    assert users[4].split("Recent:")[0] == users[3].split("Recent:")[0]  # who they are and the scene still hold
+    assert users[1].index("Scene goal:") < users[1].index("Recent:") < users[1].index("How you feel")

@@ -192,7 +192,8 @@ class EpisodeEvaluation(Model):
     written_by: str = Field("offline", description="offline | evaluator (the LLM wrote the summary)")
 
 
-SCENE_RECENT = 10  # transcript lines a scene keeps for its characters' agents
+SCENE_RECENT = 16  # transcript lines a scene keeps for its characters' agents (they read a window of them:
+# ``rules.moderator.transcript_window``)
 SCENES_DONE_KEPT = 256
 MOODS = ("calm", "pleased", "amused", "curious", "wary", "annoyed", "angry", "afraid", "sad", "insulted")
 

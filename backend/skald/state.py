@@ -186,8 +186,11 @@ class VoiceSheet(Model):
 class SceneUpdate(Model):
     """What one character's agent is told each beat (the design's SceneUpdate)."""
 
-    scene_context: str = Field(description="the scene's goal, the place, who is there and what the player just did")
-    transcript: list[SceneLine] = Field(default_factory=list, description="recent transcript, at most 10 entries")
+    scene_setting: str = Field("", description="the scene's goal, the place and hour, who is there: the same from beat "
+                                "to beat (rules.moderator.setting_text)")
+    scene_context: str = Field(description="what the player just said or did and what came of it")
+    transcript: list[SceneLine] = Field(default_factory=list, description="the transcript window the character reads "
+                                       "(rules.moderator.transcript_window)")
     last_event: str | None = None
     moderator_note: str | None = Field(None, description="for this character alone; never shown to the player")
     beat: int

@@ -489,9 +489,8 @@ def test_scene_beats_keep_the_last_ten_lines_and_count_stalls_tokens_and_events(
         seen.append(state.scenes.scene.stalled)
     scene = state.scenes.scene
     assert seen == [0, 1, 2, 0]  # stalled beats count up, a beat that moved resets
-    assert SCENE_RECENT == 10
-    assert len(scene.recent) == SCENE_RECENT
-    assert [x.content for x in scene.recent] == [f"b{b} l{i}" for b in range(1, 5) for i in range(4)][-10:]
+    assert len(scene.recent) == SCENE_RECENT == 16  # 16 lines were said: all kept
+    assert [x.content for x in scene.recent] == [f"b{b} l{i}" for b in range(1, 5) for i in range(4)]
     assert (scene.beat, scene.tokens, scene.events_used, scene.notes) == (4, 40, 1, {TOBIN: PASSIVE})
     assert scene.last_event is None
     state = fold(state, [ev.SceneBeat(scene=sid, beat=5, event="The lights dip.")], limits)
@@ -574,3 +573,17 @@ def test_the_moods_a_beats_tones_show(persistent, pack):
 def test_a_short_answer_moves_nothing(turn):
     short = [SceneLine(beat=3, speaker=cid, name=NAMES[cid], content="No idea.") for cid in (HESPER, TOBIN)]
     assert stalled(turn, short, first_beat=False) is True
+
+
+def test_a_characters_transcript_window_grows_by_a_beat_then_starts_anew():
+    """Two to three beats: the window of beat 2 is beat 1's with lines added, beat 3's is beat 2's with lines added,
+    and beat 4 starts anew at beat 3; never more than ``SCENE_RECENT`` lines."""
+    lines = [SceneLine(beat=b, speaker=HESPER, name="Hesper Quill", content=f"b{b} l{i}") for b in range(1, 7)
+             for i in range(3)]
+    shown = {b: [x.content for x in moderator.transcript_window([x for x in lines if x.beat <= b], b)]
+             for b in range(1, 7)}
+    beats = {b: sorted({int(c[1]) for c in shown[b]}) for b in shown}
+    assert beats == {1: [1], 2: [1, 2], 3: [1, 2, 3], 4: [3, 4], 5: [3, 4, 5], 6: [5, 6]}
+    assert shown[3][:len(shown[2])] == shown[2] and shown[5][:len(shown[4])] == shown[4]
+    many = [SceneLine(beat=3, speaker=HESPER, name="Hesper Quill", content=f"l{i}") for i in range(40)]
+    assert [x.content for x in moderator.transcript_window(many, 3)] == [f"l{i}" for i in range(24, 40)]

@@ -509,26 +509,30 @@ def _transcript(lines: list[Any], names: dict[str, str] | None = None) -> str:
 def character_prompt(task: Any, pack: EraPack, voice: list[str] = ()) -> Prompt:
     """One character's beat (``state.CharacterTask``): their voice sheet (with the voice lane's hits, or their voice
     document) and the SceneUpdate. The system message is the same for every character of a pack; the user message
-    holds who they are and how they talk (the same all scene) before how they feel, what they said and the beat."""
+    holds who they are and how they talk and the scene's goal, place and cast (the same all scene), then the
+    transcript (``rules.moderator.transcript_window``: it grows beat by beat), then
+    what changes each beat: how they feel, what they have said, the beat itself. A local model's prefix cache then
+    holds all but the beat's new lines and its last block."""
     s, u = task.sheet, task.update
     sheet = [f"You are {s.name}, {s.role}.", f"Personality: {s.personality}"]
     sheet += [f"How you talk: {s.speech}"] if s.speech else []
     sheet += [f"Background: {s.background}"]
     sheet += [f"Traits: {', '.join(s.traits)}"] if s.traits else []
     sheet += [f"In this scene: {s.instructions}"] if s.instructions else []
-    now = [f"How you feel about {task.player} ({task.pronouns}): attitude {s.attitude:+d} of 10, mood {s.mood}."]
-    now += ["Lines in your voice (how you talk; not said yet): " + " ".join(f'"{x}"' for x in s.lines[:6])] \
+    lines = ["Lines in your voice (how you talk; not said yet): " + " ".join(f'"{x}"' for x in s.lines[:6])] \
         if s.lines else []
+    now = [f"How you feel about {task.player} ({task.pronouns}): attitude {s.attitude:+d} of 10, mood {s.mood}."]
     mine = [x.content for x in u.transcript if x.speaker == s.id and x.content]  # said in play, in this scene
     now += ["Things you have said here: " + " ".join(f'"{x}"' for x in mine[-4:])] if mine else []
     beat = [f"Beat {u.beat}. {u.scene_context}", "Others here: " + ", ".join(task.others.values())]
     beat += [f"Just now: [EVENT: {u.last_event}]"] if u.last_event else []
     beat += [f"Moderator, for you alone: {u.moderator_note}"] if u.moderator_note else []
-    sections = [Section(SectionKind.SCENE, "\n".join(sheet))]
+    sections = [Section(SectionKind.SCENE, "\n".join([*sheet, *lines]))]
     sections += [Section(SectionKind.LORE, text, rank=90 - i, title="Your voice:") for i, text in enumerate(voice)]
-    sections += [Section(SectionKind.SCENE, "\n".join(now)), Section(SectionKind.SCENE, "\n".join(beat)),
-                 Section(SectionKind.SCENE, _transcript(u.transcript, task.others | {
-                     s.id: s.name, "player": task.player, "all": "everyone"}) or "(nothing yet)", title="Recent:")]
+    sections += [Section(SectionKind.SCENE, u.scene_setting, title="The scene:")] if u.scene_setting else []
+    sections += [Section(SectionKind.SCENE, _transcript(u.transcript, task.others | {
+                     s.id: s.name, "player": task.player, "all": "everyone"}) or "(nothing yet)", title="Recent:"),
+                 Section(SectionKind.SCENE, "\n".join(now)), Section(SectionKind.SCENE, "\n".join(beat))]
     return Prompt(_system(CHARACTER_RULES, pack), tuple(sections))
 
 

@@ -89,8 +89,8 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     if event is not None:
         head.append(SceneLine(beat=beat, speaker="event", name="EVENT", action="event", content=event))
     spec = pack.scenes.get(running.id)
-    context = moderator.context_text(state, pack, running, names)
-    transcript = [*running.recent, *head][-10:]
+    setting, context = moderator.setting_text(state, pack, running, names), moderator.context_text(state)
+    transcript = moderator.transcript_window([*running.recent, *head], beat)
     prior = {t.sheet.id: t.voice for t in state.scene_tasks}  # a turn's later beats reuse its first beat's lookup
     asks_model = ctx.llm.asks("character")  # the offline character reads no voice
     voices, warnings = (prior, []) if prior or not asks_model else lore.for_characters(
@@ -99,7 +99,7 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     tasks = [CharacterTask(
         sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else "",
                                 spec.lines.get(cid, []) if spec else []),
-        update=SceneUpdate(scene_context=context, transcript=transcript, last_event=event,
+        update=SceneUpdate(scene_setting=setting, scene_context=context, transcript=transcript, last_event=event,
                            moderator_note=running.notes.get(cid), beat=beat),
         seed=state.campaign.seed, turn=state.turn, variant=state.variant, player=state.player.name,
         pronouns=state.player.profile.pronouns,

@@ -371,7 +371,7 @@ class ScriptedOllama(httpx.BaseTransport):
         me = next(iter(_lines(text, "You are ")), "someone,").split(",")[0].strip()
         said = re.findall(r'"([^"]+)"', next(iter(_lines(text, "Lines in your voice (how you talk; not said yet):")),
                                              ""))
-        recent = text.partition("Recent:")[2].strip().splitlines()
+        recent = text.partition("Recent:")[2].strip().split("\n\n")[0].splitlines()
         speakers = [re.match(r"([^(:,\[]+)", line) for line in recent if not line.startswith("[")]
         others = [m.group(1).strip() for m in speakers if m and m.group(1).strip() != me]
         key = "\n".join([me, *recent[-3:]])

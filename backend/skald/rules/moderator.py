@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from skald import events as ev
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack, SceneSpec
-from skald.persistent import ActiveScene, PersistentState, SceneLine, Suggestion
+from skald.persistent import SCENE_RECENT, ActiveScene, PersistentState, SceneLine, Suggestion
 from skald.rules import clock, dice, intent
 from skald.rules.quests import unmet
 from skald.rules.scene import everyone_at
@@ -249,16 +249,33 @@ def notes(scene: ActiveScene, lines: list[SceneLine], failed: list[str], names: 
     return {cid: " ".join(parts) for cid, parts in out.items() if parts}
 
 
-def context_text(state: GameState, pack: EraPack, scene: ActiveScene, names: dict[str, str]) -> str:
-    """The ``scene_context`` every character reads: goal, place, hour, who is there, and what the player just did."""
+WINDOW_BEATS = 2  # the transcript a character reads starts anew every this many beats (see transcript_window)
+
+
+def transcript_window(lines: list[SceneLine], beat: int) -> list[SceneLine]:
+    """The transcript a character reads on ``beat``: the lines of the beats from the start of the last whole block of
+    :data:`WINDOW_BEATS` (two to three beats), at most ``SCENE_RECENT`` lines. The window grows by a beat, then starts
+    anew, so that every other beat's prompt is the last one's with lines added (a prefix a local model has cached)
+    rather than shifted by a line, as a window of the last N lines would be."""
+    start = WINDOW_BEATS * (beat // WINDOW_BEATS) - WINDOW_BEATS + 1
+    return [line for line in lines if line.beat >= start][-SCENE_RECENT:]
+
+
+def setting_text(state: GameState, pack: EraPack, scene: ActiveScene, names: dict[str, str]) -> str:
+    """What every character reads of the scene, as it holds from beat to beat: goal, place, hour, who is there."""
     location = pack.locations[scene.location]
     who = ", ".join([f"{state.player.name} (the player)", *(names[c] for c in scene.characters)])
+    return (f"Scene goal: {scene.goal} Place: {location.name}, {clock.time_of_day(state.after.world.time_minutes)}. "
+            f"Present: {who}.")
+
+
+def context_text(state: GameState) -> str:
+    """The ``scene_context`` every character reads on a beat: what the player just said or did, and what came of it."""
     result = state.mechanic_result
     did = f" What came of it: {result.summary}" if result is not None and result.summary else ""
     router = state.router_output
     said = router.text if router else state.player_input
-    return (f"Scene goal: {scene.goal} Place: {location.name}, {clock.time_of_day(state.after.world.time_minutes)}. "
-            f"Present: {who}. The player just said or did: \"{said}\".{did}")
+    return f"The player just said or did: \"{said}\".{did}"
 
 
 def player_line(state: GameState, beat: int, named: list[str]) -> SceneLine:
