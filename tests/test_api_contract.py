@@ -132,8 +132,9 @@ def test_stream_events_in_the_schema_are_the_ones_sent(spec: dict[str, Any], tmp
     stream = spec["paths"]["/campaigns/{campaign_id}/turns/stream"]["post"]["responses"]["200"]
     branches = {branch["properties"]["event"]["const"]: branch["properties"]["data"]["contentSchema"]
                 for branch in stream["content"]["text/event-stream"]["itemSchema"]["oneOf"]}
-    # replace: tests/test_turn_budget.py; episode_complete: tests/test_episodes_api.py
-    assert set(branches) == {"progress", "token", "replace", "episode_complete", "turn", "error"}
+    # replace: tests/test_turn_budget.py; episode_complete: tests/test_episodes_api.py; cancelled (its data checked
+    # against this schema there too): tests/test_turn_cancel.py
+    assert set(branches) == {"progress", "token", "replace", "episode_complete", "turn", "error", "cancelled"}
     assert branches["error"]["properties"]["status"]["enum"] == [409, 422, 500, 503]
 
     def broken(state, runtime):

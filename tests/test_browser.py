@@ -34,7 +34,9 @@ LINE = ("The lamps gutter as you move through the room, and the talk drops a not
 OTHER_LINE = ("Someone at the back laughs at a joke you did not hear. The fan overhead ticks round. You take it all "
               "in, and the room goes on about its business.")
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 360, "height": 740}
+PHONE = {"width": 360, "height": 740}  # the narrowest the page is laid out for
+PHONE_390 = {"width": 390, "height": 844}  # the phone size every point of the page is tested at
+SIZES = pytest.mark.parametrize("viewport", [DESKTOP, PHONE_390], ids=["desktop", "phone"])
 SHOTS = (ROOT / os.environ["PLAY_PAGE_SHOTS"]) if os.environ.get("PLAY_PAGE_SHOTS") else None
 
 
@@ -200,8 +202,9 @@ def test_a_new_player_starts_plays_five_turns_and_comes_back(browser, served, ol
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.set_viewport_size(DESKTOP)
 
-    page.reload()  # the campaign comes back from localStorage, not from the URL
-    expect(page.locator("#log .entry")).to_have_count(1)
+    page.reload()  # the campaign comes back from the browser's storage, not from the URL
+    expect(page.locator("#log .entry")).to_have_count(2)  # the last turn's text, then where you are
+    expect(page.locator("#log .entry").first).to_contain_text("Turn 5: >")
     assert "Where you are" in page.locator("#log").inner_text() and "token" not in page.url
     expect(page.locator('#status dd[data-field="place"]')).to_have_text("Hall of the Ninth Shift")
     page.click("#earlier")
@@ -229,7 +232,7 @@ def test_an_offline_game_at_desktop_and_phone_widths(browser, served_offline) ->
     assert "> 2" not in page.locator("#log").inner_text()  # a number shows the suggestion it played
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.locator("#log .entry").last.scroll_into_view_if_needed()  # the newest turn, as a player sees it
     _shot(page, "play-page-phone.png")
     assert errors == []
 
@@ -268,13 +271,19 @@ def test_errors_show_a_message_with_a_retry_never_a_blank_page(browser, served) 
     page.context.set_offline(False)
     page.click("#notice-retry")
     expect(page.locator("#log .entry")).to_have_count(2, timeout=30_000)
-    page.evaluate("localStorage.setItem('skald.campaign', JSON.stringify({id: 'nope', token: 'bad'}))")
-    page.reload()  # a stored campaign the server does not know: a message and the start form
+    page.evaluate("const held = JSON.parse(localStorage.getItem('skald.campaigns'));"
+                  "held.push({id: 'nope', token: 'bad', played: 1});"
+                  "localStorage.setItem('skald.campaigns', JSON.stringify(held));"
+                  "sessionStorage.setItem('skald.current', 'nope')")
+    page.reload()  # a stored campaign the server does not know: a message and the start form, and it is forgotten
     expect(page.locator("#notice")).to_contain_text("not on this server")
     expect(page.locator("#start")).to_be_visible()
+    expect(page.locator("#my-campaigns li")).to_have_count(1)  # the one played above stays
 
 
-def test_the_page_has_a_content_security_policy_and_no_serious_accessibility_violations(browser, served) -> None:
+@SIZES
+def test_the_page_has_a_content_security_policy_and_no_serious_accessibility_violations(browser, served,
+                                                                                         viewport) -> None:
     from axe_playwright_python.sync_playwright import Axe
 
     answer = httpx.get(served)
@@ -283,22 +292,33 @@ def test_the_page_has_a_content_security_policy_and_no_serious_accessibility_vio
     assert answer.headers["x-content-type-options"] == "nosniff"
     assert "<script>" not in answer.text and "style=" not in answer.text  # nothing inline
     errors: list[str] = []
-    page = _page(browser, served, DESKTOP, errors)
+    page = _page(browser, served, viewport, errors)
     expect(page.locator("#pack option")).not_to_have_count(0)
     axe = Axe()
-    for where in ("start", "game"):
+    for where in ("start", "game", "your campaigns", "guided creation"):
         if where == "game":
             page.click("#start-button")
             expect(page.locator("#suggestions button")).to_have_count(4)
+        elif where == "your campaigns":
+            page.click("#leave")
+            expect(page.locator("#my-campaigns li")).to_have_count(1)
+        elif where == "guided creation":
+            page.click("#guided")
+            expect(page.locator("#setup-asked")).to_contain_text("name")
+            page.fill("#setup-input", "Ada")
+            page.press("#setup-input", "Enter")
+            page.get_by_role("button", name="she/her").click()
+            expect(page.locator("#setup-choices button")).not_to_have_count(3)  # the backgrounds, as buttons
         found = axe.run(page)
         serious = [v for v in found.response["violations"] if v["impact"] in ("serious", "critical")]
         assert serious == [], (where, [(v["id"], v["help"], [n["target"] for n in v["nodes"]]) for v in serious])
     assert errors == []
 
 
-def test_a_scene_a_fork_undo_redo_switch_and_delete_from_the_page(browser, served_offline) -> None:
+@SIZES
+def test_a_scene_a_fork_undo_redo_switch_and_delete_from_the_page(browser, served_offline, viewport) -> None:
     errors: list[str] = []
-    page = _page(browser, served_offline, DESKTOP, errors)
+    page = _page(browser, served_offline, viewport, errors)
     _start(page, pack="cinder_reach")
     page.fill("#input", "Hesper, Rhea, what do you both make of the water?")  # two people at once: a scene
     page.press("#input", "Enter")
@@ -309,12 +329,14 @@ def test_a_scene_a_fork_undo_redo_switch_and_delete_from_the_page(browser, serve
     page.once("dialog", lambda dialog: dialog.accept("other-way"))
     page.click("#fork")
     expect(page.locator("#branch")).to_have_text("branch other-way")
+    expect(page.locator("#log .entry").last).to_contain_text("“Switch” beside main under Branches goes back")
     page.fill("#input", "look around")
     page.press("#input", "Enter")
     _played(page, 4)
     page.click("#undo")
     expect(page.locator("#log .entry")).to_have_count(5)
     expect(page.locator("#log .entry").last).to_contain_text("Undone")
+    expect(page.locator("#log .entry").last).to_contain_text("“Redo” replays what was undone")  # the page's words
     expect(page.locator("#redo")).to_be_visible()  # the undone turn can be replayed
     page.click("#redo")
     expect(page.locator("#log .entry").last).to_contain_text("Redone")
@@ -335,24 +357,48 @@ def test_a_scene_a_fork_undo_redo_switch_and_delete_from_the_page(browser, serve
     assert errors == []
 
 
-def test_guided_creation_in_the_page_answers_the_packs_questions_then_plays(browser, served_offline) -> None:
+@SIZES
+def test_guided_creation_asks_one_question_at_a_time_with_choices_as_buttons(browser, served_offline,
+                                                                             viewport) -> None:
+    """The ordinary form steps aside; each question comes alone, its choices as buttons with readable labels (never
+    ids), free text only where the question takes it; Finish shows once the name, pronouns and background are
+    answered; the answers so far read as question and answer, not as numbers."""
     errors: list[str] = []
-    page = _page(browser, served_offline, PHONE, errors)
+    page = _page(browser, served_offline, viewport, errors)
     expect(page.locator("#pack option")).not_to_have_count(0)
     page.select_option("#pack", "cinder_reach")
     page.click("#guided")
-    expect(page.locator("#setup-log li")).not_to_have_count(0)
-    for _ in range(12):  # every question, each with its default (an empty answer), until the guide is done
-        if "finish and play" in page.locator("#setup-log").inner_text():
-            break
-        asked = page.locator("#setup-log li").count()
-        page.press("#setup-input", "Enter")
-        expect(page.locator("#setup-log li")).not_to_have_count(asked, timeout=10_000)
-        expect(page.locator("#setup-log li")).not_to_have_count(asked + 1, timeout=10_000)
-    assert "finish and play" in page.locator("#setup-log").inner_text()
+    expect(page.locator("#setup-asked")).to_contain_text("name")
+    expect(page.locator("#new")).to_be_hidden()  # the ordinary start form steps aside
+    expect(page.locator("#setup-finish")).to_be_hidden()  # nothing to finish yet
+    expect(page.locator("#setup-choices button")).to_have_count(0)  # a name is typed
+    page.fill("#setup-input", "Mara Venn")
+    page.press("#setup-input", "Enter")
+    expect(page.locator("#setup-asked")).to_contain_text("pronouns")
+    page.get_by_role("button", name="she/her").click()  # a choice, as a button (own words would do too)
+    expect(page.locator("#setup-asked")).to_contain_text("Who were they before this?")
+    choices = page.locator("#setup-choices button")
+    assert choices.count() >= 2
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", page.locator("#setup").inner_text())  # no raw ids
+    expect(page.locator("#setup-form")).to_be_hidden()  # a choice only: no free text to misread
+    if viewport is not DESKTOP:
+        _shot(page, "guided-creation-phone.png")
+    choices.nth(1).click()
+    expect(page.locator("#setup-finish")).to_be_visible()  # name, pronouns and background: it may finish now
+    expect(page.locator("#setup-finish")).to_contain_text("the rest as suggested")
+    log = page.locator("#setup-log li")
+    expect(log).to_have_count(3)
+    expect(log.nth(0)).to_contain_text("What is your character's name? Mara Venn")
+    expect(log.nth(1)).to_contain_text("she/her")
+    assert not re.search(r"\b\d+\. \d", page.locator("#setup-log").inner_text())  # never "6. 2"
+    page.locator("#setup-choices button").first.click()  # the background's own question, by its button
+    expect(log).to_have_count(4)
     page.click("#setup-finish")
     expect(page.locator("#suggestions button")).to_have_count(4)
     expect(page.locator("#game")).to_be_visible()
+    page.fill("#input", "/status")
+    page.press("#input", "Enter")
+    expect(page.locator("#log .entry").last).to_contain_text("Mara Venn (she/her)")
     assert errors == []
 
 
@@ -402,12 +448,13 @@ def test_a_shared_result_opens_in_the_page_by_its_share_id(browser, served_offli
     assert [e for e in errors if "404" not in e] == []
 
 
-def test_what_is_typed_is_safe(browser, served, ollama) -> None:
+@SIZES
+def test_what_is_typed_is_safe(browser, served, ollama, viewport) -> None:
     """A sentence that starts with a digit is typed, not played as that suggestion; words typed while a turn runs
     stay in the box; an empty Enter says what to do; a line near the limit shows a counter; the game screen is hidden
     before there is a game."""
     errors: list[str] = []
-    page = _page(browser, served, DESKTOP, errors)
+    page = _page(browser, served, viewport, errors)
     expect(page.locator("#game")).to_be_hidden()  # the start page shows no dead game controls
     _start(page, pack="cinder_reach", seed=4)
     page.locator("#input").focus()
@@ -450,7 +497,7 @@ def _in_view(page: Page, selector: str) -> tuple[float, float, float]:
                                            "return [r.top, r.bottom, window.innerHeight]; }")
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+@SIZES
 def test_the_page_follows_the_turn_unless_the_player_scrolled_up(browser, served_offline, viewport) -> None:
     """After every turn the newest narration's start is in view, and the box too when they fit together; a player
     who scrolled up to read is not yanked down: a "New turn" button takes them there."""
@@ -481,13 +528,15 @@ def test_the_page_follows_the_turn_unless_the_player_scrolled_up(browser, served
     assert errors == []
 
 
-def test_progress_says_when_the_server_is_slow_and_names_the_stage_running(browser, served, ollama) -> None:
+@SIZES
+def test_progress_says_when_the_server_is_slow_and_names_the_stage_running(browser, served, ollama,
+                                                                           viewport) -> None:
     """While the narration arrives the progress line says it is being told, not an earlier stage; after 5 seconds
     with nothing new (the page's clock, run forward, not waited for) it says the server or the model is slow."""
     errors: list[str] = []
-    context = browser.new_context(viewport=DESKTOP)
+    context = browser.new_context(viewport=viewport)
     context.clock.install()
-    page = _page(browser, served, DESKTOP, errors, context=context)
+    page = _page(browser, served, viewport, errors, context=context)
     _start(page, pack="cinder_reach", seed=9)
     gate = Gate()
     ollama.queue(NARRATOR, held(LINE, gate, after=7))  # the first sentence is whole (and shown) by line 7
@@ -498,8 +547,104 @@ def test_progress_says_when_the_server_is_slow_and_names_the_stage_running(brows
     expect(page.locator("#progress")).to_have_text("telling it…")
     page.clock.run_for(6000)
     expect(page.locator("#progress")).to_contain_text("the server or the model is slow")
+    page.click("#keep-waiting")  # wait on: the offer goes, the turn goes on
+    expect(page.locator("#slow")).to_be_hidden()
     gate.release()
     _played(page, 2)
     expect(page.locator("#progress")).to_have_text("")
+
+    gate = Gate()  # slow again, and this time stopped: nothing is played, the words are back in the box
+    ollama.queue(NARRATOR, held(OTHER_LINE, gate, after=3))
+    page.fill("#input", "ask Hesper about the water")
+    page.press("#input", "Enter")
+    expect(page.locator("#play")).to_be_disabled()
+    page.clock.run_for(6000)
+    expect(page.locator("#slow")).to_be_visible()
+    page.click("#stop-turn")
+    expect(page.locator("#progress")).to_contain_text("Stopping the turn")
+    gate.release()  # the held model call ends; the turn stops at Commit
+    expect(page.locator("#input-hint")).to_contain_text("Stopped: nothing was played", timeout=30_000)
+    _played(page, 2)
+    expect(page.locator("#input")).to_have_value("ask Hesper about the water")
+    page.press("#input", "Enter")  # and it plays at once: the campaign is not held
+    _played(page, 3)
     context.close()
+    assert errors == []
+
+
+@SIZES
+def test_my_campaigns_are_kept_resumed_and_forgotten(browser, served_offline, viewport) -> None:
+    """Starting another campaign keeps the first one: the start screen lists both with where they stand, each tab
+    stays on its own campaign across a reload, a campaign resumes from the list, and forgetting one asks first."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=viewport)
+    page = _page(browser, served_offline, viewport, errors, context)
+    expect(page.locator("#mine")).to_be_hidden()  # nothing played in this browser yet
+    _start(page, pack="cinder_reach", seed=3, name="Ada")
+    page.fill("#input", "go to Kettle Row")
+    page.press("#input", "Enter")
+    _played(page, 2)
+    page.click("#leave")
+    expect(page.locator("#start")).to_be_visible()
+    mine = page.locator("#my-campaigns li")
+    expect(mine).to_have_count(1)
+    expect(mine.first).to_contain_text("Ada, Cinder Reach · Kettle Row, turn 1")
+    _start(page, pack="saltmarsh_reach", name="Bo")
+    expect(page.locator("#game")).to_be_visible()
+    page.reload()  # this tab stays on its own campaign
+    expect(page.locator("#status dd[data-field='place']")).not_to_have_text("Kettle Row")
+    other = _page(browser, served_offline, viewport, errors, context)  # a new tab: the campaign played last
+    expect(other.locator("#suggestions button")).to_have_count(4)
+    page.click("#leave")
+    expect(mine).to_have_count(2)
+    expect(mine.first).to_contain_text("Bo")  # most recently played first
+    if viewport is DESKTOP:
+        _shot(page, "start-page.png")
+    page.get_by_role("button", name="Resume Ada, Cinder Reach").click()
+    expect(page.locator("#status dd[data-field='place']")).to_have_text("Kettle Row")
+    expect(page.locator("#log .entry").first).to_contain_text("Turn 1: > go to Kettle Row")
+    other.reload()  # the other tab is not moved to Ada's campaign
+    expect(other.locator("#status dd[data-field='place']")).not_to_have_text("Kettle Row")
+    page.click("#leave")
+    page.once("dialog", lambda dialog: dialog.dismiss())  # asked first: dismissed, nothing forgotten
+    page.get_by_role("button", name="Forget Bo, Saltmarsh Reach").click()
+    expect(mine).to_have_count(2)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Forget Bo, Saltmarsh Reach").click()
+    expect(mine).to_have_count(1)
+    expect(mine.first).to_contain_text("Ada")
+    context.close()
+    assert errors == []
+
+
+@SIZES
+def test_an_episode_ends_and_the_next_starts_from_its_card_and_help_lists_what_the_page_takes(
+        browser, served_offline, viewport) -> None:
+    """The result card of an ended episode says what its share link is for and has a Next episode button; between
+    episodes a button under the story starts the next one too. "Commands you can type" shows a compact help of what
+    the page takes (no /quit), in no game time."""
+    errors: list[str] = []
+    page = _page(browser, served_offline, viewport, errors)
+    _start(page, pack="cinder_reach", seed=5)
+    page.click("#commands")
+    _played(page, 2)
+    helped = page.locator("#log .entry").last
+    expect(helped).to_contain_text("/journal")
+    expect(helped).to_contain_text("The buttons under the story undo, redo and retry a turn")
+    assert "/quit" not in helped.inner_text() and "/undo" not in helped.inner_text()
+    played = 2
+    for _ in range(14):
+        page.fill("#input", "look around")
+        page.press("#input", "Enter")
+        played += 1
+        _played(page, played)
+        if page.locator(".episode-card h3", has_text="ends").count():
+            break
+    card = page.locator(".episode-card", has_text="ends").last
+    expect(card).to_contain_text("nothing else of your campaign")  # what the share link is for
+    expect(page.locator("#next-episode")).to_be_visible()  # between episodes, under the story too
+    card.locator("button.next-episode").click()
+    _played(page, played + 1)
+    expect(page.locator("#log .entry").last).to_contain_text("You take up episode 2")
+    expect(page.locator("#next-episode")).to_be_hidden()
     assert errors == []

@@ -473,3 +473,44 @@ def test_content_limits_keep_words_out_of_the_prose(tmp_path, server):
     from skald.llm.offline import phrases
 
     assert pattern.search("You taste blood.") and pattern.search(phrases.HURT_TOLD[5])
+
+
+def test_the_question_chain_takes_choices_by_number_or_label_and_free_text_only_where_asked(pack):
+    from skald.rules import setup as chain
+
+    first = chain.questions(pack, {})
+    name, pronouns, background = first[:3]
+    assert name.takes_text and pronouns.takes_text and not background.takes_text
+    assert all(q.required for q in (name, pronouns, background)) and not any(q.required for q in first[3:])
+    assert background.default_label == pack.backgrounds[background.default].name  # a label, never the id
+    assert all("_" not in o.label and o.about for o in background.options)
+    draft = chain.answer({}, name, "Mara Venn")
+    draft = chain.answer(draft, pronouns, "xe/xem")  # words of the player's own, where the question takes them
+    assert draft["pronouns"] == "xe/xem" and not chain.may_finish(pack, draft)
+    with pytest.raises(chain.NotAChoice, match="not one of the choices"):
+        chain.answer(draft, background, "a wizard", strict=True)
+    assert chain.answer(draft, background, "a wizard")["background"] == background.default  # a script's line
+    second = next(iter(pack.backgrounds.values()))
+    by_label = chain.answer(draft, background, second.name.upper(), strict=True)
+    assert by_label["background"] == second.id and chain.may_finish(pack, by_label)
+
+
+def test_the_apis_setup_refuses_a_non_choice_and_an_early_finish(tmp_path):
+    from test_api import live
+
+    with live(tmp_path / "api.db", llm=LLMClient(Settings(llm="off"), online=False)) as api:
+        body = api.client.post("/campaigns/setup", json={"pack": "cinder_reach"}).json()
+        sid = body["setup_id"]
+        assert body["can_finish"] is False and body["question"]["free_text"] is True
+        assert api.client.post(f"/setup/{sid}/finish").status_code == 409  # the name first
+        for text_ in ("Mara Venn", ""):
+            body = api.client.post(f"/setup/{sid}/messages", json={"text": text_}).json()
+        question = body["question"]
+        assert question["id"] == "background" and question["free_text"] is False
+        assert question["choices"][0]["about"] and question["default_label"] == question["choices"][0]["label"]
+        refused = api.client.post(f"/setup/{sid}/messages", json={"text": "a wizard"})
+        assert refused.status_code == 422 and "not one of the choices" in refused.json()["detail"]
+        again = api.client.post(f"/setup/{sid}/messages", json={"text": question["choices"][1]["label"]}).json()
+        assert again["can_finish"] is True and again["question"]["id"].startswith("q:")  # nothing was lost
+        made = api.client.post(f"/setup/{sid}/finish")
+        assert made.status_code == 201 and made.json()["character"]["pronouns"] == "they/them"

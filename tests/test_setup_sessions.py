@@ -42,6 +42,7 @@ def test_any_worker_answers_the_next_message_and_a_race_gets_409(workers):
     assert busy.value.status_code == 409
     later = SetupSessions(workers[1], clock=lambda: a.clock() + timedelta(seconds=setup_sessions.LEASE_S + 1))
     assert later.message(opened.setup_id, SetupMessage(text="")).question.id != asked.question.id  # lease ended
+    assert b.message(opened.setup_id, SetupMessage(text="")).can_finish  # the background: it may finish now
     sheet, _, made = b.finish(opened.setup_id)
     assert sheet.name == "Mara Venn" and made.state.player.name == "Mara Venn"
     assert workers[0].load(made.state.campaign.id).campaign.seed == 5

@@ -13,7 +13,9 @@ from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import Position
+from skald.turn_cancel import TurnCancel
 from skald.wallclock import WallClock
+from skald.words import TERMINAL, Words
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class TurnContext:
     ``position`` is where in the campaign's turn tree the turn is played (branch, parent turn, the head Commit's
     compare-and-swap expects, dice variant); None: after the current branch's head.
     ``resume`` is how the frontend resumes this campaign (e.g. ``skald play --campaign ID --db PATH``), for /quit.
+    ``words`` are how the frontend names the moves that are not story (``skald.words``: a button, a command).
+    ``cancel`` lets another request stop the turn before Commit (``turn_cancel``; None: it cannot be stopped).
     ``deadline`` is when the turn's LLM budget runs out, in ``time.monotonic()`` seconds (the start of the turn plus
     ``SKALD_TURN_BUDGET_S``): every LLM call ends by it, and a role left without time uses its offline fallback
     (None: no turn budget, each call has only its role's timeout).
@@ -45,5 +49,7 @@ class TurnContext:
     keyed: KeyedTurn | None = None
     position: Position | None = None
     resume: str | None = None
+    words: Words = TERMINAL
+    cancel: TurnCancel | None = None
     deadline: float | None = None
     clock: WallClock = wallclock.system

@@ -51,7 +51,9 @@ from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
 from skald.store.timeline import Position
 from skald.transcripts import SceneTranscript
+from skald.turn_cancel import TurnCancel
 from skald.wallclock import WallClock
+from skald.words import TERMINAL, Words
 
 SEED_MAX = 2**31 - 1
 # Where a turn can be held between its steps, in order: after the idempotency key was looked up, after the
@@ -123,6 +125,8 @@ class Slot:
     keyed: KeyedTurn | None
     _release: Callable[[str], None]
     position: Position | None = None  # where in the turn tree (None: after the current branch's head)
+    words: Words = TERMINAL  # how the frontend that asked names the moves that are not story (skald.words)
+    cancel: TurnCancel = field(default_factory=TurnCancel)  # another request may stop the turn before Commit
     busy: str = ""  # what the slot holds in the engine's busy set (the campaign's branch)
     handed_off: bool = False  # a worker owns the slot now and releases it when the turn is over
     _released: bool = field(default=False, repr=False)
@@ -155,6 +159,7 @@ class Engine:
     :param retriever: the lore index (True: the settings'; None: no retrieval).
     :param graph: a compiled turn graph (tests inject faults this way).
     :param resume: how this frontend resumes a campaign, given its id (what /quit and /save tell the player).
+    :param words: how this frontend names the moves that are not story (``skald.words``; a turn may name others).
     :param readonly: open the save file read-only (listing and reading campaigns; playing raises ``SaveFileError``).
     :param synchronous: SQLite's ``synchronous`` mode, ``NORMAL`` or ``FULL`` (default: ``SKALD_DB_SYNCHRONOUS``).
     :param clock: the wall clock that stamps what is stored (``created_at``, ``updated_at``) and ages idempotency keys
@@ -165,7 +170,7 @@ class Engine:
     def __init__(self, db: str | Path, *, llm: LLMClient | None = None, packs: PackCache | None = None,
                  retriever: Any = True, graph: CompiledStateGraph | None = None,
                  resume: Callable[[str], str] | None = None, readonly: bool = False, synchronous: str | None = None,
-                 clock: WallClock = wallclock.system):
+                 clock: WallClock = wallclock.system, words: Words = TERMINAL):
         if synchronous is None:
             from skald.settings import get_settings
 
@@ -176,9 +181,11 @@ class Engine:
         self.retriever = retriever
         self.graph = graph
         self.resume = resume
+        self.words = words
         self.clock = clock
         self._busy: set[str] = set()
         self._busy_guard = threading.Lock()
+        self._playing: dict[str, Slot] = {}  # busy key -> the slot playing there (for cancel)
         self.pause: Callable[[str], None] = _no_pause  # tests stop a turn between its steps (see PAUSE_POINTS)
 
     @property
@@ -252,10 +259,11 @@ class Engine:
     # ------------------------------------------------------------------------------------------ turns
 
     def claim(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None,
-              branch: str | None = None) -> Claim:
+              branch: str | None = None, words: Words | None = None) -> Claim:
         """Take a branch of the campaign (default: its current one) for one turn: a stored response when ``key`` was
         already played, else a :class:`Slot` at the branch's head. ``/retry`` is claimed here: the slot then plays
-        the head's input again from the head's parent, with the next dice variant (``rules.timeline``).
+        the head's input again from the head's parent, with the next dice variant (``rules.timeline``). ``words``:
+        how the frontend asking names the moves that are not story (default: the engine's, :attr:`words`).
 
         :raises KeyReused: ``key`` was played with another input. :raises TurnBusy: a turn is in progress here.
         :raises TurnStale: ``expected`` is not the branch's head turn number. :raises CampaignNotFoundError.
@@ -281,8 +289,11 @@ class Engine:
         except BaseException:
             self._give_back(busy)
             raise
-        return Claim(slot=Slot(campaign_id, state, pack, text, keyed, self._give_back, position=position,
-                                busy=busy))
+        slot = Slot(campaign_id, state, pack, text, keyed, self._give_back, position=position,
+                    words=words or self.words, busy=busy)
+        with self._busy_guard:
+            self._playing[busy] = slot
+        return Claim(slot=slot)
 
     def _at_head(self, conn: Any, campaign_id: str, branch: str, text: str) -> tuple[GameState, Position, str]:
         """(the state a turn starts from, its position, the input it plays), read in one read transaction so the
@@ -317,7 +328,8 @@ class Engine:
                     final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
                                      llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
                                      keyed=slot.keyed, resume=self._resume(slot.campaign_id),
-                                     position=slot.position, clock=self.clock)
+                                     position=slot.position, clock=self.clock, words=slot.words,
+                                     cancel=slot.cancel)
                 except (TurnConflictError, KeyTaken) as exc:
                     self.pause("committed")
                     return self._lost_race(slot, exc)
@@ -337,7 +349,8 @@ class Engine:
                                                      pack=slot.pack, llm=self.llm, graph=self.graph,
                                                      retriever=self.retriever, keyed=slot.keyed,
                                                      resume=self._resume(slot.campaign_id),
-                                                     position=slot.position, clock=self.clock):
+                                                     position=slot.position, clock=self.clock, words=slot.words,
+                                                     cancel=slot.cancel):
                         if kind == "turn":
                             yield "turn", Played(body=payload.view.model_dump(mode="json"), view=payload.view,
                                                  state=payload)
@@ -349,16 +362,17 @@ class Engine:
             slot.release()
 
     def play_turn(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None,
-                  on_token: Callable[[str], None] | None = None, branch: str | None = None) -> Played:
+                  on_token: Callable[[str], None] | None = None, branch: str | None = None,
+                  words: Words | None = None) -> Played:
         """Claim and play one turn on ``branch`` (default: the current one; see :meth:`claim` and :meth:`play` for
         what it raises)."""
-        claim = self.claim(campaign_id, text, key=key, expected=expected, branch=branch)
+        claim = self.claim(campaign_id, text, key=key, expected=expected, branch=branch, words=words)
         if claim.replay is not None:
             return claim.replay
         return self.play(claim.slot, on_token=on_token)
 
     def timeline(self, campaign_id: str, command: str, *, branch: str | None = None, key: str | None = None,
-                 expected: int | None = None) -> Played:
+                 expected: int | None = None, words: Words | None = None) -> Played:
         """Play a timeline command (``/undo 2``, ``/retry``, ``/fork NAME --at 3``, ``/switch NAME``...; see
         ``rules.timeline``) on ``branch`` (default: the current one), as a turn is played (same slot, key and
         expected-turn checks; Commit moves the head).
@@ -366,7 +380,7 @@ class Engine:
         :raises BranchError: the command could do nothing (its ``reason`` says why; nothing was changed).
         :raises TurnConflictError: the head moved meanwhile. Raises as :meth:`play_turn` does.
         """
-        played = self.play_turn(campaign_id, command, key=key, expected=expected, branch=branch)
+        played = self.play_turn(campaign_id, command, key=key, expected=expected, branch=branch, words=words)
         said = played.view.timeline if played.view is not None else None
         if said is not None and not said.done:
             raise BranchError(campaign_id, branch or "", said.reason or "refused", played.view.text)
@@ -429,12 +443,13 @@ class Engine:
         with self.pool.connection() as conn:
             return stored_transcripts.scenes(conn, campaign_id, pack, scene)
 
-    def scene(self, campaign_id: str) -> views.SceneView:
-        """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game)."""
+    def scene(self, campaign_id: str, words: Words | None = None) -> views.SceneView:
+        """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game);
+        ``words``: how the frontend asking names the moves that are not story (default: the engine's)."""
         state, pack = self._viewed(campaign_id)
         with self.pool.connection() as conn:
             self._brief(conn, state, pack)
-        return self._scene(state, pack, resumed=state.campaign.turn_number > 0)
+        return self._scene(state, pack, resumed=state.campaign.turn_number > 0, words=words)
 
     def settle(self, timeout: float | None = None) -> None:
         """Wait for the scene briefs being written in the background (recording and replay call it between turns,
@@ -442,9 +457,10 @@ class Engine:
         if self._llm is not None:
             self._llm.briefs.settle(timeout)
 
-    def _scene(self, state: GameState, pack: EraPack, *, resumed: bool) -> views.SceneView:
+    def _scene(self, state: GameState, pack: EraPack, *, resumed: bool, words: Words | None = None) -> views.SceneView:
         offline_mode = self._llm is not None and not self._llm.online
-        return views.scene(state, pack, offline.scene_text(state, pack, resumed=resumed), offline=offline_mode)
+        told = offline.scene_text(state, pack, resumed=resumed, words=words or self.words)
+        return views.scene(state, pack, told, offline=offline_mode)
 
     def view(self, campaign_id: str) -> views.CampaignView:
         state, pack = self._viewed(campaign_id)
@@ -503,6 +519,18 @@ class Engine:
     def _give_back(self, campaign_id: str) -> None:
         with self._busy_guard:
             self._busy.discard(campaign_id)
+            self._playing.pop(campaign_id, None)
+
+    def cancel(self, campaign_id: str, branch: str | None = None) -> str:
+        """Ask the turn being played on the campaign (on ``branch``; default: any of its branches) in this process to
+        stop before it is saved (``turn_cancel``). Returns ``stopping`` (it will end with ``TurnCancelled``, nothing
+        saved), ``too_late`` (its Commit has begun: it is saved whole) or ``none`` (no turn is being played here)."""
+        with self._busy_guard:
+            slots = [slot for key, slot in self._playing.items()
+                     if key.partition("/")[0] == campaign_id and (branch is None or key.partition("/")[2] == branch)]
+        if not slots:
+            return "none"
+        return "stopping" if all(slot.cancel.request() for slot in slots) else "too_late"
 
     def _replay(self, campaign_id: str, keyed: KeyedTurn) -> Played | None:
         """The stored response for ``keyed``, if its turn was played. :raises KeyReused: another input."""

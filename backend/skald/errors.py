@@ -54,6 +54,14 @@ class TurnBusy(SkaldError):
                          "wait for it, reload the campaign and try again")
 
 
+class TurnCancelled(SkaldError):
+    """The turn was asked to stop (``turn_cancel.TurnCancel``) before Commit: nothing of it was saved."""
+
+    def __init__(self) -> None:
+        super().__init__("the turn was stopped before it was saved: nothing was played, and the campaign is where it "
+                         "was")
+
+
 class TurnStale(SkaldError):
     """The caller's ``expected_turn`` is not the campaign's turn number."""
 

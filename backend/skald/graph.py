@@ -57,7 +57,9 @@ from skald.settings import get_settings
 from skald.state import CharacterTask, GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import Position
+from skald.turn_cancel import TurnCancel
 from skald.wallclock import WallClock
+from skald.words import TERMINAL, Words
 
 # The pipeline after the router's branch, in order, as a turn without a scene runs it (a scene runs between the
 # director and the narrator: see ``nodes.scene``).
@@ -131,7 +133,8 @@ def resolve_retriever(retriever: LazyRetriever | None | bool) -> LazyRetriever |
 def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, llm: LLMClient | None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
              resume: str | None = None, position: Position | None = None,
-             clock: WallClock = wallclock.system) -> tuple[TurnInput, TurnContext]:
+             clock: WallClock = wallclock.system, words: Words = TERMINAL,
+             cancel: TurnCancel | None = None) -> tuple[TurnInput, TurnContext]:
     started = time.monotonic()  # the turn's LLM budget counts from here
     text = resolve_choice(check_player_input(state.player_input, get_settings().max_input_chars), state.offer)
     start = GameState.starting(state, text)
@@ -149,6 +152,8 @@ def _prepare(conn: sqlite3.Connection, state: GameState, pack: EraPack | None, l
         keyed=keyed,
         position=position,
         resume=resume,
+        words=words,
+        cancel=cancel,
         deadline=started + llm.settings.turn_budget_s,
         clock=clock,
     )
@@ -160,7 +165,8 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
              on_token: Callable[[str], None] | None = None,
              retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
              resume: str | None = None, position: Position | None = None,
-             clock: WallClock = wallclock.system) -> GameState:
+             clock: WallClock = wallclock.system, words: Words = TERMINAL,
+             cancel: TurnCancel | None = None) -> GameState:
     """Play one turn: ``state.player_input`` through the graph, committed to SQLite.
 
     The turn's LLM calls share one budget, ``SKALD_TURN_BUDGET_S`` seconds of the ``llm`` client's settings, counted
@@ -172,6 +178,8 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :param retriever: the lore index handle; True (default) for the one the settings name, None for none.
     :param keyed: the idempotency key to store with the turn (Commit writes it in the turn's transaction).
     :param resume: how the frontend resumes the campaign, for /quit and /save (default: ``skald play --campaign``).
+    :param words: how the frontend names the moves that are not story (``skald.words``; default: the terminal's).
+    :param cancel: lets another thread stop the turn before Commit (``turn_cancel``).
     :param position: where in the turn tree the turn is played (``store.timeline.position``; a retry's from
         ``Engine.claim``); None: after the current branch's head, which must still be at ``state``'s turn.
     :param clock: the wall clock Commit stamps the turn with and ages idempotency keys by (``wallclock``).
@@ -179,16 +187,18 @@ def run_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | None
     :raises PlayerInputError: empty, oversized or control-character input, or a number that picks no suggestion;
         nothing was played or written.
     :raises TurnConflictError: another turn on the campaign committed first; nothing was written.
+    :raises TurnCancelled: ``cancel`` was requested before Commit; nothing was written.
     :raises KeyTaken: another turn holds ``keyed``'s key; nothing was written.
     """
     if on_token is None:
-        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position, clock)
+        state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position, clock, words, cancel)
         final = GameState.model_validate((graph or compiled_graph()).invoke(state, context=context))
         _prefetch(context, final)
         return final
     final = None
     for kind, payload in stream_turn(conn, state, pack=pack, llm=llm, graph=graph, retriever=retriever, keyed=keyed,
-                                     resume=resume, position=position, clock=clock):
+                                     resume=resume, position=position, clock=clock, words=words,
+                                     cancel=cancel):
         if kind == "token":
             on_token(payload)
         elif kind == "turn":
@@ -200,7 +210,8 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
                 llm: LLMClient | None = None, graph: CompiledStateGraph | None = None,
                 retriever: LazyRetriever | None | bool = True, keyed: KeyedTurn | None = None,
                 resume: str | None = None, position: Position | None = None,
-                clock: WallClock = wallclock.system) -> Iterator[tuple[str, Any]]:
+                clock: WallClock = wallclock.system, words: Words = TERMINAL,
+                cancel: TurnCancel | None = None) -> Iterator[tuple[str, Any]]:
     """Play one turn like :func:`run_turn`, yielding as it goes (LangGraph stream modes, same compiled graph):
 
     ``("progress", node_name)`` as each node finishes, ``("token", text)`` for each narrator token,
@@ -208,7 +219,7 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
     usable, or the validator found it told the outcome wrongly: show ``text`` instead of the tokens; the turn's view
     has ``prose_replaced``), and last ``("turn", GameState)``. Raises as :func:`run_turn` does.
     """
-    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position, clock)
+    state, context = _prepare(conn, state, pack, llm, retriever, keyed, resume, position, clock, words, cancel)
     final = None
     for mode, payload in (graph or compiled_graph()).stream(state, context=context,
                                                             stream_mode=["updates", "custom", "values"]):

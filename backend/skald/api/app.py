@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path as FilePath
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -23,6 +23,7 @@ from skald.api.health import HealthCheck
 from skald.api.models import (
     BRANCH_PATTERN,
     CampaignList,
+    CancelReply,
     CreatedCampaign,
     ForkRequest,
     Health,
@@ -31,6 +32,7 @@ from skald.api.models import (
     PickRequest,
     SetupFinished,
     StepsRequest,
+    StreamCancelled,
     StreamEpisodeComplete,
     StreamError,
     StreamProgress,
@@ -49,6 +51,7 @@ from skald.errors import (
     PlayerInputError,
     SaveFileError,
     TurnBusy,
+    TurnCancelled,
     TurnConflictError,
     TurnStale,
 )
@@ -75,6 +78,7 @@ from skald.views import (
     TurnPage,
     TurnView,
 )
+from skald.words import API, Words, named
 
 log = logging.getLogger("skald.api")
 
@@ -114,7 +118,8 @@ STREAM_EVENTS = {"oneOf": [_event("progress", StreamProgress.model_json_schema()
                            _event("replace", StreamReplace.model_json_schema()),
                            _event("episode_complete", StreamEpisodeComplete.model_json_schema()),
                            _event("turn", {"$ref": "#/components/schemas/TurnView"}),
-                           _event("error", StreamError.model_json_schema())]}
+                           _event("error", StreamError.model_json_schema()),
+                           _event("cancelled", StreamCancelled.model_json_schema())]}
 """The events of a streamed turn (OpenAPI 3.2 ``itemSchema``): ``data`` is JSON of the named shape."""
 
 bearer = HTTPBearer(auto_error=False, description="the campaign's token (or, for GET /campaigns and a full GET "
@@ -125,6 +130,18 @@ IdempotencyKey = Annotated[str | None, Header(
     alias="Idempotency-Key", min_length=1, max_length=255, pattern=r"^[\x21-\x7e]+$",
     description="a client-chosen key (printable ASCII, up to 255 characters): a retry with the same key returns the "
                 "original result instead of playing the turn again")]
+WordsHeader = Annotated[Literal["page", "api", "terminal"] | None, Header(
+    alias="Skald-Words", description="how the replies name the moves that are not story (undo's redo, a fork's way "
+                                     "back, the next episode, resuming): `api` (the default) names endpoints, `page` "
+                                     "the play page's buttons, `terminal` the CLI's commands (skald.words)")]
+
+
+def frontend_words(words: WordsHeader = None) -> Words:
+    """The :class:`Words` a request's ``Skald-Words`` header names (default: the API's)."""
+    return named(words, API)
+
+
+FrontendWords = Annotated[Words, Depends(frontend_words)]
 
 
 def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None = None, reload_packs: bool = False,
@@ -274,10 +291,10 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         return engine.view(campaign_id)
 
     @app.get("/campaigns/{campaign_id}/scene", response_model=SceneView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)
-    def scene(campaign_id: Campaign) -> SceneView:
+    def scene(campaign_id: Campaign, words: FrontendWords) -> SceneView:
         """Where the campaign stands, to show when a player comes back: the scene and the four suggestions that
         stand for the next turn (what 1-4 play)."""
-        return engine.scene(campaign_id)
+        return engine.scene(campaign_id, words)
 
     @app.delete("/campaigns/{campaign_id}", status_code=204, tags=["campaigns"],
                 responses=answers(401, 404, 409, 422, 503, when={404: GONE, 409: "a turn is being played"}))
@@ -287,41 +304,47 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         return Response(status_code=204)
 
     @app.post("/campaigns/{campaign_id}/turns", response_model=TurnView, tags=["turns"], responses=TURN_ERRORS)
-    def play_turn(campaign_id: Campaign, body: TurnRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def play_turn(campaign_id: Campaign, body: TurnRequest, words: FrontendWords,
+                  idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Play one turn. With an `Idempotency-Key` seen before, the original result is returned (header
         `Idempotent-Replayed: true`) and nothing is played."""
         played = engine.play_turn(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn,
-                                  branch=body.branch)
+                                  branch=body.branch, words=words)
         return _played(played)
 
     def timeline_command(campaign_id: str, command: str, body: TimelineRequest | ForkRequest,
-                         key: str | None, status: int = 200) -> JSONResponse:
+                         key: str | None, words: Words, status: int = 200) -> JSONResponse:
         branch = getattr(body, "branch", None)
-        played = engine.timeline(campaign_id, command, branch=branch, key=key, expected=body.expected_turn)
+        played = engine.timeline(campaign_id, command, branch=branch, key=key, expected=body.expected_turn,
+                                 words=words)
         return _played(played, status)
 
     @app.post("/campaigns/{campaign_id}/undo", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
-    def undo(campaign_id: Campaign, body: StepsRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def undo(campaign_id: Campaign, body: StepsRequest, words: FrontendWords,
+               idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Move the branch's head back `turns` turns (at most to the start). Nothing is deleted: `redo` replays them,
         and a turn played now starts a new path (the old one stays, as a variant). Answers with the scene at the new
         head and its four suggestions (`turn_number` is the head's)."""
-        return timeline_command(campaign_id, f"/undo {body.turns}", body, idempotency_key)
+        return timeline_command(campaign_id, f"/undo {body.turns}", body, idempotency_key, words)
 
     @app.post("/campaigns/{campaign_id}/redo", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
-    def redo(campaign_id: Campaign, body: StepsRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def redo(campaign_id: Campaign, body: StepsRequest, words: FrontendWords,
+               idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Move the branch's head forward along the turns an undo took back."""
-        return timeline_command(campaign_id, f"/redo {body.turns}", body, idempotency_key)
+        return timeline_command(campaign_id, f"/redo {body.turns}", body, idempotency_key, words)
 
     @app.post("/campaigns/{campaign_id}/retry", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
-    def retry(campaign_id: Campaign, body: TimelineRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def retry(campaign_id: Campaign, body: TimelineRequest, words: FrontendWords,
+                idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Play the head turn's input again from the turn before it, with the next dice variant: different dice and
         prose, reproducibly. The turn replaced stays as a variant (`pick` goes back to it)."""
-        return timeline_command(campaign_id, "/retry", body, idempotency_key)
+        return timeline_command(campaign_id, "/retry", body, idempotency_key, words)
 
     @app.post("/campaigns/{campaign_id}/pick", response_model=TurnView, tags=["timeline"], responses=TIMELINE_ERRORS)
-    def pick(campaign_id: Campaign, body: PickRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def pick(campaign_id: Campaign, body: PickRequest, words: FrontendWords,
+               idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Go to another variant of the head turn (a retry, or a turn played at that point after an undo)."""
-        return timeline_command(campaign_id, f"/pick {body.variant}", body, idempotency_key)
+        return timeline_command(campaign_id, f"/pick {body.variant}", body, idempotency_key, words)
 
     @app.get("/campaigns/{campaign_id}/branches", response_model=list[BranchView], tags=["timeline"],
              responses=CAMPAIGN_ERRORS)
@@ -331,16 +354,18 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
 
     @app.post("/campaigns/{campaign_id}/branches", response_model=TurnView, status_code=201, tags=["timeline"],
               responses=TIMELINE_ERRORS)
-    def fork(campaign_id: Campaign, body: ForkRequest, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def fork(campaign_id: Campaign, body: ForkRequest, words: FrontendWords,
+               idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Start a branch at the current branch's head (or at `at_turn` of its line) and make it the current one."""
         at = f" --at {body.at_turn}" if body.at_turn is not None else ""
-        return timeline_command(campaign_id, f"/fork {body.name}{at}", body, idempotency_key, 201)
+        return timeline_command(campaign_id, f"/fork {body.name}{at}", body, idempotency_key, words, 201)
 
     @app.post("/campaigns/{campaign_id}/branches/{name}/switch", response_model=TurnView, tags=["timeline"],
               responses=TIMELINE_ERRORS)
-    def switch(campaign_id: Campaign, name: BranchPath, idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    def switch(campaign_id: Campaign, name: BranchPath, words: FrontendWords,
+               idempotency_key: IdempotencyKey = None) -> JSONResponse:
         """Make `name` the current branch: what turns without a branch play on, and what the campaign shows."""
-        return timeline_command(campaign_id, f"/switch {name}", TimelineRequest(), idempotency_key)
+        return timeline_command(campaign_id, f"/switch {name}", TimelineRequest(), idempotency_key, words)
 
     @app.delete("/campaigns/{campaign_id}/branches/{name}", status_code=204, tags=["timeline"],
                 responses=TIMELINE_ERRORS)
@@ -349,10 +374,10 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         engine.timeline(campaign_id, f"/delete-branch {name}")
         return Response(status_code=204)
 
-    def stream_claim(campaign_id: Campaign, body: TurnRequest, response: Response,
+    def stream_claim(campaign_id: Campaign, body: TurnRequest, response: Response, words: FrontendWords,
                      idempotency_key: IdempotencyKey = None) -> Iterator[Claim]:
         claim = engine.claim(campaign_id, body.input, key=idempotency_key, expected=body.expected_turn,
-                             branch=body.branch)
+                             branch=body.branch, words=words)
         if claim.replay is not None:
             response.headers["Idempotent-Replayed"] = "true"
         try:
@@ -369,7 +394,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         is withdrawn for `text`, `episode_complete` ({"episode", "trigger", "evaluation"}) when the turn ends the
         running episode, then `turn` (the result, as POST .../turns returns it) or `error`
         ({"status", "detail", "turn_number"}: 409, 422, 500 or 503). An idempotent retry gets just the `turn`
-        event. Errors found before the stream starts are plain JSON answers."""
+        event, and a turn stopped by POST .../cancel a `cancelled` event ({"detail", "turn_number"}). Errors
+        found before the stream starts are plain JSON answers."""
         if claim.replay is not None:
             yield ServerSentEvent(event="turn", data=claim.replay.body)
             return
@@ -403,6 +429,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                 emit("error", {"status": 409, "detail": str(exc), "turn_number": exc.current_turn})
             except KeyReused as exc:
                 emit("error", {"status": 422, "detail": str(exc), "turn_number": None})
+            except TurnCancelled as exc:
+                emit("cancelled", {"detail": str(exc), "turn_number": slot.state.campaign.turn_number})
             except SaveFileError as exc:
                 log.error("%s", exc)
                 emit("error", {"status": 503, "detail": f"the server's save file {exc.problem}", "turn_number": None})
@@ -420,6 +448,16 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
             if kind == "end":
                 return
             yield ServerSentEvent(event=kind, data=data)
+
+    @app.post("/campaigns/{campaign_id}/cancel", response_model=CancelReply, tags=["turns"],
+              responses=CAMPAIGN_ERRORS)
+    def cancel_turn(campaign_id: Campaign, branch: Annotated[str | None, Query(
+            min_length=1, max_length=40, pattern=BRANCH_PATTERN)] = None) -> CancelReply:
+        """Stop the turn being played on the campaign (on `branch`; default: any of its branches) before it is saved.
+        `stopping`: it ends unsaved (its request answers 409, its stream with a `cancelled` event) and the campaign
+        stays where it was; `too_late`: it was already being saved and is played whole; `none`: no turn is being
+        played. A model call under way is not cut short: the turn stops when it reaches Commit."""
+        return CancelReply(state=engine.cancel(campaign_id, branch))
 
     @app.get("/campaigns/{campaign_id}/turns", response_model=TurnPage, tags=["turns"], responses=CAMPAIGN_ERRORS)
     def transcript(campaign_id: Campaign, after_turn: Annotated[int, Query(ge=0, le=10**9)] = 0,
@@ -544,6 +582,10 @@ def _install_engine_errors(app: FastAPI) -> None:
     @app.exception_handler(TurnStale)
     async def conflict(_: Request, exc: TurnBusy | TurnStale) -> JSONResponse:
         return error(409, str(exc), turn_number=exc.turn_number)
+
+    @app.exception_handler(TurnCancelled)
+    async def cancelled(_: Request, exc: TurnCancelled) -> JSONResponse:
+        return error(409, str(exc), reason="cancelled")
 
     @app.exception_handler(TurnConflictError)
     async def lost_race(_: Request, exc: TurnConflictError) -> JSONResponse:

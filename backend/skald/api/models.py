@@ -265,3 +265,17 @@ class StreamError(BaseModel):
                                                 "503: the server's save file could not take the turn")
     detail: str
     turn_number: int | None = Field(description="on 409: the campaign's turn number now")
+
+
+class StreamCancelled(BaseModel):
+    """The turn was stopped before it was saved (POST .../cancel): nothing was played."""
+
+    detail: str
+    turn_number: int = Field(description="the turn the campaign still stands at")
+
+
+class CancelReply(BaseModel):
+    """What asking a turn to stop did (``Engine.cancel``)."""
+
+    state: Literal["stopping", "too_late", "none"] = Field(
+        description="stopping: the turn ends unsaved; too_late: it was already being saved; none: no turn is playing")

@@ -5,7 +5,8 @@ when it answers, else with the pack's questions, and its finish creates the camp
   its mode (``model`` or ``questions``) and the first thing to answer.
 - ``POST /setup/{id}/messages`` sends the player's message (``/done`` ends the discussion); in questions mode, the
   answer to the question asked (a number or a label for a choice, empty for the default).
-- ``POST /setup/{id}/finish`` summarizes and serializes (the model's ``submit_character``; the answers so far and
+- ``POST /setup/{id}/finish`` (once ``can_finish``: in questions mode the name, pronouns and background are
+  answered) summarizes and serializes (the model's ``submit_character``; the answers so far and
   defaults for the rest in questions mode), creates the campaign and its token, and closes the session.
 
 Sessions live in the store (``store.setup_sessions``), so with several API workers any of them answers a session's
@@ -37,11 +38,20 @@ IDLE_S = 1800.0
 MAX_MESSAGES = 40
 
 
+class SetupChoice(BaseModel):
+    label: str = Field(description="the choice as players read it (never an id)")
+    about: str = Field("", description="what it means, when the label does not say")
+
+
 class SetupQuestion(BaseModel):
     id: str
     text: str
-    default: str
+    default: str = Field(description="what an empty answer stands for (a choice's value)")
+    default_label: str = Field(description="the default as players read it")
     options: list[str] = Field(default_factory=list, description="choices, answered by number (1-based) or label")
+    choices: list[SetupChoice] = Field(default_factory=list, description="the same choices, with what each means")
+    free_text: bool = Field(description="a typed answer of the player's own is taken (else only a choice)")
+    required: bool = Field(description="the character needs this answered before the setup may finish")
 
 
 class SetupReply(BaseModel):
@@ -53,6 +63,9 @@ class SetupReply(BaseModel):
     reply: str = Field("", description="what the model answered (model mode)")
     question: SetupQuestion | None = Field(None, description="the next question (questions mode); null when none "
                                            "is left")
+    can_finish: bool = Field(description="finish may be called now: in questions mode once the required questions "
+                                         "are answered (the rest take their defaults); in model mode once the "
+                                         "player has said something")
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -81,13 +94,17 @@ class Session:
     def view(self, reply: str = "") -> SetupReply:
         if self.runner is not None:
             return SetupReply(setup_id=self.id, mode="model", phase=self.runner.phase.value, reply=reply,
-                              warnings=list(self.warnings))
+                              can_finish=self.messages > 0, warnings=list(self.warnings))
         left = setup.questions(self.pack, self.draft)
         q = left[0] if left else None
-        question = SetupQuestion(id=q.id, text=q.text, default=q.default, options=[o.label for o in q.options]) \
-            if q else None
+        question = SetupQuestion(
+            id=q.id, text=q.text, default=q.default, default_label=q.default_label,
+            options=[o.label for o in q.options],
+            choices=[SetupChoice(label=o.label, about=o.about) for o in q.options],
+            free_text=q.takes_text, required=q.required) if q else None
         return SetupReply(setup_id=self.id, mode="questions", phase="discuss" if q else "summarize",
-                          question=question, warnings=list(self.warnings))
+                          question=question, can_finish=setup.may_finish(self.pack, self.draft),
+                          warnings=list(self.warnings))
 
     def stored(self) -> setup_sessions.Stored:
         state = {"runner": self.runner.saved() if self.runner is not None else None, "draft": self.draft,
@@ -134,7 +151,11 @@ class SetupSessions:
                     return session.view()
             left = setup.questions(session.pack, session.draft)
             if left:
-                session.draft = setup.answer(session.draft, left[0], body.text)
+                try:
+                    session.draft = setup.answer(session.draft, left[0], body.text, strict=True)
+                except setup.NotAChoice as exc:
+                    session.messages -= 1  # nothing was answered
+                    raise HTTPException(422, str(exc)) from None
             return session.view()
         finally:
             self._give(session)
@@ -153,6 +174,9 @@ class SetupSessions:
                 except ConversationError as exc:
                     session.warnings.append(f"setup: the model did not submit a character ({exc}); used the "
                                             "questions' defaults")
+            if sheet is None and not setup.may_finish(session.pack, session.draft):
+                raise HTTPException(409, "answer the character's name, pronouns and background first (each may be "
+                                         "its default: send an empty answer); the other questions may be left")
             if sheet is None:
                 draft = session.draft
                 while left := setup.questions(session.pack, draft):

@@ -64,11 +64,14 @@ def offline(pack: EraPack, ask: Ask, say: Callable[[str], None], interactive: bo
             break
         question = left[0]
         if interactive:
-            say(question.text + (f"  [{question.default}]" if not question.options else ""))
+            say(question.text + f"  [{question.default_label}]")
             for i, option in enumerate(question.options, 1):
-                say(f"  {i}. {option.label}")
+                say(f"  {i}. {option.label}" + (f": {option.about}" if option.about else ""))
         reply = ask("> " if interactive else "")
-        draft = setup.answer(draft, question, reply or "")
+        try:
+            draft = setup.answer(draft, question, reply or "", strict=interactive)
+        except setup.NotAChoice as exc:  # asked again
+            say(str(exc))
     sheet = setup.sheet_of(draft, pack)
     return sheet, setup.summary_of(sheet, pack)
 

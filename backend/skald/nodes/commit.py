@@ -27,8 +27,11 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
 
     :raises TurnConflictError: another turn on this campaign committed first; nothing was written.
     :raises KeyTaken: another turn holds the idempotency key; nothing was written.
+    :raises TurnCancelled: the turn was asked to stop (``turn_cancel``); nothing was written.
     """
     ctx = runtime.context
+    if ctx.cancel is not None:
+        ctx.cancel.committing()
     if state.timeline_move is not None:
         return _commit_move(state, ctx)
     committed = state.closing()
@@ -59,7 +62,7 @@ def _commit_move(state: GameState, ctx: TurnContext) -> dict:
     shown: dict = {}
 
     def respond(moved: PersistentState) -> str:  # inside the move's transaction (stored with an idempotency key)
-        scene = offline.scene_text(moved, ctx.pack, resumed=moved.campaign.turn_number > 0)
+        scene = offline.scene_text(moved, ctx.pack, resumed=moved.campaign.turn_number > 0, words=ctx.words)
         update = {name: getattr(moved, name) for name in PERSISTENT_FIELDS} | {
             "after": moved, "branch": branch, "variant": 0, "final_text": f"{state.final_text}\n\n{scene}",
             "suggested_actions": list(moved.offer)}

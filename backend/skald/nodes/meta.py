@@ -34,7 +34,8 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     journal = stored.evaluations(ctx.conn, state.campaign.id, state.branch) if command and command.reads_journal \
         else None
     said, quit_requested = meta_commands.respond(
-        routed.meta_command, meta_commands.MetaContext(state, pack, routed.meta_args, campaigns, ctx.resume, journal))
+        routed.meta_command, meta_commands.MetaContext(state, pack, routed.meta_args, campaigns, ctx.resume, journal,
+                                                     ctx.words))
     offer = list(state.offer)
     if not offer:  # a save from before the offer was kept, with no turn played yet
         present = [p for p in everyone_at(state, pack, state.location) if p.companion or p.id in state.known_npcs]

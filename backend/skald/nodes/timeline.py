@@ -26,7 +26,7 @@ def timeline_node(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     suggested_actions (the standing offer), and either ``timeline_move`` (Commit carries it out) or the ``view``."""
     ctx = runtime.context
     routed = state.router_output
-    planned = rules.plan(routed.meta_command, routed.meta_args, facts(ctx, state))
+    planned = rules.plan(routed.meta_command, routed.meta_args, facts(ctx, state), ctx.words)
     update: dict = {"final_text": planned.text, "suggested_actions": list(state.offer),
                     "timeline_view": views.TimelineView(command=routed.meta_command, done=planned.reason is None,
                                                         reason=planned.reason)}
@@ -56,7 +56,8 @@ def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
     listed = [rules.BranchFacts(b.name, b.head.turn_number, b.tip, b.current, place(location),
                                 first_line(text) if text is not None else "Where the campaign began.")
               for b, location, text in reads.branch_heads(conn, cid)]
-    return rules.Facts(at.branch, at.turn_id, at.turn_number, timeline.tip(conn, cid, at.branch), variants, listed)
+    return rules.Facts(at.branch, at.turn_id, at.turn_number, timeline.tip(conn, cid, at.branch), variants, listed,
+                       cid)
 
 
 def _telling(said: list[str], shared: set[str]) -> str:

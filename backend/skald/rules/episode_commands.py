@@ -12,6 +12,7 @@ from skald.packs.models import Episode, EraPack
 from skald.persistent import EpisodeEvaluation, PersistentState
 from skald.rules import episodes
 from skald.text import counted, name_key
+from skald.words import TERMINAL, Words
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,9 @@ def how_it_ends(episode: Episode, turn_count: int) -> str:
     return f"It ends when you do what it asks{limit}."
 
 
-def episode_status(state: PersistentState, pack: EraPack) -> str:
-    """The /episode text: the running episode (its beat only when the pack shows progress), or what comes next."""
+def episode_status(state: PersistentState, pack: EraPack, words: Words = TERMINAL) -> str:
+    """The /episode text: the running episode (its beat only when the pack shows progress), or what comes next
+    (what starts it in the frontend's ``words``)."""
     d = state.director
     running = pack.episodes.get(d.episode or "")
     if running is not None:
@@ -62,10 +64,10 @@ def episode_status(state: PersistentState, pack: EraPack) -> str:
     left = episodes.playable(pack, d)
     if suggested is not None and suggested in left:
         lines.append(f"Suggested next: {suggested.title} ({suggested.id}). {suggested.hook or suggested.premise}")
-        lines.append("  /next starts it.")
+        lines.append(f"  {words.opening('next', campaign=state.campaign.id)} starts it.")
     others = [e for e in left if e is not suggested]
     if others:
-        lines.append("Other episodes: " + "; ".join(f"{e.title} (/next {e.id})" for e in others))
+        lines.append("Other episodes: " + "; ".join(f"{e.title} (/next {e.id})" for e in others))  # typed, anywhere
     if not left:
         lines.append("You have played every episode this pack has. Play on as you like.")
     return "\n".join(lines)

@@ -47,6 +47,7 @@ from skald.rules.money import money
 from skald.state import GameState
 from skald.text import counted, or_list, sentences, the_place, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
+from skald.words import TERMINAL, Words
 
 SIGNALS = ("bold", "cautious", "violent", "diplomatic", "sly", "curious")
 ARCHETYPES = {"violent": "the Brawler", "diplomatic": "the Silver Tongue", "sly": "the Shadow",
@@ -192,9 +193,10 @@ def upcoming(state: PersistentState, pack: EraPack) -> Episode | None:
     return next((e for e in playable(pack, state.director) if starts_now(e, state)), None)
 
 
-def announce(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
+def announce(state: PersistentState, pack: EraPack, *, resumed: bool, words: Words = TERMINAL) -> str:
     """The line a scene card gives the episode: the first one, named with its premise, before the first move; on
-    resume, the running one and where it stands, or the one suggested next; '' when there is nothing to say."""
+    resume, the running one and where it stands, or the one suggested next (what starts it in the frontend's
+    ``words``); '' when there is nothing to say."""
     d = state.director
     first = upcoming(state, pack)
     if first is not None:
@@ -207,7 +209,7 @@ def announce(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
         return f"Episode {d.number}, {running.title}: {counted(d.turn_count, 'story turn')} in{shown}{more}."
     suggested = pack.episodes.get(d.suggested or "")
     if running is None and resumed and suggested is not None and suggested in playable(pack, d):
-        return f"Between episodes: /next starts {suggested.title}."
+        return f"Between episodes: {words.say('next', campaign=state.campaign.id)} starts {suggested.title}."
     return ""
 
 

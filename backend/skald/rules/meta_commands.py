@@ -14,12 +14,14 @@ from skald.rules import episode_commands, timeline
 from skald.rules.episode_commands import Act
 from skald.views import StatusView
 from skald.vocab import Risk
+from skald.words import TERMINAL, Words
 
 
 @dataclass(frozen=True)
 class MetaContext:
     """What a command may show: the committed state (a command is not a turn), the pack, the command's arguments,
-    for /load the campaigns in the save file as (id, turn number), and the frontend's way to resume."""
+    for /load the campaigns in the save file as (id, turn number), the frontend's way to resume, and its words for
+    the moves that are not story (``skald.words``)."""
 
     state: PersistentState
     pack: EraPack
@@ -27,10 +29,13 @@ class MetaContext:
     campaigns: list[tuple[str, int]] | None = None
     resume_command: str | None = None  # how this frontend resumes the campaign, e.g. with --db
     evaluations: list[EpisodeEvaluation] | None = None  # for /journal: the campaign's evaluated episodes
+    words: Words = TERMINAL
 
     @property
     def resume(self) -> str:
-        return self.resume_command or f"skald play --campaign {self.state.campaign.id}"
+        """The sentence that tells how to come back to this campaign, in the frontend's words."""
+        command = self.resume_command or f"skald play --campaign {self.state.campaign.id}"
+        return self.words.say("resume", command=command, campaign=self.state.campaign.id)
 
 
 class MetaCommand:
@@ -68,12 +73,14 @@ class Help(MetaCommand):
     keys = ("help",)
 
     def run(self, ctx: MetaContext) -> str:
-        rows = [f"  /{cmd.keys[0]:<10} {cmd.summary()}" for cmd in COMMANDS]
-        usage = {name: f"{name} {takes}".strip() for name, (takes, _) in timeline.HELP.items()}
+        rows = [f"  /{cmd.keys[0]:<10} {cmd.summary()}" for cmd in COMMANDS if cmd.keys[0] not in ctx.words.hidden]
+        typed = {name: entry for name, entry in timeline.HELP.items() if name not in ctx.words.buttons}
+        usage = {name: f"{name} {takes}".strip() for name, (takes, _) in typed.items()}
         width = max(map(len, usage.values()))
-        times = [f"  /{usage[name]:<{width}}  {summary}" for name, (_, summary) in timeline.HELP.items()]
-        return ("Commands:\n" + "\n".join(rows) + "\nTimeline:\n" + "\n".join(times)
-                + "\nOtherwise type what you do, or a number 1-4 to play a suggestion.")
+        times = [f"  /{usage[name]:<{width}}  {summary}" for name, (_, summary) in typed.items()]
+        note = [ctx.words.buttons_note] if ctx.words.buttons_note else []
+        return "\n".join(["Commands:", *rows, "Timeline:", *times, *note,
+                          "Otherwise type what you do, or a number 1-4 to play a suggestion."])
 
 
 class Status(MetaCommand):
@@ -159,7 +166,7 @@ class EpisodeNow(MetaCommand):
     keys = ("episode", "episodes")
 
     def run(self, ctx: MetaContext) -> str:
-        return episode_commands.episode_status(ctx.state, ctx.pack)
+        return episode_commands.episode_status(ctx.state, ctx.pack, ctx.words)
 
 
 class Journal(MetaCommand):
@@ -205,7 +212,7 @@ class Save(MetaCommand):
 
     def run(self, ctx: MetaContext) -> str:
         return (f"Saved: every turn is committed as you play. Campaign {ctx.state.campaign.id}, turn "
-                f"{ctx.state.campaign.turn_number}. Resume with: {ctx.resume}")
+                f"{ctx.state.campaign.turn_number}. {ctx.resume}")
 
 
 class Load(MetaCommand):
@@ -215,8 +222,8 @@ class Load(MetaCommand):
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  {cid}  (turn {n})" for cid, n in (ctx.campaigns or [])]
-        return ("Campaigns in this save file:\n" + ("\n".join(rows) or "  none") +
-                "\nResume one with: skald play --campaign ID")
+        how = ctx.words.say("resume", command="skald play --campaign ID", campaign="ID")
+        return "Campaigns in this save file:\n" + ("\n".join(rows) or "  none") + f"\n{how}"
 
 
 class Quit(MetaCommand):
@@ -226,8 +233,7 @@ class Quit(MetaCommand):
     quits = True
 
     def run(self, ctx: MetaContext) -> str:
-        return f"Campaign {ctx.state.campaign.id} is saved at turn {ctx.state.campaign.turn_number}. Resume with: " \
-               f"{ctx.resume}"
+        return f"Campaign {ctx.state.campaign.id} is saved at turn {ctx.state.campaign.turn_number}. {ctx.resume}"
 
 
 class Map(MetaCommand):

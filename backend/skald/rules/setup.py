@@ -118,30 +118,53 @@ def check(sheet: CharacterSheet, pack: EraPack) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Option:
+    """A choice: ``label`` as players read it (never an id), ``about`` what it means (may be empty), ``value`` what the
+    draft stores, ``effects`` what it gives."""
+
     label: str
     value: str
     effects: dict[str, Any] = field(default_factory=dict)
+    about: str = ""
 
 
 @dataclass(frozen=True)
 class Question:
-    """One question of the offline chain: free text (``options`` empty) or a choice; ``default`` answers an empty
-    line."""
+    """One question of the offline chain: free text (``options`` empty), a choice, or a choice that takes free text
+    too (``free``: the pronouns); ``default`` answers an empty line. ``required``: a character needs an answer of
+    its own before the chain may be finished early (the rest take their defaults)."""
 
     id: str
     text: str
     default: str
     options: tuple[Option, ...] = ()
+    free: bool = False
+    required: bool = False
+
+    @property
+    def takes_text(self) -> bool:
+        return self.free or not self.options
+
+    @property
+    def default_label(self) -> str:
+        """The default as players read it: its option's label, or the text itself."""
+        return next((o.label for o in self.options if self.default in (o.value, o.label)), self.default)
+
+
+class NotAChoice(ValueError):
+    """An answer to a choice-only question that is none of its choices (nothing is changed)."""
+
+
+PRONOUNS = ("she/her", "he/him", "they/them")
 
 
 def questions(pack: EraPack, draft: dict[str, Any]) -> list[Question]:
     """The questions still to ask, given the answers in ``draft`` (the chosen background decides its own)."""
     asked: list[Question] = [
-        Question("name", "What is your character's name?", "Wren"),
+        Question("name", "What is your character's name?", "Wren", required=True),
         Question("pronouns", "Their pronouns (she/her, he/him, they/them, or your own, like xe/xem/xyr)?",
-                 "they/them"),
+                 "they/them", tuple(Option(p, p) for p in PRONOUNS), free=True, required=True),
         Question("background", "Who were they before this?", next(iter(pack.backgrounds)),
-                 tuple(Option(f"{b.name}: {b.description}", b.id) for b in pack.backgrounds.values())),
+                 tuple(Option(b.name, b.id, about=b.description) for b in pack.backgrounds.values()), required=True),
     ]
     background = pack.backgrounds.get(draft.get("background") or next(iter(pack.backgrounds)))
     for q in background.questions if background else []:
@@ -153,18 +176,32 @@ def questions(pack: EraPack, draft: dict[str, Any]) -> list[Question]:
     return [q for q in asked if q.id not in draft.get("_answered", [])]
 
 
-def answer(draft: dict[str, Any], question: Question, text: str) -> dict[str, Any]:
-    """``draft`` with ``text`` as the answer to ``question`` (an empty answer takes the default; a number or a label
-    picks an option; an answer matching no option of a choice takes the default)."""
+def may_finish(pack: EraPack, draft: dict[str, Any]) -> bool:
+    """Whether every required question (name, pronouns, background) has its answer: the rest may take defaults."""
+    return not any(q.required for q in questions(pack, draft))
+
+
+def answer(draft: dict[str, Any], question: Question, text: str, *, strict: bool = False) -> dict[str, Any]:
+    """``draft`` with ``text`` as the answer to ``question``: an empty answer takes the default; a number or a label
+    (or, for a background, its id) picks an option; other text is the answer where the question takes text.
+
+    :raises NotAChoice: ``strict``, and text that is none of a choice-only question's options (without ``strict``
+        such an answer takes the default, as a script's line does).
+    """
     text = " ".join((text or "").split())
     chosen = question.default if not text else text
     option = None
     if question.options:
         by_number = {str(i + 1): o for i, o in enumerate(question.options)}
         option = by_number.get(chosen) or next(
-            (o for o in question.options if chosen.lower() in (o.value.lower(), o.label.lower())), None) or next(
-            o for o in question.options if o.value == question.default or o.label == question.default)
-        chosen = option.value
+            (o for o in question.options if chosen.lower() in (o.value.lower(), o.label.lower())), None)
+        if option is None and not question.free:
+            if strict:
+                listed = "; ".join(f"{i + 1}. {o.label}" for i, o in enumerate(question.options))
+                raise NotAChoice(f"{text!r} is not one of the choices: answer with one of them ({listed}), or "
+                                 f"nothing for {question.default_label}")
+            option = next(o for o in question.options if question.default in (o.value, o.label))
+        chosen = option.value if option is not None else chosen
     out = {**draft, "_answered": [*draft.get("_answered", []), question.id]}
     if question.id in ("name", "pronouns", "background"):
         out[question.id] = chosen

@@ -27,6 +27,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from skald.words import TERMINAL, Words
+
 HELP = {  # command -> (what it takes, its /help entry)
     "undo": ("[N]", "take back the last turn (or N turns); nothing is lost"),
     "redo": ("[N]", "replay what /undo took back"),
@@ -86,7 +88,7 @@ class BranchFacts:
 @dataclass(frozen=True)
 class Facts:
     """What the ``timeline`` node read for a command: the branch played on, its head and tip, the variants at the
-    head, and every branch."""
+    head, every branch, and the campaign's id (for the frontend's words that name it)."""
 
     branch: str
     head_id: int
@@ -94,6 +96,7 @@ class Facts:
     tip: int
     variants: list[Variant] = field(default_factory=list)
     branches: list[BranchFacts] = field(default_factory=list)
+    campaign: str = ""
 
     def named(self, name: str) -> BranchFacts | None:
         return next((b for b in self.branches if b.name == name), None)
@@ -124,16 +127,17 @@ def count(args: str, what: str) -> int | str:
     return int(word)
 
 
-def plan(command: str, args: str, facts: Facts) -> Planned:
-    """The move a timeline command makes from ``facts``, or the text that explains why it makes none."""
+def plan(command: str, args: str, facts: Facts, words: Words = TERMINAL) -> Planned:
+    """The move a timeline command makes from ``facts``, or the text that explains why it makes none; a move it
+    points the player to next is named in the frontend's ``words``."""
     handler = _PLANS.get(command)
     if handler is None:  # /retry reaches here only when the graph is run without the engine
         return Planned(None, "Retry is played by the engine: use /retry in `skald play` or POST /campaigns/{id}/retry.",
                        "not_here")
-    return handler(args, facts)
+    return handler(args, facts, words)
 
 
-def _undo(args: str, f: Facts) -> Planned:
+def _undo(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     n = count(args, "undo")
     if isinstance(n, str):
         return Planned(None, n, "bad_args")
@@ -141,11 +145,11 @@ def _undo(args: str, f: Facts) -> Planned:
         return Planned(None, "Nothing to undo: this is where the campaign starts.", "nothing_to_undo")
     to = max(0, f.head - n)
     return Planned(Move(kind="undo", branch=f.branch, expect=f.head_id, to_number=to),
-                   f"Undone: back to {_turn(to)}. /redo replays what was undone; anything you do now starts a new "
-                   "path from here.")
+                   f"Undone: back to {_turn(to)}. {w.opening('redo', campaign=f.campaign)} replays what was "
+                   "undone; anything you do now starts a new path from here.")
 
 
-def _redo(args: str, f: Facts) -> Planned:
+def _redo(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     n = count(args, "redo")
     if isinstance(n, str):
         return Planned(None, n, "bad_args")
@@ -155,17 +159,18 @@ def _redo(args: str, f: Facts) -> Planned:
     return Planned(Move(kind="redo", branch=f.branch, expect=f.head_id, to_number=to), f"Redone: on to {_turn(to)}.")
 
 
-def _variants(args: str, f: Facts) -> Planned:
+def _variants(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     if not f.variants:
         return Planned(None, "No turn played here yet: nothing to list.", "nothing_to_list")
     rows = [f"  {'>' if v.turn_id == f.head_id else ' '} {v.variant}. {_short(v.input)}"
             + (f" ({v.outcome.replace('_', ' ').lower()})" if v.outcome else "") + f": {v.first_line}"
             for v in f.variants]
     return Planned(None, f"Turn {f.head} was played {len(f.variants)} way(s) (> is the one you are on):\n"
-                   + "\n".join(rows) + "\n/pick K goes to variant K; /retry plays the turn again.")
+                   + "\n".join(rows) + f"\n/pick K goes to variant K; {w.say('retry', campaign=f.campaign)} plays "
+                   "the turn again.")
 
 
-def _pick(args: str, f: Facts) -> Planned:
+def _pick(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     word = args.strip()
     chosen = next((v for v in f.variants if word.isdigit() and v.variant == int(word)), None)
     if chosen is None:
@@ -178,7 +183,7 @@ def _pick(args: str, f: Facts) -> Planned:
                    f"Variant {chosen.variant} of {_turn(f.head)}.")
 
 
-def _fork(args: str, f: Facts) -> Planned:
+def _fork(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     words = args.split()
     at = f.head
     if "--at" in words:
@@ -193,10 +198,11 @@ def _fork(args: str, f: Facts) -> Planned:
         return Planned(None, f"/fork takes a branch name ({NAME_RULE}), e.g. /fork bolder-plan.", "bad_name")
     name = words[0]
     if f.named(name) is not None:
-        return Planned(None, f"There is already a branch called {name} (/branches lists them).", "name_taken")
+        return Planned(None, f"There is already a branch called {name} ({w.say('branches', campaign=f.campaign)} "
+                       "lists them).", "name_taken")
     return Planned(Move(kind="fork", branch=name, expect=f.head_id, to_number=at, source=f.branch),
-                   f"Branch {name} starts at {_turn(at)} of {f.branch}, and you are on it now. /switch {f.branch} "
-                   "goes back.")
+                   f"Branch {name} starts at {_turn(at)} of {f.branch}, and you are on it now. "
+                   f"{w.opening('switch', branch=f.branch, campaign=f.campaign)} goes back.")
 
 
 def _named(args: str, f: Facts) -> BranchFacts | Planned:
@@ -206,7 +212,7 @@ def _named(args: str, f: Facts) -> BranchFacts | Planned:
     return target if target is not None else Planned(None, f"No branch called {name!r}. " + _listing(f), "no_branch")
 
 
-def _switch(args: str, f: Facts) -> Planned:
+def _switch(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     target = _named(args, f)
     if isinstance(target, Planned):
         return target
@@ -216,17 +222,17 @@ def _switch(args: str, f: Facts) -> Planned:
     return Planned(Move(kind="switch", branch=name, expect=f.head_id), f"On branch {name}, at {_turn(target.head)}.")
 
 
-def _branches(args: str, f: Facts) -> Planned:
+def _branches(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     return Planned(None, _listing(f))
 
 
-def _delete(args: str, f: Facts) -> Planned:
+def _delete(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     target = _named(args, f)
     if isinstance(target, Planned):
         return target
     name = target.name
     if target.current:
-        return Planned(None, f"{name} is the branch you are on: /switch to another before deleting it.",
+        return Planned(None, f"{name} is the branch you are on: switch to another before deleting it.",
                        "current_branch")
     return Planned(Move(kind="delete", branch=name, expect=f.head_id),
                    f"Branch {name} is deleted, with every turn no other branch reaches.")

@@ -1,8 +1,12 @@
 // Skald's play page: a client of the HTTP API on the same server (see docs/play.md). Plain JavaScript, no build.
-// The campaign's id and token live in localStorage under "skald.campaign", never in the URL.
+// Every campaign this browser holds a token for lives in localStorage under "skald.campaigns" (id, token, and what
+// the start screen shows of it), never in the URL; each tab's own campaign is in its sessionStorage ("skald.current"),
+// so a reload keeps a tab on its campaign whatever another tab started.
 "use strict";
 
-const STORE = "skald.campaign";
+const STORE = "skald.campaigns";
+const OLD_STORE = "skald.campaign";  // one campaign, as pages before the list kept it: moved into the list
+const CURRENT = "skald.current";
 const $ = (id) => document.getElementById(id);
 const NODE_WORDS = {
   router: "reading your move", mechanic: "rolling the check", encounter: "seeing who is about",
@@ -27,7 +31,7 @@ class ApiError extends Error {
 // A request to the API with the campaign's token: the decoded JSON answer, or with another `accept` (the map's
 // "image/svg+xml") the answer's text. An error answer (JSON) throws an ApiError.
 async function api(method, path, body, accept = "application/json") {
-  const headers = { "Accept": accept };
+  const headers = { "Accept": accept, "Skald-Words": "page" };  // replies name the page's buttons (skald.words)
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (game.token) headers["Authorization"] = `Bearer ${game.token}`;
   let reply;
@@ -46,7 +50,7 @@ async function api(method, path, body, accept = "application/json") {
 // Server-Sent Events over a POST body: fetch and read the stream, one event per blank-line-separated block.
 async function streamTurn(input, onEvent) {
   const headers = { "Content-Type": "application/json", "Accept": "text/event-stream",
-                    "Authorization": `Bearer ${game.token}` };
+                    "Authorization": `Bearer ${game.token}`, "Skald-Words": "page" };
   let reply;
   try {
     reply = await fetch(`/campaigns/${encodeURIComponent(game.id)}/turns/stream`, {
@@ -104,6 +108,7 @@ function explain(err) {
 async function showStart() {
   $("game").hidden = true;
   $("leave").hidden = true;
+  $("offline").hidden = true;  // the game's label: no game is shown
   $("start").hidden = false;
   if (!game.packs.length) {
     try {
@@ -117,6 +122,7 @@ async function showStart() {
     for (const pack of game.packs) select.append(new Option(`${pack.name} (${pack.era})`, pack.id));
     showBackgrounds();
   }
+  showCampaigns();
   $("pack").focus();
 }
 
@@ -153,60 +159,210 @@ async function startCampaign(event) {
 }
 
 function begin(made) {
-  remember(made.campaign_id, made.token);
+  remember(made.campaign_id, made.token, { name: made.state.name, pack: made.state.pack });
   enterGame(made.scene);
 }
 
-function remember(id, token) {
-  game.id = id;
-  game.token = token;
-  localStorage.setItem(STORE, JSON.stringify({ id, token }));
+function packName(id) {
+  const pack = game.packs.find((p) => p.id === id);
+  return pack ? pack.name : id;
 }
 
-// Guided creation: the pack's questions (or the setup model's conversation), then a campaign.
+// The campaigns this browser holds (most recently played first), the old single entry moved in.
+function campaigns() {
+  let list;
+  try { list = JSON.parse(localStorage.getItem(STORE) || "[]"); } catch (err) { list = []; }
+  if (!Array.isArray(list)) list = [];
+  let old = null;
+  try { old = JSON.parse(localStorage.getItem(OLD_STORE) || "null"); } catch (err) { old = null; }
+  if (old && old.id && old.token && !list.some((c) => c.id === old.id)) {
+    list.push({ id: old.id, token: old.token, played: 0 });
+    localStorage.setItem(STORE, JSON.stringify(list));
+  }
+  localStorage.removeItem(OLD_STORE);
+  return list.filter((c) => c && c.id && c.token).sort((a, b) => (b.played || 0) - (a.played || 0));
+}
+
+// This tab plays campaign `id` now; `about` (name, pack, place, turn) updates what the start screen says of it.
+function remember(id, token, about = {}) {
+  game.id = id;
+  game.token = token;
+  sessionStorage.setItem(CURRENT, id);
+  note(id, { token, ...about });
+}
+
+function note(id, about) {
+  const list = campaigns();
+  const held = list.find((c) => c.id === id);
+  const entry = Object.assign(held || { id }, about, { played: Date.now() });
+  if (!held) list.push(entry);
+  localStorage.setItem(STORE, JSON.stringify(list));
+}
+
+function forget(id) {
+  localStorage.setItem(STORE, JSON.stringify(campaigns().filter((c) => c.id !== id)));
+  if (sessionStorage.getItem(CURRENT) === id) sessionStorage.removeItem(CURRENT);
+}
+
+// The start screen's list: each campaign with where it stands, to resume or forget (with a confirmation).
+function showCampaigns() {
+  const list = campaigns();
+  $("mine").hidden = list.length === 0;
+  const box = $("my-campaigns");
+  box.textContent = "";
+  for (const c of list) {
+    const li = document.createElement("li");
+    const text = document.createElement("span");
+    const who = c.name ? `${c.name}${c.pack ? `, ${packName(c.pack)}` : ""}` : "A campaign";
+    const turns = c.turn === undefined ? null : c.turn === 0 ? "not played yet" : `turn ${c.turn}`;
+    const where = [c.place, turns].filter(Boolean).join(", ");
+    const when = c.played ? `last played ${new Date(c.played).toLocaleString([], { dateStyle: "medium",
+                                                                                   timeStyle: "short" })}` : "";
+    text.textContent = [who, where, when].filter(Boolean).join(" · ");
+    li.append(text,
+      branchButton("Resume", `Resume ${who}`, () => resumeCampaign(c)),
+      branchButton("Forget", `Forget ${who}`, () => {
+        if (!window.confirm(`Forget ${who} in this browser? The campaign stays saved on the server, but this page `
+                            + "will not be able to open it again.")) return;
+        forget(c.id);
+        showCampaigns();
+      }));
+    box.append(li);
+  }
+}
+
+async function resumeCampaign(c) {
+  remember(c.id, c.token);
+  try {
+    enterGame(await api("GET", `/campaigns/${encodeURIComponent(c.id)}/scene`));
+  } catch (err) {
+    if (err.status === 401 || err.status === 404) {
+      forget(c.id);
+      game.id = game.token = null;
+      notify("That campaign is not on this server any more, so this browser forgot it.");
+      return showStart();
+    }
+    notify(explain(err), () => resumeCampaign(c));
+  }
+}
+
+// Guided creation, as a form-like conversation: one question at a time, choices as buttons (free text only where the
+// question takes it), readable labels, the answers so far above; Finish once the required answers exist. With a
+// model, a conversation with the setup role instead. The ordinary start form steps aside meanwhile.
 async function startSetup() {
   $("setup").hidden = false;
+  $("new").hidden = $("mine").hidden = true;
+  $("guided").hidden = true;
+  $("guide-title").textContent = `Your character in ${packName($("pack").value)}`;
+  $("guide-about").textContent = "One question at a time. Back returns to the start without making anything.";
   $("setup-log").textContent = "";
+  $("setup-error").textContent = "";
   try {
     const reply = await api("POST", "/campaigns/setup", { pack: $("pack").value });
     game.setup = reply.setup_id;
     showSetup(reply);
-    $("setup-input").focus();
   } catch (err) {
     notify(explain(err), startSetup);
   }
 }
 
-function showSetup(reply) {
-  const said = reply.question ? reply.question.text +
-    (reply.question.options.length ? ` (${reply.question.options.map((o, i) => `${i + 1}. ${o}`).join("; ")})` : "") +
-    (reply.question.default ? ` [${reply.question.default}]` : "") : reply.reply;
-  if (said) addSetupLine("guide", said);
-  if (!reply.question && reply.mode === "questions") addSetupLine("guide", "That is everything: finish and play.");
+const GUIDE = { title: "", about: "" };  // the start screen's words for the guide, put back on leaving it
+
+function leaveSetup() {
+  game.setup = null;
+  $("guide-title").textContent = GUIDE.title;
+  $("guide-about").textContent = GUIDE.about;
+  $("setup").hidden = true;
+  $("guided").hidden = false;
+  $("new").hidden = false;
+  showCampaigns();
 }
 
-function addSetupLine(who, text) {
+function showSetup(reply) {
+  game.setupAsked = reply.question;
+  $("setup-error").textContent = "";
+  const q = reply.question;
+  if (reply.mode === "model") {
+    if (reply.reply) addSetupLine("guide", reply.reply);
+    $("setup-question").hidden = true;
+    $("setup-form").hidden = false;
+    $("setup-input-label").textContent = "Tell the guide about your character";
+  } else if (q) {
+    $("setup-question").hidden = false;
+    $("setup-asked").textContent = q.text + (q.required ? "" : " (you may leave this to the suggestion)");
+    const box = $("setup-choices");
+    box.textContent = "";
+    q.choices.forEach((choice, i) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = choice.label === q.default_label ? "suggested" : "";
+      button.textContent = choice.label;
+      if (choice.label === q.default_label) button.append(" (suggested)");
+      if (choice.about) {
+        const about = document.createElement("span");
+        about.className = "about";
+        about.textContent = choice.about;
+        button.append(about);
+      }
+      button.addEventListener("click", () => answerSetup(String(i + 1), choice.label));
+      box.append(button);
+    });
+    $("setup-form").hidden = !q.free_text;
+    $("setup-input-label").textContent = q.choices.length ? "Or in your own words" : "Your answer";
+    $("setup-input").placeholder = `empty: ${q.default_label}`;
+  } else {
+    $("setup-question").hidden = true;
+    $("setup-form").hidden = true;
+    addSetupLine("guide", "That is everything: finish and play.");
+  }
+  $("setup-finish").hidden = !reply.can_finish;
+  $("setup-finish").textContent = reply.mode === "questions" && q ? "Finish and play (the rest as suggested)"
+    : "Finish and play";
+  const first = $("setup-form").hidden ? $("setup-choices").querySelector("button") : $("setup-input");
+  if (first) first.focus();
+}
+
+function addSetupLine(who, text, asked) {
   const item = document.createElement("li");
   item.className = who;
-  item.textContent = text;
+  if (asked) {
+    const q = document.createElement("span");
+    q.className = "asked";
+    q.textContent = `${asked} `;
+    const a = document.createElement("strong");
+    a.textContent = text;
+    item.append(q, a);
+  } else {
+    item.textContent = text;
+  }
   $("setup-log").append(item);
+}
+
+// An answer: a choice's number (shown as its label) or typed words; empty takes the suggestion.
+async function answerSetup(text, shown) {
+  const q = game.setupAsked;
+  try {
+    const reply = await api("POST", `/setup/${encodeURIComponent(game.setup)}/messages`, { text });
+    if (q) addSetupLine("answer", shown || text || q.default_label, q.text);
+    else addSetupLine("you", text);
+    showSetup(reply);
+  } catch (err) {
+    if (err.status === 422) $("setup-error").textContent = err.message;
+    else notify(explain(err));
+  }
 }
 
 async function sendSetup(event) {
   event.preventDefault();
-  const text = $("setup-input").value;
+  const text = $("setup-input").value.trim();
   $("setup-input").value = "";
-  addSetupLine("you", text || "(the default)");
-  try {
-    showSetup(await api("POST", `/setup/${encodeURIComponent(game.setup)}/messages`, { text }));
-  } catch (err) {
-    notify(explain(err));
-  }
+  await answerSetup(text, text);
 }
 
 async function finishSetup() {
   try {
     begin(await api("POST", `/setup/${encodeURIComponent(game.setup)}/finish`, {}));
+    leaveSetup();
   } catch (err) {
     notify(explain(err), finishSetup);
   }
@@ -219,31 +375,26 @@ function enterGame(scene) {
   $("game").hidden = false;
   $("leave").hidden = false;
   $("log").textContent = "";
+  $("new-turn").hidden = true;
   game.turn = scene.turn_number;
-  game.firstShown = scene.turn_number + 1;  // the turns before it, the last one included, load on demand
+  game.firstShown = scene.turn_number + 1;  // the turns before it load on demand, the last one at once (below)
   $("offline").hidden = !scene.offline;
   addEntry(scene.turn_number ? "Where you are" : "The story begins", scene.text);
   showOffer(scene.suggestions);
   $("earlier").hidden = scene.turn_number === 0;
+  note(game.id, { place: scene.state.location_name, turn: scene.turn_number });
   refreshPanels();
   $("input").focus();
+  if (scene.turn_number) earlier(1);  // a reload shows the last turn's text, not only where you are
 }
 
+// On load: this tab's campaign, else the one played last, else the start screen.
 async function resume() {
-  const saved = JSON.parse(localStorage.getItem(STORE) || "null");
+  const list = campaigns();
+  const mine = sessionStorage.getItem(CURRENT);
+  const saved = list.find((c) => c.id === mine) || list[0];
   if (!saved) return showStart();
-  game.id = saved.id;
-  game.token = saved.token;
-  try {
-    enterGame(await api("GET", `/campaigns/${encodeURIComponent(game.id)}/scene`));
-  } catch (err) {
-    if (err.status === 401 || err.status === 404) {
-      localStorage.removeItem(STORE);
-      notify("The campaign saved in this browser is not on this server any more. Start a new one.");
-      return showStart();
-    }
-    notify(explain(err), resume);
-  }
+  return resumeCampaign(saved);
 }
 
 function addEntry(heading, text, extra) {
@@ -319,21 +470,42 @@ function suggestionCost(s) {
 function setBusy(busy) {
   game.busy = busy;
   for (const b of document.querySelectorAll("#suggestions button, #play, #undo, #redo, #retry, #fork, #leave, "
-                                            + "#branches button")) {  // nothing that cannot act mid-turn
+                                            + "#branches button, #next-episode, .next-episode, #commands")) {  // nothing that cannot act mid-turn
     b.disabled = busy;
   }
 }
 
-// Honest progress: after SLOW_MS with nothing new from the server, say so (the turn goes on; the page keeps waiting).
+// Honest progress: after SLOW_MS with nothing new from the server, say so, and offer to keep waiting or to stop the
+// turn (POST .../cancel: it ends before anything is saved, unless it is already being saved).
 const SLOW_MS = 5000;
 let quiet = null;
+let stopping = false;
 function waiting() {
   clearTimeout(quiet);
+  if (stopping) return;
   quiet = setTimeout(() => {
-    $("progress").textContent = "Still waiting: nothing new for 5 seconds, so the server or the model is slow. The "
-      + "turn goes on and will show here when it is done.";
+    $("progress").textContent = "Still waiting: nothing new for 5 seconds, so the server or the model is slow. Keep "
+      + "waiting, and the turn shows here when it is done, or stop it: nothing of it is saved.";
+    $("slow").hidden = false;
   }, SLOW_MS);
 }
+
+async function stopTurn() {
+  $("slow").hidden = true;
+  stopping = true;
+  clearTimeout(quiet);
+  $("progress").textContent = "Stopping the turn: it ends before anything is saved…";
+  try {
+    const reply = await api("POST", `/campaigns/${encodeURIComponent(game.id)}/cancel`);
+    if (reply.state === "too_late") {
+      $("progress").textContent = "Too late to stop: the turn is being saved, and shows here in a moment.";
+    }
+  } catch (err) {
+    notify(explain(err));
+  }
+}
+
+class Stopped extends Error {}
 
 async function play(input, shown, typed = false) {
   if (game.busy || !input.trim()) return;
@@ -357,6 +529,7 @@ async function play(input, shown, typed = false) {
       }
       else if (kind === "replace") { streamed = data.text; setText(body, streamed); }
       else if (kind === "turn") final = data;
+      else if (kind === "cancelled") throw new Stopped(data.detail);
       else if (kind === "error") throw new ApiError(data.status, data);
     });
     if (!final) throw new ApiError(500, { detail: "the turn ended without a result" });
@@ -364,10 +537,16 @@ async function play(input, shown, typed = false) {
   } catch (err) {
     body.closest("li").remove();
     if (typed && !$("input").value) $("input").value = input;  // not played: the words are back in the box
-    notify(explain(err), err.status === 409 ? null : () => play(input, shown));
-    if (err.status === 409) await catchUp();
+    if (err instanceof Stopped) {
+      hint(typed ? "Stopped: nothing was played, and your words are back in the box." : "Stopped: nothing was played.");
+    } else {
+      notify(explain(err), err.status === 409 ? null : () => play(input, shown));
+      if (err.status === 409) await catchUp();
+    }
   } finally {
     clearTimeout(quiet);
+    stopping = false;
+    $("slow").hidden = true;
     body.setAttribute("aria-busy", "false");
     $("progress").textContent = "";
     setBusy(false);
@@ -400,6 +579,7 @@ function finishTurn(body, turn) {
   }
   if (turn.offline) $("offline").hidden = false;
   game.turn = turn.turn_number;
+  if (turn.state) note(game.id, { place: turn.state.location_name, turn: turn.turn_number });
   $("branch").textContent = turn.branch && turn.branch !== "main" ? `branch ${turn.branch}` : "";
   showOffer(turn.suggestions);
   refreshPanels(turn.state);
@@ -443,8 +623,28 @@ function episodeCard(episode) {
   }
   card.append(title);
   for (const line of lines) { const p = document.createElement("p"); p.textContent = line; card.append(p); }
-  if (episode.ended && e) card.append(shareLink(e.share_id));
+  if (episode.ended && e) {
+    card.append(shareLink(e.share_id));
+    if (e.next_episode) {
+      const next = document.createElement("button");
+      next.type = "button";
+      next.className = "next-episode";
+      next.textContent = `Next episode: ${e.next_title || e.next_episode}`;
+      next.addEventListener("click", () => play("/next", next.textContent));
+      card.append(next);
+    }
+  }
   return card;
+}
+
+// Between episodes, a button under the story starts the one suggested next (GET .../episodes says which).
+function showNextEpisode(episodes) {
+  const offer = !episodes.current && (episodes.suggested || episodes.available[0]);
+  $("next-episode").hidden = !offer;
+  if (offer) {
+    $("next-episode").textContent = `Next episode: ${offer.title}`;
+    $("next-episode").dataset.id = offer.id;
+  }
 }
 
 // "Share this result": a link anyone can open (?share=ID), no campaign or token in it.
@@ -455,7 +655,8 @@ function shareLink(shareId) {
   link.target = "_blank";
   link.rel = "noopener";
   link.textContent = "Share this result";
-  p.append(link, document.createTextNode(` (share id ${shareId}: anyone with it sees this result, nothing of your campaign)`));
+  p.append(link, document.createTextNode(` (share id ${shareId}): whoever opens the link sees this result, its `
+    + "summary and key moments, and nothing else of your campaign."));
   return p;
 }
 
@@ -517,11 +718,11 @@ async function fork() {
   }
 }
 
-async function earlier() {
+async function earlier(count = 10) {
   const before = game.firstShown;
-  const after = Math.max(0, before - 11);
+  const after = Math.max(0, before - 1 - count);
   try {
-    const page = await api("GET", `/campaigns/${encodeURIComponent(game.id)}/turns?after_turn=${after}&limit=10`);
+    const page = await api("GET", `/campaigns/${encodeURIComponent(game.id)}/turns?after_turn=${after}&limit=${count}`);
     const first = $("log").firstChild;
     for (const t of page.turns.filter((x) => x.turn_number < before)) {
       const item = document.createElement("li");
@@ -530,7 +731,7 @@ async function earlier() {
       head.className = "said";
       head.textContent = `Turn ${t.turn_number}: > ${t.input}`;
       const body = document.createElement("div");
-      body.className = "narration";
+      body.className = t.intent === "META" ? "narration command-output" : "narration";
       setText(body, t.text);
       item.append(head, body);
       $("log").insertBefore(item, first);
@@ -547,15 +748,16 @@ async function earlier() {
 async function refreshPanels(status) {
   const base = `/campaigns/${encodeURIComponent(game.id)}`;
   try {
-    const [view, party, quests, rumors, news, inventory, map, branches, drawing] = await Promise.all([
+    const [view, party, quests, rumors, news, inventory, map, branches, episodes, drawing] = await Promise.all([
       status ? Promise.resolve(null) : api("GET", base), api("GET", `${base}/party`), api("GET", `${base}/quests`),
       api("GET", `${base}/rumors`), api("GET", `${base}/news`), api("GET", `${base}/inventory`),
-      api("GET", `${base}/map`), api("GET", `${base}/branches`),
+      api("GET", `${base}/map`), api("GET", `${base}/branches`), api("GET", `${base}/episodes`),
       api("GET", `${base}/map.svg`, undefined, "image/svg+xml").catch((err) => {
         if (err.status === 503) return null;  // the server cannot draw maps (no Graphviz): the places as text
         throw err;
       })]);
     showStatus(status || view);
+    if (view) note(game.id, { name: view.name, pack: view.pack });
     fill("party", party, (c) => `${c.name}, ${c.role}${c.in_party ? " (with you)" : ""}: affinity ${c.affinity}`,
          "No companions yet.");
     fill("quests", quests, (q) => `${q.title} (${String(q.status).toLowerCase()}${q.objective ? `, stage ${q.stage + 1}` : ""})` +
@@ -565,6 +767,7 @@ async function refreshPanels(status) {
     fill("news", news.news.slice(-3), (n) => n, "");
     drawMap(map, drawing);
     showBranches(branches, map);
+    showNextEpisode(episodes);
   } catch (err) {
     if (err.status !== 409) notify(explain(err), () => refreshPanels());
   }
@@ -741,12 +944,15 @@ function onKey(event) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  GUIDE.title = $("guide-title").textContent;
+  GUIDE.about = $("guide-about").textContent;
   $("pack").addEventListener("change", showBackgrounds);
   $("background").addEventListener("change", showBackgroundAbout);
   $("new-form").addEventListener("submit", startCampaign);
   $("guided").addEventListener("click", startSetup);
   $("setup-form").addEventListener("submit", sendSetup);
   $("setup-finish").addEventListener("click", finishSetup);
+  $("setup-back").addEventListener("click", leaveSetup);
   $("turn-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const typed = $("input").value.trim();
@@ -769,8 +975,19 @@ document.addEventListener("DOMContentLoaded", () => {
   $("redo").addEventListener("click", () => timeline("redo", "redo"));
   $("retry").addEventListener("click", () => timeline("retry", "retry"));
   $("fork").addEventListener("click", fork);
-  $("earlier").addEventListener("click", earlier);
-  $("leave").addEventListener("click", () => { localStorage.removeItem(STORE); game.id = game.token = null; showStart(); });
+  $("stop-turn").addEventListener("click", stopTurn);
+  $("keep-waiting").addEventListener("click", () => { $("slow").hidden = true; waiting(); });
+  $("commands").addEventListener("click", () => play("/help", "Commands you can type"));  // no time passes
+  $("next-episode").addEventListener("click", () => play(`/next ${$("next-episode").dataset.id}`,
+                                                         $("next-episode").textContent));
+  $("earlier").addEventListener("click", () => earlier());
+  $("leave").addEventListener("click", () => {  // the campaign stays in the list, to resume from there
+    sessionStorage.removeItem(CURRENT);
+    game.id = game.token = null;
+    $("log").textContent = "";
+    showOffer([]);
+    showStart();
+  });
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
   $("new-turn").addEventListener("click", () => {
     const last = $("log").lastElementChild;

@@ -33,6 +33,7 @@ from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
 from skald.state import GameState
 from skald.text import end, the_place, with_article
+from skald.words import TERMINAL, Words
 
 
 def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
@@ -107,9 +108,10 @@ def finish(seen: str, state: GameState) -> str:
 # ------------------------------------------------------------------ the other offline roles
 
 
-def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
+def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool, words: Words = TERMINAL) -> str:
     """The scene a campaign starts in, or stands at when it is resumed: where the player is, when, who is about,
-    and (on resume) what happened last. Plain, second person, from the pack's own words."""
+    and (on resume) what happened last. Plain, second person, from the pack's own words; a move that is not story
+    is named in the frontend's ``words``."""
     here = pack.locations[state.location]
     now = clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)
     people = everyone_at(state, pack, state.location)
@@ -140,5 +142,5 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool) -> str:
         lines.append(f"{person.name} is here too, {with_article(person.role)} looking for work.")
     if party:
         lines.append(f"With you: {', '.join(party)}.")
-    told = episodes.announce(state, pack, resumed=resumed)
+    told = episodes.announce(state, pack, resumed=resumed, words=words)
     return " ".join([*lines, told] if told else lines)
