@@ -347,8 +347,9 @@ def test_a_scene_a_fork_undo_redo_switch_and_delete_from_the_page(browser, serve
     expect(branches.nth(0)).to_contain_text("main: turn 1")
     page.get_by_role("button", name="Switch to branch main").click()  # back to the line the fork left
     expect(page.locator("#branch")).to_have_text("")
-    expect(page.locator("#log .entry")).to_have_count(1)  # the log shows main's story now, from where it stands
-    expect(page.locator("#log .entry").first).to_contain_text("Where you are")
+    expect(page.locator("#log .entry")).to_have_count(2)  # main's story now: its last turn, then where it stands
+    expect(page.locator("#log .entry").first).to_contain_text("Turn 1: >")
+    expect(page.locator("#log .entry").last).to_contain_text("Where you are")
     expect(branches.nth(0)).to_contain_text("main (you are here)")
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Delete branch other-way").click()
