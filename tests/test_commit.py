@@ -194,7 +194,7 @@ def test_schema_pragmas_and_version(conn):
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'skald'")]
     assert names == ["m001_initial", "m002_retrieval", "m003_api", "m004_views", "m005_offer", "m006_quest_hints",
                      "m007_episodes", "m008_scene_briefs", "m009_scenes",
-                     "m010_profiles", "m011_snapshots", "m012_timelines", "m013_setup_sessions"]
+                     "m010_profiles", "m011_snapshots", "m012_timelines", "m013_setup_sessions", "m014_unique_variants"]
 
 
 @pytest.mark.sqlite_only

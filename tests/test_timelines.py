@@ -205,6 +205,71 @@ def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(fre
         b.close()
 
 
+def test_two_branches_playing_from_one_turn_at_once_take_different_dice(fresh_db, offline_llm):
+    """Both slots are claimed before either commits, so both were given the same dice variant; the variant is checked
+    again in the write transaction, and the turn that lost it is played again with the next one (streamed, the words
+    already shown are withdrawn first). ``(campaign, parent, variant)`` is unique in the schema as well."""
+    db = fresh_db("dice.db")
+    a = Engine(db, llm=offline_llm, retriever=None)
+    b = Engine(db, llm=offline_llm, retriever=None)  # another process
+    try:
+        cid = _new(a)
+        a.play_turn(cid, "look around")
+        a.timeline(cid, "/fork side")  # side and main both stand on turn 1
+        a.timeline(cid, "/fork third")
+        on_main = a.claim(cid, "persuade Hesper to tell me about the water", branch="main").slot
+        on_side = b.claim(cid, "persuade Hesper to tell me about the water", branch="side").slot
+        on_third = b.claim(cid, "persuade Hesper to tell me about the water", branch="third").slot
+        assert on_main.position.variant == on_side.position.variant == on_third.position.variant == 0
+        main_turn = a.play(on_main)
+        side_turn = b.play(on_side)  # lost variant 0 at Commit: played again with variant 1
+        streamed = list(b.stream(on_third))  # and this one with variant 2
+        assert ("replace", streamed[[k for k, _ in streamed].index("replace")][1]) and streamed[-1][0] == "turn"
+        third_turn = streamed[-1][1]
+        with a.pool.connection() as conn:
+            rows = conn.execute("SELECT branch, variant FROM turns WHERE campaign_id = ? AND turn_number = 2 "
+                                "ORDER BY variant", (cid,)).fetchall()
+        assert [tuple(r) for r in rows] == [("main", 0), ("side", 1), ("third", 2)]
+        rolls = [t.view.mechanic.roll for t in (main_turn, side_turn, third_turn)]
+        assert all(r is not None for r in rolls)  # a check was rolled each time, each with its own variant's dice
+        a.timeline(cid, "/switch side")
+        listed = a.play_turn(cid, "/variants").view.text
+        assert " 1. " in listed and " 2. " in listed  # /pick K names one turn each
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.sqlite_only
+def test_turns_an_older_engine_let_share_a_variant_are_renumbered_on_upgrade(tmp_path, offline_llm):
+    """A save file from before the unique (campaign, parent, variant): two turns from one parent with variant 0. The
+    migration gives the later one the next free variant, then the index holds."""
+    path = tmp_path / "shared.db"
+    engine = Engine(path, llm=offline_llm, retriever=None)
+    cid = _new(engine)
+    engine.play_turn(cid, "look around")
+    engine.timeline(cid, "/undo")
+    engine.play_turn(cid, "search the room")  # variant 1 of the turn after the start
+    engine.close()
+    raw = sqlite3.connect(path)
+    raw.execute("DROP INDEX idx_turns_campaign_id_parent_turn_id_variant")
+    raw.execute("UPDATE turns SET variant = 0")  # what the race could leave: both variant 0
+    raw.execute("DELETE FROM _sqlite_migrations WHERE name = 'm014_unique_variants'")
+    raw.execute("PRAGMA user_version = 13")
+    raw.commit()
+    raw.close()
+    conn = connect(path)  # migrates
+    try:
+        rows = conn.execute("SELECT input, variant FROM turns ORDER BY turn_id").fetchall()
+        assert [tuple(r) for r in rows] == [("look around", 0), ("search the room", 1)]
+    finally:
+        conn.close()
+    raw = sqlite3.connect(path)
+    with pytest.raises(sqlite3.IntegrityError):  # the index holds from now on
+        raw.execute("UPDATE turns SET variant = 0")
+    raw.close()
+
+
 @pytest.mark.parametrize("command", ["/undo", "/retry", "/fork x", "/pick 0"])
 def test_a_crash_inside_commit_while_moving_a_head_leaves_the_previous_head(engine, monkeypatch, command):
     cid = _new(engine)

@@ -20,6 +20,7 @@ another) gets the stored response and never a second turn.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import sqlite3
 import threading
@@ -32,7 +33,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 
 from skald import views, wallclock
-from skald.errors import BranchError, KeyReused, TurnBusy, TurnConflictError, TurnStale
+from skald.errors import BranchError, KeyReused, TurnBusy, TurnConflictError, TurnStale, VariantTaken
 from skald.events import limits_of
 from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
 from skald.llm import briefs, offline
@@ -56,6 +57,7 @@ from skald.wallclock import WallClock
 from skald.words import TERMINAL, Words
 
 SEED_MAX = 2**31 - 1
+VARIANT_TRIES = 5  # a turn that loses its dice variant to a turn on another branch is played again this often
 # Where a turn can be held between its steps, in order: after the idempotency key was looked up, after the
 # campaign was loaded, after the turn's transaction committed or was refused (before the reply is built). The
 # interleaving tests (tests/test_interleavings.py) run two processes through every ordering of the steps.
@@ -325,11 +327,18 @@ class Engine:
         try:
             with self.pool.connection() as conn:
                 try:
-                    final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
-                                     llm=self.llm, graph=self.graph, retriever=self.retriever, on_token=on_token,
-                                     keyed=slot.keyed, resume=self._resume(slot.campaign_id),
-                                     position=slot.position, clock=self.clock, words=slot.words,
-                                     cancel=slot.cancel)
+                    for attempt in range(VARIANT_TRIES):
+                        try:
+                            final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}),
+                                             pack=slot.pack, llm=self.llm, graph=self.graph,
+                                             retriever=self.retriever, on_token=on_token, keyed=slot.keyed,
+                                             resume=self._resume(slot.campaign_id), position=slot.position,
+                                             clock=self.clock, words=slot.words, cancel=slot.cancel)
+                            break
+                        except VariantTaken:
+                            if attempt == VARIANT_TRIES - 1:
+                                raise
+                            self._next_variant(conn, slot)
                 except (TurnConflictError, KeyTaken) as exc:
                     self.pause("committed")
                     return self._lost_race(slot, exc)
@@ -345,17 +354,25 @@ class Engine:
         try:
             with self.pool.connection() as conn:
                 try:
-                    for kind, payload in stream_turn(conn, slot.state.model_copy(update={"player_input": slot.text}),
-                                                     pack=slot.pack, llm=self.llm, graph=self.graph,
-                                                     retriever=self.retriever, keyed=slot.keyed,
-                                                     resume=self._resume(slot.campaign_id),
-                                                     position=slot.position, clock=self.clock, words=slot.words,
-                                                     cancel=slot.cancel):
-                        if kind == "turn":
-                            yield "turn", Played(body=payload.view.model_dump(mode="json"), view=payload.view,
-                                                 state=payload)
-                        else:
-                            yield kind, payload
+                    for attempt in range(VARIANT_TRIES):
+                        try:
+                            for kind, payload in stream_turn(
+                                    conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
+                                    llm=self.llm, graph=self.graph, retriever=self.retriever, keyed=slot.keyed,
+                                    resume=self._resume(slot.campaign_id), position=slot.position, clock=self.clock,
+                                    words=slot.words, cancel=slot.cancel):
+                                if kind == "turn":
+                                    yield "turn", Played(body=payload.view.model_dump(mode="json"),
+                                                         view=payload.view, state=payload)
+                                else:
+                                    yield kind, payload
+                            break
+                        except VariantTaken:
+                            if attempt == VARIANT_TRIES - 1:
+                                raise
+                            self._next_variant(conn, slot)  # played again with other dice: what was shown goes
+                            yield "replace", {"text": "", "reason": "another branch played from this turn at the "
+                                                                    "same time and took its dice; played again"}
                 except (TurnConflictError, KeyTaken) as exc:
                     yield "turn", self._lost_race(slot, exc)
         finally:
@@ -495,6 +512,14 @@ class Engine:
         """The "on connect" brief: a campaign just started or opened gets its scene briefed in the background (only
         when the director role can be called and no brief of the scene is held or stored)."""
         briefs.prefetch(conn, self.llm, state.persistent(), pack, resolve_retriever(self.retriever))
+
+    def _next_variant(self, conn: Any, slot: Slot) -> None:
+        """After :class:`VariantTaken`: the slot plays from the same parent with the next free dice variant."""
+        position = slot.position
+        assert position is not None, "a claimed slot has its position"
+        with reads.snapshot(conn):
+            variant = timeline.next_variant(conn, slot.campaign_id, position.parent)
+        slot.position = dataclasses.replace(position, variant=variant)
 
     def _resume(self, campaign_id: str) -> str | None:
         return self.resume(campaign_id) if self.resume is not None else None

@@ -25,6 +25,16 @@ class TurnConflictError(SkaldError):
         )
 
 
+class VariantTaken(SkaldError):
+    """Another turn played from the same turn (on another branch, at the same time) took this turn's dice variant
+    first. Nothing from this turn was written; the engine plays it again with the next variant (``Engine.play``)."""
+
+    def __init__(self, campaign_id: str, parent: int, variant: int):
+        self.campaign_id, self.parent, self.variant = campaign_id, parent, variant
+        super().__init__(f"campaign {campaign_id}: variant {variant} of the turn after turn id {parent} was taken by "
+                         "a turn played at the same time on another branch; nothing was saved from this one")
+
+
 class BranchError(SkaldError):
     """A timeline command that cannot be done as asked: no such branch, a name taken or not allowed, nothing to undo
     or redo, no such variant, deleting the current branch. Nothing was changed. ``reason`` is a short tag

@@ -54,6 +54,7 @@ from skald.errors import (
     TurnCancelled,
     TurnConflictError,
     TurnStale,
+    VariantTaken,
 )
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache, PackError, UnknownPackError
@@ -427,6 +428,8 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
                         emit("turn", payload.body)
             except TurnConflictError as exc:
                 emit("error", {"status": 409, "detail": str(exc), "turn_number": exc.current_turn})
+            except VariantTaken as exc:
+                emit("error", {"status": 409, "detail": str(exc), "turn_number": slot.state.campaign.turn_number})
             except KeyReused as exc:
                 emit("error", {"status": 422, "detail": str(exc), "turn_number": None})
             except TurnCancelled as exc:
@@ -582,6 +585,11 @@ def _install_engine_errors(app: FastAPI) -> None:
     @app.exception_handler(TurnStale)
     async def conflict(_: Request, exc: TurnBusy | TurnStale) -> JSONResponse:
         return error(409, str(exc), turn_number=exc.turn_number)
+
+    @app.exception_handler(VariantTaken)
+    async def variants_ran_out(_: Request, exc: VariantTaken) -> JSONResponse:
+        return error(409, "turns on other branches kept taking this turn's dice; nothing from it was saved: play it "
+                          "again")
 
     @app.exception_handler(TurnCancelled)
     async def cancelled(_: Request, exc: TurnCancelled) -> JSONResponse:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from skald.store.schema import SCHEMA_VERSION
+from skald.store.schema import SCHEMA_VERSION, renumber_shared_variants
 
 ROW_ORDER = ("known_npcs", "party", "quests", "setup_sessions")  # read in insertion order (reads.load_state; ties)
 TYPES = {"TEXT": "TEXT", "INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "": "TEXT"}
@@ -164,6 +164,8 @@ def upgrade(conn) -> list[str]:
     if problems:
         return problems
     for statement in out:
+        if statement.startswith("CREATE UNIQUE INDEX") and 'ON "turns"' in statement:  # as m014 does, first
+            renumber_shared_variants(conn, "%s")
         conn.execute(statement)
     conn.execute("UPDATE skald_schema SET version = %s", (SCHEMA_VERSION,))
     return []

@@ -243,8 +243,31 @@ def m013_setup_sessions(db: sqlite_utils.Database) -> None:
     db["setup_sessions"].create_index(["touched_at"])
 
 
+def m014_unique_variants(db: sqlite_utils.Database) -> None:
+    """One dice variant per turn played from a turn: ``(campaign_id, parent_turn_id, variant)`` is unique. Turns that
+    two branches played at once from one turn before this could share a variant; the later ones (by ``turn_id``)
+    take the next free variants first (:func:`renumber_shared_variants`), so ``/pick K`` names one turn again."""
+    renumber_shared_variants(db.conn, "?")
+    db["turns"].create_index(["campaign_id", "parent_turn_id", "variant"], unique=True)
+
+
+def renumber_shared_variants(conn, mark: str) -> int:
+    """Give every turn that shares its (campaign, parent, variant) with an older turn the next free variant of its
+    parent, oldest first; ``mark`` is the driver's placeholder (``?`` for SQLite, ``%s`` for psycopg). Returns how
+    many turns were renumbered. Used by the SQLite migration and the PostgreSQL upgrade alike."""
+    shared = conn.execute(
+        "SELECT t.turn_id, t.campaign_id, t.parent_turn_id FROM turns t WHERE EXISTS (SELECT 1 FROM turns o WHERE "
+        "o.campaign_id = t.campaign_id AND o.parent_turn_id = t.parent_turn_id AND o.variant = t.variant AND "
+        "o.turn_id < t.turn_id) ORDER BY t.turn_id").fetchall()
+    for turn_id, campaign_id, parent in shared:
+        conn.execute(f"UPDATE turns SET variant = (SELECT MAX(variant) + 1 FROM turns WHERE campaign_id = {mark} AND "
+                     f"parent_turn_id = {mark}) WHERE turn_id = {mark}", (campaign_id, parent, turn_id))
+    return len(shared)
+
+
 MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m006_quest_hints, m007_episodes,
-              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots, m012_timelines, m013_setup_sessions)
+              m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots, m012_timelines, m013_setup_sessions,
+              m014_unique_variants)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from skald import wallclock
-from skald.errors import BranchError, TurnConflictError
+from skald.errors import BranchError, TurnConflictError, VariantTaken
 from skald.events import BaseEvent, EpisodeCompleted, Limits, SceneBeat
 from skald.persistent import PersistentState
 from skald.rules.timeline import Move
@@ -111,6 +111,9 @@ def commit_turn(conn: sqlite3.Connection, turn: CommittedTurn, *, clock: WallClo
     :raises TurnConflictError: another turn (or a timeline command) moved the branch's head first; nothing was
         written.
     :raises KeyTaken: another turn already holds the turn's idempotency key; nothing was written.
+    :raises VariantTaken: a turn played from the same parent (on another branch) took the dice variant first;
+        nothing was written (the variant is checked here, in the write transaction; ``(campaign, parent, variant)``
+        is unique in the schema too).
     :raises sqlite3.Error: on a storage failure; nothing was written. A transient failure on PostgreSQL
         (serialization, deadlock) is retried whole a bounded number of times first (``db.write_retrying``); the
         compare-and-swap makes a retry after another turn won a :class:`TurnConflictError`, never a second turn.
@@ -127,6 +130,9 @@ def _commit(conn: sqlite3.Connection, turn: CommittedTurn, now: datetime) -> Non
     with writing(conn, campaign=cid):
         current = timeline.current_branch(conn, cid)
         pos = turn.position or _at_head(conn, cid, current, before.campaign.turn_number)
+        if conn.execute("SELECT 1 FROM turns WHERE campaign_id = ? AND parent_turn_id = ? AND variant = ?",
+                        (cid, pos.parent, pos.variant)).fetchone() is not None:
+            raise VariantTaken(cid, pos.parent, pos.variant)
         turn_id = conn.execute(
             "INSERT INTO turns (campaign_id, turn_number, parent_turn_id, branch, variant, input, intent, "
             "action_class, outcome, text, suggestions, warnings, mechanic, llm_calls, location, world_time_minutes, "
