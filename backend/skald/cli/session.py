@@ -12,6 +12,7 @@ from skald import views
 from skald.engine import Engine, Played
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
+from skald.packs.loader import PackError, PackIssue, available_packs
 from skald.packs.models import EraPack
 from skald.state import GameState
 
@@ -53,10 +54,17 @@ class Session:
                 if branch and not any(b.name == branch and b.current for b in engine.branches(campaign)):
                     engine.timeline(campaign, f"/switch {branch}")  # a missing branch: BranchError lists them
                 state = engine.load(campaign)
-                if pack_id and pack_id != state.campaign.pack_id:
-                    raise ValueError(f"campaign {campaign} was played on pack {state.campaign.pack_id!r}, "
-                                     f"not {pack_id!r}")
-                packs.get(state.campaign.pack_id)
+                stored = state.campaign.pack_id
+                if pack_id:  # the command line names the pack (an id, or a folder): it must be the campaign's
+                    named = packs.get(pack_id)
+                    if named.id != stored:
+                        raise ValueError(f"campaign {campaign} was played on pack {stored!r}, not {named.id!r} "
+                                         f"({pack_id})")
+                elif stored not in available_packs():  # never a folder the save file names: only one you name
+                    raise PackError(stored, [PackIssue(stored, 1, 1, "-", (
+                        f"campaign {campaign} was played on {stored!r}, not one of the pack folders; to load a pack "
+                        "from a folder of your own, name the folder: --pack PATH"))])
+                packs.get(stored)
                 opening = engine.scene(campaign)
             else:
                 pack = packs.get(pack_id or _default_pack())

@@ -44,6 +44,7 @@ from skald.packs.models import (
     WorldEvent,
 )
 from skald.packs.yaml_errors import diagnose, parser_wording
+from skald.packs.yaml_limits import LimitExceeded, check_events, check_expansion, check_size
 from skald.text import name_key
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data"
@@ -128,7 +129,9 @@ def _field_path(prefix: str, loc: tuple[Any, ...]) -> str:
 
 
 def _read_text(path: Path) -> str:
-    """A file's text; :class:`UnicodeDecodeError` if it is not UTF-8."""
+    """A file's text. :raises UnicodeDecodeError: it is not UTF-8. :raises LimitExceeded: it is larger than a pack
+    file may be (``yaml_limits``; checked before it is read)."""
+    check_size(path.stat().st_size)
     return path.read_bytes().decode("utf-8")
 
 
@@ -200,11 +203,13 @@ class _Reader:
             return None, None, True
         try:
             text = _read_text(path)
+            data, node = _parse(text)
         except UnicodeDecodeError as exc:
             self.issues.append(_not_utf8(display, exc, path.read_bytes()))
             return None, None, False
-        try:
-            data, node = _parse(text)
+        except LimitExceeded as exc:
+            self.issues.append(_limit_issue(display, exc))
+            return None, None, False
         except yaml.YAMLError as exc:
             self.issues.append(_syntax_issue(display, text, exc, "YAML syntax error"))
             return None, None, False
@@ -230,9 +235,17 @@ class _Reader:
             return None
 
 
+def _limit_issue(display: str, exc: LimitExceeded, line_offset: int = 0) -> PackIssue:
+    """A file over one of the loader's bounds (``yaml_limits``), at the line where it goes over."""
+    return PackIssue(display, exc.line + line_offset, exc.column, "-", f"refused: {exc.message}")
+
+
 def _syntax_issue(display: str, text: str, exc: yaml.YAMLError, what: str, line_offset: int = 0) -> PackIssue:
     """A YAML syntax error as the designer reads it: where the mistake starts and what to type on the first line,
-    PyYAML's own wording on a second (see :mod:`skald.packs.yaml_errors`; only runs once parsing has failed)."""
+    PyYAML's own wording on a second (see :mod:`skald.packs.yaml_errors`; only runs once parsing has failed). A file
+    over the loader's bounds is said so instead (:func:`_limit_issue`)."""
+    if isinstance(exc, LimitExceeded):
+        return _limit_issue(display, exc, line_offset)
     found = diagnose(text, exc, line_offset)
     return PackIssue(display, found.line, found.column, "-",
                      f"{what}: {found.message}\n    (YAML parser: {parser_wording(exc, line_offset)})")
@@ -242,30 +255,42 @@ _FAST = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built wit
 
 
 def _parse(text: str) -> tuple[Any, yaml.Node | None]:
-    """Parse once, keeping both the data and the node tree (the nodes give each value's line and column). A file that
-    does not parse is parsed again with the pure-Python loader, whose messages the designer's errors quote."""
+    """Parse once, keeping both the data and the node tree (the nodes give each value's line and column), within the
+    loader's bounds (``yaml_limits``: size, nesting, expanded aliases). A file that does not parse is parsed again
+    with the pure-Python loader, whose messages the designer's errors quote.
+
+    :raises LimitExceeded: over a bound. :raises yaml.YAMLError: it does not parse.
+    """
     if _FAST is not None:
         try:
             return _load(_FAST, text)
+        except LimitExceeded:
+            raise
         except yaml.YAMLError:
             pass
     return _load(yaml.SafeLoader, text)
 
 
 def _load(loader_class: type, text: str) -> tuple[Any, yaml.Node | None]:
+    check_events(text, loader_class)  # nesting, before the node tree is built (recursively)
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
+        check_expansion(node)  # aliases of aliases, before anything walks their expansion
         return (loader.construct_document(node) if node is not None else None), node
     finally:
         loader.dispose()
 
 
 def _duplicate_keys(node: yaml.Node | None):
-    """Key nodes that repeat an earlier key of the same mapping, anywhere in the document."""
-    stack = [node]
+    """Key nodes that repeat an earlier key of the same mapping, anywhere in the document (a node an alias names
+    again is looked at once)."""
+    stack, seen_nodes = [node], set()
     while stack:
         current = stack.pop()
+        if id(current) in seen_nodes:
+            continue
+        seen_nodes.add(id(current))
         if isinstance(current, yaml.MappingNode):
             seen: set[Any] = set()
             for key, value in current.value:
@@ -341,7 +366,10 @@ def pack_layers(pack: str | Path) -> list[Path]:
 
     def extends_issue(message: str) -> PackError:
         """An error at the ``extends:`` line of the last pack in the chain."""
-        node, _ = _walk(yaml.compose(_read_text(chain[-1] / "era.yaml")), ("extends",))
+        try:
+            node, _ = _walk(_parse(_read_text(chain[-1] / "era.yaml"))[1], ("extends",))
+        except (yaml.YAMLError, UnicodeDecodeError):
+            node = None
         line, col = (node.start_mark.line + 1, node.start_mark.column + 1) if node else (1, 1)
         return PackError(chain[-1].name, [PackIssue(_display_path(chain[-1] / "era.yaml"), line, col, "era.extends",
                                                     message)])
@@ -353,7 +381,7 @@ def pack_layers(pack: str | Path) -> list[Path]:
         chain.append(root)
         try:
             era_file = root / "era.yaml"
-            raw = yaml.safe_load(_read_text(era_file)) if era_file.exists() else {}
+            raw = _parse(_read_text(era_file))[0] if era_file.exists() else {}
         except (yaml.YAMLError, UnicodeDecodeError):
             raw = {}  # reported properly when the file is read
         base = raw.get("extends") if isinstance(raw, dict) else None
@@ -456,6 +484,9 @@ def _read_docs(reader: _Reader, layers: list[Path],
             text = _read_text(path)
         except UnicodeDecodeError as exc:
             reader.issues.append(_not_utf8(display, exc, path.read_bytes()))
+            continue
+        except LimitExceeded as exc:
+            reader.issues.append(_limit_issue(display, exc))
             continue
         lines = text.splitlines()
         end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None) \
