@@ -89,3 +89,16 @@ def test_words_by_name_and_their_phrases() -> None:
     assert API.opening("next") == "A turn whose input is /next"
     assert PAGE.say("switch", branch="main") == "“Switch” beside main under Branches"
     assert API.say("redo") == "POST /campaigns/{campaign}/redo"  # a placeholder given no value stays
+
+
+def test_a_job_that_sends_you_elsewhere_is_offered_with_the_journeys_minutes(tmp_path: Path) -> None:
+    """The travel a quest asks for shows what it costs, as plain travel does: '... to keep your word (140 min)'."""
+    engine = Engine(tmp_path / "skald.db", llm=LLMClient(Settings(llm="off"), online=False), retriever=None)
+    try:
+        engine.create_campaign("cinder_reach", seed=3, campaign_id="c")
+        engine.play_turn("c", "talk to tobin")
+        offered = engine.play_turn("c", "yes").view.suggestions
+        keep = next(s for s in offered if "to keep your" in s.label or "Keep your word" in s.label)
+        assert keep.label.endswith(f"({keep.minutes} min)") and keep.minutes > 60
+    finally:
+        engine.close()

@@ -514,3 +514,14 @@ def test_the_apis_setup_refuses_a_non_choice_and_an_early_finish(tmp_path):
         assert again["can_finish"] is True and again["question"]["id"].startswith("q:")  # nothing was lost
         made = api.client.post(f"/setup/{sid}/finish")
         assert made.status_code == 201 and made.json()["character"]["pronouns"] == "they/them"
+
+
+def test_pronouns_that_are_no_pronouns_are_asked_again_not_taken(pack):
+    from skald.rules import setup as chain
+
+    name, pronouns_q = chain.questions(pack, {})[:2]
+    draft = chain.answer({}, name, "Mara")
+    with pytest.raises(chain.NotAChoice, match="does not read as pronouns"):
+        chain.answer(draft, pronouns_q, "banana", strict=True)
+    assert chain.answer(draft, pronouns_q, "banana")["pronouns"] == "they/them"  # a script's line: the default
+    assert chain.answer(draft, pronouns_q, "ze/hir", strict=True)["pronouns"] == "ze/hir"

@@ -232,9 +232,9 @@ def test_high_stress_brings_a_calming_option(make_state, pack):
 def test_an_active_quest_points_the_way(make_state, pack):
     state = make_state(location="slag_and_lantern")
     state.quests["short_pour"] = QuestState(id="short_pour", stage=0)  # Juno, at the Scrip Market (two hops)
-    assert _offer(state, pack)[0] in ("Head to the Scrip Market to keep your word",
-                                      "Make for the Scrip Market to keep your promise",
-                                      "Keep your word and head for the Scrip Market")
+    assert _offer(state, pack)[0] in ("Head to the Scrip Market to keep your word (15 min)",  # the whole way's
+                                      "Make for the Scrip Market to keep your promise (15 min)",
+                                      "Keep your word and head for the Scrip Market (15 min)")
     there = make_state(location="scrip_market")
     there.known_npcs["juno_farrow"] = KnownNpc(id="juno_farrow", name="Juno Farrow", first_met_turn=1)
     there.quests["short_pour"] = QuestState(id="short_pour", stage=0)

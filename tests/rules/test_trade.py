@@ -114,3 +114,13 @@ def test_prices_are_in_the_packs_currency():
     assert res.result.summary.endswith(f"{item.value} {'grey' if item.value == 1 else 'greys'}.")
     view = views.status(state, salt)
     assert view.money == f"{state.player.credits} greys" and "credit" not in status_line(view)
+
+
+@pytest.mark.parametrize("line", ["give tobin the control core", "give Tobin the core", "hand the core to tobin",
+                                  "give the bartender the core", "give hesper my drill core"])
+def test_a_thing_is_named_by_part_of_its_name_with_the_person_in_the_same_line(make_state, pack, line):
+    """The person the thing goes to is not read as another thing ("give tobin the control core" is the drill control
+    core, to Tobin), as a stranger found."""
+    state = make_state(location="slag_and_lantern", inventory={"drill_core": 1, "hand_lamp": 1})
+    routed = intent.classify(line, state, pack)
+    assert routed.action_class == ActionClass.GIVE and routed.target_item == "drill_core", routed

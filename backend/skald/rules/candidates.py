@@ -231,8 +231,9 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
                 risk = max((link.risk for link in path), key=RISK_ORDER.__getitem__)
                 name = pack.locations[dest].name
                 spot = the_place(pack.locations[dest])
-                for label in (f"Head to {spot} to keep your word", f"Make for {spot} to keep your promise",
-                              f"Keep your word and head for {spot}"):
+                took = f"({sum(link.minutes for link in path)} min)"  # what the way costs, as plain travel says it
+                for label in (f"Head to {spot} to keep your word {took}", f"Make for {spot} to keep your promise "
+                              f"{took}", f"Keep your word and head for {spot} {took}"):
                     pool.add(QUEST, label, Tone.PARAGON, risk, ActionClass.TRAVEL, family=name)
                 heading.add(path[0].to)
             continue

@@ -272,7 +272,7 @@ def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:
         item = items.get(item_id)
         if item and (_mentions(text, item.name) or _mentions(text, item_id)):
             return item_id
-    asked = references.words(parser.object_of(text))
+    asked = references.words(parser.object_of(text)) - _people_words(pack)  # "give tobin the core": tobin is no thing
     for item_id in candidates:  # a telling word: the head noun ("the eel"), or a long word ("beacon")
         item = items.get(item_id)
         told = item is not None and any(_mentions(text, w) or _mentions(text, f"{w}s")
@@ -280,6 +280,14 @@ def _match_item(text: str, state: PersistentState, pack: EraPack) -> str | None:
         if told and not references.other_thing(asked, item):  # "a bridge token" is not the company scrip token
             return item_id
     return None
+
+
+@per_pack
+def _people_words(pack: EraPack) -> frozenset[str]:
+    """The words of every person's name and role in the pack: in "give tobin the control core" or "hand the
+    bartender my lamp" they name who gets the thing, not another thing."""
+    people = [*pack.npcs.values(), *pack.companions.values()]
+    return frozenset(w for p in people for w in references.words(f"{p.name} {p.role}"))
 
 
 @lru_cache(maxsize=1024)

@@ -202,6 +202,11 @@ def answer(draft: dict[str, Any], question: Question, text: str, *, strict: bool
                                  f"nothing for {question.default_label}")
             option = next(o for o in question.options if question.default in (o.value, o.label))
         chosen = option.value if option is not None else chosen
+    if question.id == "pronouns" and option is None and not pronouns.valid(chosen):
+        if strict:
+            raise NotAChoice(f"{text!r} does not read as pronouns: answer like she/her, he/him, they/them or your "
+                             "own (xe/xem/xyr), or nothing for they/them")
+        chosen = question.default
     out = {**draft, "_answered": [*draft.get("_answered", []), question.id]}
     if question.id in ("name", "pronouns", "background"):
         out[question.id] = chosen

@@ -318,8 +318,9 @@ function showSetup(reply) {
   $("setup-finish").hidden = !reply.can_finish;
   $("setup-finish").textContent = reply.mode === "questions" && q ? "Finish and play (the rest as suggested)"
     : "Finish and play";
-  const first = $("setup-form").hidden ? $("setup-choices").querySelector("button") : $("setup-input");
-  if (first) first.focus();
+  // focus the question, never a choice: a key typed there must not answer it (Space and Enter press a button)
+  if ($("setup-form").hidden || reply.mode !== "questions") $("setup-asked").focus();
+  else $("setup-input").focus();
 }
 
 function addSetupLine(who, text, asked) {
@@ -341,6 +342,9 @@ function addSetupLine(who, text, asked) {
 // An answer: a choice's number (shown as its label) or typed words; empty takes the suggestion.
 async function answerSetup(text, shown) {
   const q = game.setupAsked;
+  if (game.answering) return;  // one answer at a time: a second click or key waits for the first
+  game.answering = true;
+  for (const b of $("setup-choices").querySelectorAll("button")) b.disabled = true;
   try {
     const reply = await api("POST", `/setup/${encodeURIComponent(game.setup)}/messages`, { text });
     if (q) addSetupLine("answer", shown || text || q.default_label, q.text);
@@ -349,6 +353,9 @@ async function answerSetup(text, shown) {
   } catch (err) {
     if (err.status === 422) $("setup-error").textContent = err.message;
     else notify(explain(err));
+    for (const b of $("setup-choices").querySelectorAll("button")) b.disabled = false;
+  } finally {
+    game.answering = false;
   }
 }
 
@@ -383,9 +390,15 @@ function enterGame(scene) {
   showOffer(scene.suggestions);
   $("earlier").hidden = scene.turn_number === 0;
   note(game.id, { place: scene.state.location_name, turn: scene.turn_number });
+  game.episode = scene.episode;
+  setBusy(false);
   refreshPanels();
-  $("input").focus();
-  if (scene.turn_number) earlier(1);  // a reload shows the last turn's text, not only where you are
+  $("input").focus({ preventScroll: true });
+  if (scene.turn_number) {  // a reload shows the last turn's text, not only where you are, and lands at the box
+    earlier(1).then(() => bringIntoView($("log").lastElementChild));
+  } else {
+    bringIntoView($("log").lastElementChild);
+  }
 }
 
 // On load: this tab's campaign, else the one played last, else the start screen.
@@ -473,6 +486,7 @@ function setBusy(busy) {
                                             + "#branches button, #next-episode, .next-episode, #commands")) {  // nothing that cannot act mid-turn
     b.disabled = busy;
   }
+  for (const id of ["undo", "retry"]) $(id).disabled = busy || game.turn === 0;  // nothing to undo at the start
 }
 
 // Honest progress: after SLOW_MS with nothing new from the server, say so, and offer to keep waiting or to stop the
@@ -578,7 +592,11 @@ function finishTurn(body, turn) {
     item.append(details);
   }
   if (turn.offline) $("offline").hidden = false;
+  for (const stale of $("log").querySelectorAll(".episode-card .next-episode")) {  // only the newest result's
+    if (!item.contains(stale)) stale.remove();
+  }
   game.turn = turn.turn_number;
+  game.episode = turn.episode && !turn.episode.ended ? turn.episode : null;
   if (turn.state) note(game.id, { place: turn.state.location_name, turn: turn.turn_number });
   $("branch").textContent = turn.branch && turn.branch !== "main" ? `branch ${turn.branch}` : "";
   showOffer(turn.suggestions);
@@ -639,7 +657,9 @@ function episodeCard(episode) {
 
 // Between episodes, a button under the story starts the one suggested next (GET .../episodes says which).
 function showNextEpisode(episodes) {
-  const offer = !episodes.current && (episodes.suggested || episodes.available[0]);
+  const between = !episodes.current && episodes.evaluations.length > 0;  // not before the first has begun
+  if (!between) document.querySelectorAll(".episode-card .next-episode").forEach((b) => b.remove());
+  const offer = between && (episodes.suggested || episodes.available[0]);
   $("next-episode").hidden = !offer;
   if (offer) {
     $("next-episode").textContent = `Next episode: ${offer.title}`;
@@ -680,8 +700,15 @@ async function showShared(shareId) {
 // After a 409: show where the campaign stands now.
 async function catchUp() {
   try {
+    const known = game.turn;
+    const page = await api("GET", `/campaigns/${encodeURIComponent(game.id)}/turns?after_turn=${known}&limit=20`);
+    for (const t of page.turns) {  // what was played elsewhere, then where things stand
+      const body = addEntry(`Turn ${t.turn_number}, played elsewhere: > ${t.input}`, t.text);
+      if (t.intent === "META") body.classList.add("command-output");
+    }
     const scene = await api("GET", `/campaigns/${encodeURIComponent(game.id)}/scene`);
     game.turn = scene.turn_number;
+    game.episode = scene.episode;
     addEntry("Where things stand now", scene.text);
     showOffer(scene.suggestions);
     refreshPanels();
@@ -708,8 +735,14 @@ async function timeline(path, label) {
 
 // A new branch at the current turn (the API's POST /branches); the page then plays on it.
 async function fork() {
-  const name = window.prompt("Name the new branch (letters, digits, '.', '_' or '-'):", `branch-${game.turn}`);
-  if (!name) return;
+  const asked = window.prompt("Name the new branch, e.g. bolder-plan (letters, digits, '.', '_' or '-'; spaces "
+                              + "become '-'):", `branch-${game.turn}`);
+  if (!asked || !asked.trim()) return;
+  const name = asked.trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 40);
+  if (!name) {
+    notify("A branch name needs at least one letter or digit.");
+    return;
+  }
   try {
     const turn = await api("POST", `/campaigns/${encodeURIComponent(game.id)}/branches`, { name });
     finishTurn(addEntry(`> fork ${name}`, ""), turn);
@@ -847,6 +880,12 @@ function showStatus(s) {
                 ["Health", `${s.hp} / ${s.max_hp}${s.defeated ? " (down)" : ""}`], ["Stress", String(s.stress)],
                 ["Money", s.money]];
   if (s.combat) rows.push(["Fighting", `${s.combat.enemy_name} (${s.combat.enemy_hp} HP)`]);
+  const e = game.episode;
+  if (e) {  // how long the running episode has left, so its end is never a surprise
+    const left = e.remaining === null || e.remaining === undefined ? "no turn limit"
+      : e.remaining === 0 ? "its last story turn" : `${e.remaining} story turn${e.remaining === 1 ? "" : "s"} left`;
+    rows.push(["Episode", `${e.title}: ${left}`]);
+  }
   const list = $("status");
   list.textContent = "";
   for (const [k, v] of rows) {

@@ -110,8 +110,9 @@ def finish(seen: str, state: GameState) -> str:
 
 def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool, words: Words = TERMINAL) -> str:
     """The scene a campaign starts in, or stands at when it is resumed: where the player is, when, who is about,
-    and (on resume) what happened last. Plain, second person, from the pack's own words; a move that is not story
-    is named in the frontend's ``words``."""
+    and (on resume) what happened last. Plain, second person, from the pack's own words, in up to three paragraphs
+    (who and where you are; who is about; the episode); a move that is not story is named in the frontend's
+    ``words``."""
     here = pack.locations[state.location]
     now = clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)
     people = everyone_at(state, pack, state.location)
@@ -133,14 +134,15 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool, words: W
             lines.append(end(state.player.profile.hook))
         lines.append(f"{here.name}. {end(here.description)}")
         lines.append(f"It is {clock.time_of_day(state.world.time_minutes)}, {now}.")
+    cast: list[str] = []
     if locals_:
         named = [f"{p.name}, {with_article(p.role)}" for p in locals_[:3]]
-        lines.append(("Here: " if resumed else "About the place: ") + "; ".join(named) + ".")
+        cast.append(("Here: " if resumed else "About the place: ") + "; ".join(named) + ".")
     else:
-        lines.append("Nobody you know is about.")
+        cast.append("Nobody you know is about.")
     for person in waiting[:1]:
-        lines.append(f"{person.name} is here too, {with_article(person.role)} looking for work.")
+        cast.append(f"{person.name} is here too, {with_article(person.role)} looking for work.")
     if party:
-        lines.append(f"With you: {', '.join(party)}.")
+        cast.append(f"With you: {', '.join(party)}.")
     told = episodes.announce(state, pack, resumed=resumed, words=words)
-    return " ".join([*lines, told] if told else lines)
+    return "\n\n".join(" ".join(part) for part in (lines, cast, [told] if told else []) if part)  # a paragraph each
