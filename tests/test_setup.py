@@ -525,3 +525,25 @@ def test_pronouns_that_are_no_pronouns_are_asked_again_not_taken(pack):
         chain.answer(draft, pronouns_q, "banana", strict=True)
     assert chain.answer(draft, pronouns_q, "banana")["pronouns"] == "they/them"  # a script's line: the default
     assert chain.answer(draft, pronouns_q, "ze/hir", strict=True)["pronouns"] == "ze/hir"
+
+
+def test_a_setup_message_is_held_to_the_turn_budget_not_the_roles_timeout(tmp_path, server):
+    """The setup model hangs mid-reply: the API's message answers once the turn budget is spent (the role's own
+    timeout is ten minutes here), the session turns to the pack's questions with a warning, and nothing is lost."""
+    from fake_ollama import Gate, held
+    from test_api import live
+
+    gate = Gate()
+    server.always("set", held("A surveyor, then. What", gate, after=1))
+    llm = client(server, turn_budget_s=3, setup_timeout_s=600)
+    try:
+        with live(tmp_path / "api.db", llm=llm) as api:
+            body = api.client.post("/campaigns/setup", json={"pack": "cinder_reach"}).json()
+            assert body["mode"] == "model"
+            reply = api.client.post(f"/setup/{body['setup_id']}/messages", json={"text": "a surveyor"},
+                                    timeout=120).json()
+            assert gate.reached.is_set() and not gate.opened.is_set()  # the model was still holding its reply
+            assert reply["mode"] == "questions" and reply["question"]["id"] == "name"
+            assert any("stopped answering" in w and "turn budget" in w for w in reply["warnings"]), reply
+    finally:
+        gate.release()

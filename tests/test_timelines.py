@@ -149,6 +149,38 @@ def test_fork_switch_and_delete_branches(engine):
     assert gone.value.reason == "no_branch"
 
 
+def test_deleting_a_branch_keeps_what_other_branches_played_even_undone(engine):
+    """Branch side is forked from dare after dare's turn 3; side plays turn 4 there, then undoes to 2 and plays
+    another turn 3, so dare's turn 3 and side's first turn 4 are on no line but dare's. Deleting dare keeps side's
+    turn 4 (played on side: nothing played is lost unless its branch is deleted) and dare's turn 3 under it; dare's
+    own turn 4 goes."""
+    cid = _new(engine)
+    for line in LINES[:2]:
+        engine.play_turn(cid, line)
+    engine.timeline(cid, "/fork dare")
+    engine.play_turn(cid, "search the room")  # dare's turn 3
+    engine.play_turn(cid, "look around")  # dare's turn 4
+    engine.timeline(cid, "/fork side --at 3")
+    engine.play_turn(cid, "ask about work")  # side's turn 4, from dare's turn 3
+    engine.timeline(cid, "/undo 2")
+    engine.play_turn(cid, "talk to the bartender")  # side's new turn 3: the old path leaves side's line
+    engine.timeline(cid, "/switch main")
+    with engine.pool.connection() as conn:
+        played = {r[0]: (r[1], r[2]) for r in conn.execute(
+            "SELECT turn_id, branch, input FROM turns WHERE campaign_id = ?", (cid,))}
+    engine.timeline(cid, "/delete-branch dare")
+    with engine.pool.connection() as conn:
+        left = {r[0]: (r[1], r[2]) for r in conn.execute(
+            "SELECT turn_id, branch, input FROM turns WHERE campaign_id = ?", (cid,))}
+        orphans = conn.execute("SELECT COUNT(*) FROM turns t WHERE t.campaign_id = ? AND t.parent_turn_id != 0 AND "
+                               "NOT EXISTS (SELECT 1 FROM turns p WHERE p.turn_id = t.parent_turn_id)",
+                               (cid,)).fetchone()[0]
+    gone = {v for k, v in played.items() if k not in left}
+    assert gone == {("dare", "look around")}  # dare's own turn 4, and nothing else
+    assert ("side", "ask about work") in left.values() and ("dare", "search the room") in left.values()
+    assert orphans == 0
+
+
 def test_memories_never_cross_branches(engine):
     cid = _new(engine)
     engine.play_turn(cid, "look around")

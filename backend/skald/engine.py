@@ -560,7 +560,7 @@ class Engine:
     def _replay(self, campaign_id: str, keyed: KeyedTurn) -> Played | None:
         """The stored response for ``keyed``, if its turn was played. :raises KeyReused: another input."""
         with self.pool.connection() as conn:
-            stored = idempotency.lookup(conn, campaign_id, keyed.key)
+            stored = idempotency.lookup(conn, campaign_id, keyed.key, self.clock())
         if stored is None or stored.response is None:
             return None
         if stored.input_hash != keyed.input_hash:

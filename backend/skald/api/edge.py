@@ -78,6 +78,9 @@ def parse_json(body: bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise _invalid(["body"], f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                        "json_invalid") from None
+    except ValueError as exc:  # an integer over Python's 4,300 digits, which no field of this API takes
+        raise _invalid(["body"], f"a number in the body is far too long to be a value of this API ({exc})",
+                       "json_invalid") from None
     except RecursionError:
         raise _too_deep(["body"]) from None
     _check_tree(value)

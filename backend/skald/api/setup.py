@@ -197,7 +197,7 @@ class SetupSessions:
     def _runner(self, pack: EraPack) -> ConversationRunner | None:
         llm = self.engine.llm
         if llm.asks("setup"):
-            return ConversationRunner(llm, character(pack), interactive=True)
+            return ConversationRunner(llm, character(pack), interactive=True, budget_s=llm.settings.turn_budget_s)
         return None
 
     def _take(self, setup_id: str) -> Session:
@@ -212,7 +212,8 @@ class SetupSessions:
         saved = stored.state.get("runner")
         runner = None
         if saved is not None:
-            runner = ConversationRunner(self.engine.llm, character(pack), interactive=True).restore(saved)
+            runner = ConversationRunner(self.engine.llm, character(pack), interactive=True,
+                                        budget_s=self.engine.llm.settings.turn_budget_s).restore(saved)
         return Session(stored.id, pack, stored.seed, runner, draft=stored.state.get("draft") or {},
                        messages=stored.messages, warnings=list(stored.state.get("warnings") or []))
 

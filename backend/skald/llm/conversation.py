@@ -21,6 +21,7 @@ on every run and a recording replays. Every call goes through :class:`~skald.llm
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -115,7 +116,9 @@ class ConversationRunner:
     DISCUSS (or :meth:`direct` for direct mode), then :meth:`summarize` and :meth:`serialize`.
 
     :param interactive: 10 discuss turns at most (1 in direct mode), unless ``max_discuss_turns`` says otherwise.
-    :param deadline_s: seconds each call may take (default: the role's ``timeout_s``).
+    :param budget_s: seconds of wall clock one request may take in all (one :meth:`say`, with its tool rounds; one
+        :meth:`summarize`; one :meth:`serialize`, with its attempts), as a turn's calls share ``turn_budget_s``;
+        None: each call has only the role's ``timeout_s`` (the terminal, where the player watches it answer).
     """
 
     llm: LLMClient
@@ -129,7 +132,9 @@ class ConversationRunner:
     transcript: list[tuple[str, str]] = field(default_factory=list, metadata={"doc": "(who, text) shown"})
     summary: str = ""
     turns: int = 0
+    budget_s: float | None = None
     _ids: int = 0
+    _deadline: float | None = None
 
     def __post_init__(self) -> None:
         if self.max_discuss_turns is None:
@@ -165,6 +170,7 @@ class ConversationRunner:
         """
         if self.phase != Phase.DISCUSS:
             raise ConversationError(f"the discussion is over ({self.phase.value})")
+        self._start_budget()
         text = " ".join(text.split())[:MAX_MESSAGE_CHARS]
         if text.lower() == DONE:
             self.phase = Phase.SUMMARIZE
@@ -209,6 +215,7 @@ class ConversationRunner:
         :raises ConversationError: the model cannot be reached.
         """
         self.phase = Phase.SUMMARIZE
+        self._start_budget()
         self.history.append(HumanMessage("Summarize what we settled, in a few plain sentences."))
         reply = self._ask(Phase.SUMMARIZE, [])
         self.summary = str(reply.content).strip()
@@ -237,6 +244,7 @@ class ConversationRunner:
         """
         final = self.stage.finalize
         self.phase = Phase.SERIALIZE
+        self._start_budget()
         self.history.append(HumanMessage(f"Now call {final.name} with everything settled."))
         attempts = self.llm.config(ROLE).attempts
         last: dict[str, Any] | None = None
@@ -275,11 +283,16 @@ class ConversationRunner:
         rules = self.stage.instructions[phase]
         return SystemMessage(f"{rules}\n\n{self.stage.context}\n\nRemember, now: {rules}")
 
+    def _start_budget(self) -> None:
+        """A request begins: its calls end by ``budget_s`` from now (none without one)."""
+        self._deadline = time.monotonic() + self.budget_s if self.budget_s is not None else None
+
     def _ask(self, phase: Phase, tools: list[Tool]) -> AIMessage:
         messages = [self._system(phase), *self.history]
         required = tools[0].name if phase == Phase.SERIALIZE and tools else None  # enforced here all the same
         try:
-            reply, call = self.llm.converse(ROLE, messages, [t.spec() for t in tools] or None, tool_choice=required)
+            reply, call = self.llm.converse(ROLE, messages, [t.spec() for t in tools] or None, tool_choice=required,
+                                            deadline=self._deadline)
         except LLMUnavailable as exc:
             self.calls += [exc.call] if exc.call else []
             raise ConversationError(str(exc)) from exc

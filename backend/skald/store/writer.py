@@ -282,16 +282,17 @@ def _keep_key(conn: sqlite3.Connection, cid: str, keyed: KeyedTurn | None,
 
 
 def _delete_branch(conn: sqlite3.Connection, cid: str, name: str) -> None:
-    """Remove the branch, its line, and every turn that is then on no branch's line and was played on a branch
-    that no longer exists (with the turns below them that are on no line), with their rows in every turn table."""
+    """Remove the branch, its line, and every turn that is then of no branch: on no branch's line, played on a
+    branch that no longer exists, and with no turn below it that is of a branch (a turn another branch played and
+    undid keeps the turns it was played from). So nothing played on another branch is lost, as the README says."""
     conn.execute("DELETE FROM branches WHERE campaign_id = ? AND name = ?", (cid, name))
     conn.execute("DELETE FROM branch_turns WHERE campaign_id = ? AND branch = ?", (cid, name))
     doomed = [r[0] for r in conn.execute(
-        "WITH RECURSIVE gone(id) AS (SELECT t.turn_id FROM turns t WHERE t.campaign_id = ? AND NOT EXISTS (SELECT 1 "
-        "FROM branch_turns p WHERE p.turn_id = t.turn_id) AND NOT EXISTS (SELECT 1 FROM branches b WHERE "
-        "b.campaign_id = t.campaign_id AND b.name = t.branch) UNION SELECT c.turn_id FROM turns c JOIN gone ON "
-        "c.parent_turn_id = gone.id WHERE c.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM branch_turns p WHERE "
-        "p.turn_id = c.turn_id)) SELECT id FROM gone", (cid, cid))]
+        "WITH RECURSIVE kept(id) AS (SELECT t.turn_id FROM turns t WHERE t.campaign_id = ? AND (EXISTS (SELECT 1 "
+        "FROM branch_turns p WHERE p.turn_id = t.turn_id) OR EXISTS (SELECT 1 FROM branches b WHERE b.campaign_id = "
+        "t.campaign_id AND b.name = t.branch)) UNION SELECT t.parent_turn_id FROM turns t JOIN kept ON t.turn_id = "
+        "kept.id WHERE t.parent_turn_id != 0) SELECT turn_id FROM turns WHERE campaign_id = ? AND turn_id NOT IN "
+        "(SELECT id FROM kept)", (cid, cid))]
     for table in ("turn_events", "turn_memories", "turn_dialogue", "turn_snapshots", "episode_evaluations", "turns"):
         _many(conn, f"DELETE FROM {table} WHERE turn_id = ?", [(t,) for t in doomed])
 
