@@ -92,8 +92,9 @@ class SaveFileError(SkaldError):
     """The save file cannot be used as asked: not a database, damaged, from a newer Skald, locked by another
     process past the busy timeout, read-only, or the disk is full. Nothing already committed is lost: a failed
     write rolls back whole. ``reason`` is a short tag (``not_a_database``, ``corrupt``, ``newer_schema``, ``locked``,
-    ``read_only``, ``disk_full``, ``cannot_open``, ``io``; for a PostgreSQL store also ``old_schema`` and
-    ``no_schema``) for callers that map it (the API's status codes)."""
+    ``read_only``, ``disk_full``, ``cannot_open``, ``io``, ``not_skald``: another application's SQLite file, left
+    unchanged; for a PostgreSQL store also ``old_schema`` and ``no_schema``) for callers that map it (the API's status
+    codes)."""
 
     def __init__(self, path: object, reason: str, message: str):
         self.path = str(path)

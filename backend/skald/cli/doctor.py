@@ -67,6 +67,8 @@ def _save_file(path: Path | str) -> Check:
     path = Path(path)
     if not path.exists():
         return Check(True, f"no save file at {path} yet; skald play creates it")
+    if path.stat().st_size == 0:
+        return Check(True, f"{path} is an empty file; skald play makes a new save file in it")
     pending = _pending_migrations(path)
     if pending:
         return Check(True, f"database {path} is from an older Skald and needs upgrading: {'; '.join(pending)}. The "
@@ -91,17 +93,26 @@ def _pending_migrations(path: Path) -> list[str]:
     import sqlite3
     from urllib.parse import quote
 
+    from skald.store.db import foreign_tables
     from skald.store.schema import MIGRATIONS
 
     try:
         conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
         try:
             version = schema_version(conn)
+            if version == 0 and foreign_tables(conn):
+                return []  # another application's database: the open below says so
         finally:
             conn.close()
     except sqlite3.Error:
         return []
-    return [f"{m.__name__} ({(m.__doc__ or '').strip().splitlines()[0].rstrip('.:')})" for m in MIGRATIONS[version:]]
+    return [_named(m) for m in MIGRATIONS[version:]]
+
+
+def _named(migration) -> str:
+    """A migration as doctor lists it: its name and the first line of what it does (its name alone without one)."""
+    first = next(iter((migration.__doc__ or "").strip().splitlines()), "").rstrip(".:")
+    return f"{migration.__name__} ({first})" if first else migration.__name__
 
 
 def ollama_checks(settings: Settings) -> list[Check]:

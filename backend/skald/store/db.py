@@ -123,10 +123,18 @@ def _open(path: str | Path, *, readonly: bool, memory: bool) -> sqlite3.Connecti
 
 
 def _ensure_schema(conn: sqlite3.Connection, path: str | Path, *, readonly: bool, memory: bool) -> None:
-    """Refuse a newer schema; bring an older (or new, empty) file up to date exactly once across processes."""
+    """Refuse a newer schema, and another application's database; bring an older (or new, empty) file up to date
+    exactly once across processes."""
     version = _checked_version(conn, path)
     if version == SCHEMA_VERSION:
         return
+    if version == 0:
+        foreign = foreign_tables(conn)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise SaveFileError(path, "not_skald", f"is another application's SQLite database (tables: {shown}), not "
+                                "a Skald save file. Nothing in it was changed: pass a Skald save file, or a new "
+                                "path, with --db")
     if memory:
         conn.execute("PRAGMA query_only = OFF")
         migrate(conn)
@@ -141,6 +149,15 @@ def _ensure_schema(conn: sqlite3.Connection, path: str | Path, *, readonly: bool
         if _checked_version(conn, path) < SCHEMA_VERSION:  # another process may have migrated while we waited
             conn.execute("PRAGMA journal_mode = WAL")
             migrate(conn)
+
+
+def foreign_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables of a SQLite file Skald never migrated (``user_version`` 0) that are not Skald's: another
+    application's database, which Skald must neither migrate nor switch to WAL. Empty for a new file, and for a
+    Skald file from before its first migration recorded itself."""
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                        "'sqlite_%' ORDER BY name")]
+    return [] if not names or "_sqlite_migrations" in names or "campaigns" in names else names
 
 
 def _checked_version(conn: sqlite3.Connection, path: str | Path) -> int:
