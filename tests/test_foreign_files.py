@@ -1,6 +1,8 @@
-"""Files that are not Skald's (issue 34): another application's SQLite database is refused by every command that
-opens a save file (read-only or not), with what to do, and left byte for byte as it was: no Skald tables, no schema
-version, no WAL mode, no -wal or -shm file. ``doctor`` says so too, and an empty file is not a crash."""
+"""Files that are not Skald's, and damaged ones (issue 34). Another application's SQLite database is refused by
+every command that opens a save file (read-only or not), with what to do, and left byte for byte as it was: no Skald
+tables, no schema version, no WAL mode, no -wal or -shm file; ``doctor`` says so too, and an empty file is not a
+crash. ``doctor`` also finds what SQLite's integrity_check cannot see (a table gone, a branch head pointing at no
+turn, an event that does not parse) and changes nothing."""
 
 from __future__ import annotations
 
@@ -67,3 +69,40 @@ def test_doctor_names_a_foreign_file_and_an_empty_one_without_crashing(tmp_path:
     said = _skald("doctor", "--db", str(empty))
     assert "Traceback" not in said.stderr and "is an empty file" in said.stdout
     assert empty.read_bytes() == b""
+
+
+def _damaged(tmp_path: Path, name: str, *statements: str) -> tuple[Path, str]:
+    """A real save file (a turn played), then damaged by ``statements`` with plain SQLite."""
+    path = tmp_path / f"{name}.db"
+    played = _skald("play", "--db", str(path), "--seed", "2")
+    assert played.returncode == 0, played.stdout + played.stderr
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA foreign_keys = OFF")
+    for statement in statements:
+        raw.execute(statement)
+    raw.commit()
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+    return path, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(("name", "statements", "said"), [
+    ("table", ["DROP TABLE turn_memories"], "the table turn_memories is missing"),
+    ("head", ["UPDATE branches SET head_turn_id = 99999"], "which is not there"),
+    ("event", ["UPDATE turn_events SET data = '{half' WHERE id = (SELECT MIN(id) FROM turn_events)"],
+     "event(s) do not parse"),
+])
+def test_doctor_finds_damage_integrity_check_cannot_see_and_changes_nothing(tmp_path: Path, name: str,
+                                                                            statements: list[str], said: str) -> None:
+    path, before = _damaged(tmp_path, name, *statements)
+    checked = _skald("doctor", "--db", str(path))
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr, checked.stdout + checked.stderr
+    line = next(row for row in checked.stdout.splitlines() if "passes integrity_check but is damaged" in row)
+    assert said in line
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_doctor_on_a_sound_save_names_what_it_checked(tmp_path: Path) -> None:
+    path, _ = _damaged(tmp_path, "sound")
+    checked = _skald("doctor", "--db", str(path))
+    assert "Skald's own checks" in checked.stdout and "every branch head" in checked.stdout

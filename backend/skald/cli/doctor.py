@@ -79,11 +79,50 @@ def _save_file(path: Path | str) -> Check:
         try:
             verify(conn, path, full=True)
             version = schema_version(conn)
+            damage = structure(conn)
         finally:
             conn.close()
     except SaveFileError as exc:
         return Check(False, str(exc), "see above; or use another file: SKALD_DB_PATH=... / --db")
-    return Check(True, f"database {path} opens and passes integrity_check (schema version {version})")
+    if damage:
+        return Check(False, f"database {path} passes integrity_check but is damaged: " + "; ".join(damage),
+                     "restore the file from a copy, or move the campaigns that still load to a new file with skald "
+                     "db export / import (`skald play` refuses what it cannot read)")
+    return Check(True, f"database {path} opens and passes integrity_check and Skald's own checks (schema version "
+                 f"{version}): its tables, every branch head, every event")
+
+
+MAX_EVENTS_CHECKED = 200_000  # a larger file has its newest events parsed, up to this many
+
+
+def structure(conn) -> list[str]:
+    """What SQLite's own check cannot see, each named: a Skald table missing; a branch whose head is a turn that is
+    not there; an event whose JSON does not parse (the newest :data:`MAX_EVENTS_CHECKED`). Empty when none."""
+    import json
+
+    from skald.store import db
+    from skald.store.pg_schema import sqlite_shape
+
+    have = set(db.tables(conn))
+    missing = [t for t in db.tables(sqlite_shape()) if t not in have]
+    if missing:
+        return [f"the table{'s' if len(missing) > 1 else ''} {', '.join(missing)} {'are' if len(missing) > 1 else 'is'}"
+                " missing"]
+    out = [f"branch {name} of campaign {cid} has its head at turn id {head}, which is not there"
+           for cid, name, head in conn.execute(
+               "SELECT b.campaign_id, b.name, b.head_turn_id FROM branches b WHERE b.head_turn_id != 0 AND NOT EXISTS "
+               "(SELECT 1 FROM turns t WHERE t.turn_id = b.head_turn_id AND t.campaign_id = b.campaign_id)")]
+    broken = []
+    for turn_id, seq, data in conn.execute("SELECT turn_id, seq, data FROM turn_events ORDER BY turn_id DESC, seq "
+                                           "LIMIT ?", (MAX_EVENTS_CHECKED,)):
+        try:
+            json.loads(data)
+        except (TypeError, ValueError):
+            broken.append(f"{turn_id}/{seq}")
+    if broken:
+        out.append(f"{len(broken)} event(s) do not parse (turn id/seq: {', '.join(broken[:5])}"
+                   f"{', ...' if len(broken) > 5 else ''})")
+    return out
 
 
 def _pending_migrations(path: Path) -> list[str]:
