@@ -332,7 +332,7 @@ def test_in_memory_state_does_not_grow_with_campaigns(tmp_path: Path) -> None:
                 assert api.stream(cid, auth, "look around")[1][-1][0] == "turn"
             assert api.client.delete(f"/campaigns/{cid}", headers=auth).status_code == 204
         engine = app.state.engine
-        assert engine._busy == set()
+        assert engine._busy == {}  # no campaign held, no slot kept
         assert engine.packs._campaign_packs == {}
         assert len(app.state.create_limit.storage.events) == 1  # one client, however many campaigns
 

@@ -17,25 +17,11 @@ from skald.api.models import StreamCancelled
 from skald.api.server import LiveServer
 from skald.engine import Engine
 from skald.errors import TurnCancelled
-from skald.graph import build_graph
 from skald.llm.client import LLMClient
-from skald.nodes.director import director
 from skald.settings import Settings
 from skald.store import reads
 from skald.turn_cancel import TurnCancel
-
-
-class Held:
-    """A turn graph whose Director waits until the test lets it go."""
-
-    def __init__(self) -> None:
-        self.entered, self.gate = threading.Event(), threading.Event()
-        self.graph = build_graph({"director": self._director}).compile()
-
-    def _director(self, state, runtime):
-        self.entered.set()
-        assert self.gate.wait(20), "the test never let the turn go"
-        return director(state, runtime)
+from test_api import Gated
 
 
 def _offline() -> LLMClient:
@@ -49,7 +35,7 @@ def _events(engine: Engine, cid: str) -> int:
 
 
 def test_a_turn_stopped_before_commit_saves_nothing_and_frees_the_campaign(tmp_path: Path) -> None:
-    held = Held()
+    held = Gated()
     engine = Engine(tmp_path / "skald.db", llm=_offline(), retriever=None, graph=held.graph)
     try:
         engine.create_campaign("cinder_reach", seed=2, campaign_id="c")
@@ -93,8 +79,8 @@ def test_a_stop_asked_once_commit_has_begun_is_too_late_and_the_turn_is_saved_wh
 
 
 @pytest.fixture
-def held_server(tmp_path: Path) -> Iterator[tuple[httpx.Client, Held]]:
-    held = Held()
+def held_server(tmp_path: Path) -> Iterator[tuple[httpx.Client, Gated]]:
+    held = Gated()
     app = create_app(tmp_path / "skald.db", llm=_offline(), retriever=None, graph=held.graph, create_per_minute=0)
     with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=30) as client:
         yield client, held

@@ -185,9 +185,8 @@ class Engine:
         self.resume = resume
         self.words = words
         self.clock = clock
-        self._busy: set[str] = set()
+        self._busy: dict[str, Slot | None] = {}  # held key -> the slot playing there (None: not a turn, a delete)
         self._busy_guard = threading.Lock()
-        self._playing: dict[str, Slot] = {}  # busy key -> the slot playing there (for cancel)
         self.pause: Callable[[str], None] = _no_pause  # tests stop a turn between its steps (see PAUSE_POINTS)
 
     @property
@@ -294,7 +293,7 @@ class Engine:
         slot = Slot(campaign_id, state, pack, text, keyed, self._give_back, position=position,
                     words=words or self.words, busy=busy)
         with self._busy_guard:
-            self._playing[busy] = slot
+            self._busy[busy] = slot
         return Claim(slot=slot)
 
     def _at_head(self, conn: Any, campaign_id: str, branch: str, text: str) -> tuple[GameState, Position, str]:
@@ -535,7 +534,7 @@ class Engine:
             whole = busy == campaign_id
             if busy not in self._busy and campaign_id not in self._busy and not (
                     whole and any(k.startswith(f"{campaign_id}/") for k in self._busy)):
-                self._busy.add(busy)
+                self._busy[busy] = None
                 return
         with self.pool.connection() as conn:  # the turn number of the branch asked for (of the current one, whole)
             _, _, branch = busy.partition("/")
@@ -543,16 +542,15 @@ class Engine:
 
     def _give_back(self, campaign_id: str) -> None:
         with self._busy_guard:
-            self._busy.discard(campaign_id)
-            self._playing.pop(campaign_id, None)
+            self._busy.pop(campaign_id, None)
 
     def cancel(self, campaign_id: str, branch: str | None = None) -> str:
         """Ask the turn being played on the campaign (on ``branch``; default: any of its branches) in this process to
         stop before it is saved (``turn_cancel``). Returns ``stopping`` (it will end with ``TurnCancelled``, nothing
         saved), ``too_late`` (its Commit has begun: it is saved whole) or ``none`` (no turn is being played here)."""
         with self._busy_guard:
-            slots = [slot for key, slot in self._playing.items()
-                     if key.partition("/")[0] == campaign_id and (branch is None or key.partition("/")[2] == branch)]
+            slots = [slot for key, slot in self._busy.items() if slot is not None
+                     and key.partition("/")[0] == campaign_id and (branch is None or key.partition("/")[2] == branch)]
         if not slots:
             return "none"
         return "stopping" if all(slot.cancel.request() for slot in slots) else "too_late"

@@ -45,8 +45,8 @@ def check_events(text: str, loader: type) -> None:
     """Count nesting on ``loader``'s parser events (no recursion, no values built).
 
     :raises LimitExceeded: nested deeper than :data:`MAX_DEPTH`. :raises yaml.YAMLError: the text does not parse.
+    (The file's size is checked before it is read: :func:`check_size`, in the loader's ``_read_text``.)
     """
-    check_size(len(text.encode("utf-8")))
     depth = 0
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.CollectionStartEvent):

@@ -396,9 +396,7 @@ function enterGame(scene) {
   $("input").focus({ preventScroll: true });
   if (scene.turn_number) {  // a reload shows the last turn's text, not only where you are, and lands at the box
     earlier(1).then(() => bringIntoView($("log").lastElementChild));
-  } else {
-    bringIntoView($("log").lastElementChild);
-  }
+  }  // (at the start, addEntry above has brought the only entry into view)
 }
 
 // On load: this tab's campaign, else the one played last, else the start screen.
