@@ -102,3 +102,27 @@ def test_doctor_and_db_upgrade_report_the_schema_version(pg_server):
         assert "PROBLEM" in nowhere.output and "hunter2" not in nowhere.output
     finally:
         drop_database(empty)
+
+
+def test_doctor_runs_skalds_own_checks_on_postgresql_and_names_a_damaged_campaign(url):
+    import psycopg
+
+    engine = Engine(url, retriever=None)
+    for cid, seed in (("hurt", 2), ("sound", 3)):
+        engine.create_campaign("cinder_reach", seed=seed, campaign_id=cid)
+        engine.play_turn(cid, "look around")
+        engine.play_turn(cid, "wait")
+    engine.close()
+    runner = CliRunner()
+    said = runner.invoke(app, ["doctor", "--db", url])
+    assert "passes Skald's own checks" in said.output, said.output
+    with psycopg.connect(url, autocommit=True) as raw:
+        raw.execute("DELETE FROM branch_turns WHERE campaign_id = 'hurt' AND turn_number = 1")
+        raw.execute("UPDATE characters SET credits = credits + 500 WHERE campaign_id = 'sound'")
+    said = runner.invoke(app, ["doctor", "--db", url])
+    assert said.exit_code == 1, said.output
+    line = next(row for row in said.output.splitlines() if "but is damaged" in row)
+    assert "campaign hurt: branch main's line has no turn at number 1" in line
+    assert "campaign sound: its saved state differs from its events folded at turn 2 (in player)" in line
+    played = runner.invoke(app, ["play", "--db", url, "--campaign", "hurt"], input="wait\n")
+    assert played.exit_code == 2 and "campaign hurt is damaged" in played.output, played.output

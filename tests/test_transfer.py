@@ -40,8 +40,11 @@ def source(tmp_path, offline_llm):
 
 def _normal(lines: list[str]) -> list[dict]:
     """The exported rows with turn ids replaced by their rank in the file and event row ids dropped (both are the
-    save file's own numbering), the header's campaign kept."""
+    save file's own numbering), the header's campaign and counts kept, the end line (a checksum of the ids) left
+    out."""
     items = [json.loads(line) for line in lines]
+    assert items[-1]["end"] == "skald-campaign" and items[-1]["lines"] == len(items) - 1
+    items = items[:-1]
     ids = sorted({r["row"]["turn_id"] for r in items[1:] if r["table"] == "turns"})
     rank = {0: 0} | {old: n for n, old in enumerate(ids, 1)}
     for item in items[1:]:

@@ -39,7 +39,7 @@ from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
 from skald.llm import briefs, offline
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
-from skald.packs.loader import PackError
+from skald.packs.loader import PackError, available_packs
 from skald.packs.models import EraPack
 from skald.rules import pack_fit, setup
 from skald.rules import timeline as timeline_rules
@@ -235,6 +235,23 @@ class Engine:
         """The campaign's committed state. :raises CampaignNotFoundError: no such campaign."""
         with self.pool.connection() as conn:
             return reads.load_state(conn, campaign_id)
+
+    def check(self, campaign_id: str) -> list[str]:
+        """What is damaged in the campaign, each named (``store.fsck.campaign_problems``: its state rows, branch
+        heads and lines, and its current branch folded from the newest snapshot with its pack's numbers when the
+        pack loads); empty when nothing is. Bounded by the snapshot interval, not the campaign's length.
+
+        :raises CampaignNotFoundError: no such campaign.
+        """
+        from skald.store import fsck
+
+        with self.pool.connection() as conn, reads.snapshot(conn):
+            pack_id = reads.pack_id(conn, campaign_id)
+            try:  # only a pack of the pack folders: never a path a save file names
+                limits = limits_of(self.packs.get(pack_id)) if pack_id in available_packs() else None
+            except PackError:
+                limits = None  # it does not load: the opener says so; the rest is still checked
+            return fsck.campaign_problems(conn, campaign_id, limits, events=False)
 
     def campaigns(self) -> list[views.CampaignSummary]:
         """Every campaign in the save file, most recently played first."""

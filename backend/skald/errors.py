@@ -93,11 +93,24 @@ class SaveFileError(SkaldError):
     process past the busy timeout, read-only, or the disk is full. Nothing already committed is lost: a failed
     write rolls back whole. ``reason`` is a short tag (``not_a_database``, ``corrupt``, ``newer_schema``, ``locked``,
     ``read_only``, ``disk_full``, ``cannot_open``, ``io``, ``not_skald``: another application's SQLite file, left
-    unchanged; for a PostgreSQL store also ``old_schema`` and ``no_schema``) for callers that map it (the API's status
-    codes)."""
+    unchanged; ``damaged``: a Skald table is gone; for a PostgreSQL store also ``old_schema`` and ``no_schema``) for
+    callers that map it (the API's status codes)."""
 
     def __init__(self, path: object, reason: str, message: str):
         self.path = str(path)
         self.reason = reason
         self.problem = message  # the message without the file's path (the API does not show server paths)
         super().__init__(f"save file {self.path}: {message}")
+
+
+class CampaignDamagedError(SkaldError):
+    """A campaign the store holds cannot be read or played as it is: its state rows, branch heads, lines or events
+    are damaged (``problems``, each named by ``store.fsck``). Nothing was changed; the store's other campaigns are
+    unaffected."""
+
+    def __init__(self, campaign_id: str, problems: list[str]):
+        self.campaign_id = campaign_id
+        self.problems = problems
+        super().__init__(f"campaign {campaign_id} is damaged in this save file: {'; '.join(problems)}. Nothing was "
+                         "changed: play another campaign, or restore the file from a copy (skald doctor lists every "
+                         "problem)")

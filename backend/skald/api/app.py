@@ -46,6 +46,7 @@ from skald.api.setup import NewSetup, SetupMessage, SetupReply, SetupSessions
 from skald.engine import Claim, Engine, Played
 from skald.errors import (
     BranchError,
+    CampaignDamagedError,
     CampaignNotFoundError,
     KeyReused,
     PlayerInputError,
@@ -626,6 +627,12 @@ def _install_engine_errors(app: FastAPI) -> None:
         status = {"no_branch": 404, "no_variant": 404, "bad_name": 422, "bad_args": 422, "bad_turn": 422}.get(
             exc.reason, 409)
         return error(status, exc.problem, reason=exc.reason)
+
+    @app.exception_handler(CampaignDamagedError)
+    async def damaged(_: Request, exc: CampaignDamagedError) -> JSONResponse:
+        log.error("%s", exc)
+        return error(503, "this campaign is damaged in the server's store and cannot be played; nothing was changed "
+                     "(the server log names what; skald doctor on the server lists it)", reason="campaign_damaged")
 
     @app.exception_handler(CampaignNotFoundError)
     async def gone(_: Request, exc: CampaignNotFoundError) -> JSONResponse:

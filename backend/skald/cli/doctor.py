@@ -56,7 +56,18 @@ def _postgres(url: str) -> Check:
                "old_schema": "skald db upgrade --db URL adds what this Skald's schema has since"}.get(
             exc.reason, "use the Skald that wrote it, or move the campaigns with skald db export / import")
         return Check(False, str(exc), fix)
-    return Check(True, f"database {where} answers (PostgreSQL, schema version {version})")
+    conn = connect(url, readonly=True)
+    try:
+        damage = structure(conn)
+    finally:
+        conn.close()
+    if damage:
+        return Check(False, f"database {where} answers (PostgreSQL, schema version {version}) but is damaged: "
+                     + "; ".join(damage), "restore it from a backup, or move the campaigns that still load to a new "
+                     "database with skald db export / import (`skald play` refuses what it cannot read)")
+    return Check(True, f"database {where} answers (PostgreSQL, schema version {version}) and passes Skald's own "
+                 "checks: its tables, every campaign's state rows, every branch head and line, every event, and each "
+                 "campaign's state against its events folded")
 
 
 def _save_file(path: Path | str) -> Check:
@@ -83,46 +94,36 @@ def _save_file(path: Path | str) -> Check:
         finally:
             conn.close()
     except SaveFileError as exc:
+        if exc.reason == "damaged":
+            return Check(False, str(exc), "restore the file from a copy: a missing table cannot be rebuilt from the "
+                         "others")
         return Check(False, str(exc), "see above; or use another file: SKALD_DB_PATH=... / --db")
     if damage:
         return Check(False, f"database {path} passes integrity_check but is damaged: " + "; ".join(damage),
                      "restore the file from a copy, or move the campaigns that still load to a new file with skald "
                      "db export / import (`skald play` refuses what it cannot read)")
     return Check(True, f"database {path} opens and passes integrity_check and Skald's own checks (schema version "
-                 f"{version}): its tables, every branch head, every event")
-
-
-MAX_EVENTS_CHECKED = 200_000  # a larger file has its newest events parsed, up to this many
+                 f"{version}): its tables, every campaign's state rows, every branch head and line, every event, and "
+                 "each campaign's state against its events folded")
 
 
 def structure(conn) -> list[str]:
-    """What SQLite's own check cannot see, each named: a Skald table missing; a branch whose head is a turn that is
-    not there; an event whose JSON does not parse (the newest :data:`MAX_EVENTS_CHECKED`). Empty when none."""
-    import json
+    """Skald's own checks of the store (``store.fsck.problems``), each campaign folded with its pack's numbers
+    (:func:`pack_limits`). Empty when nothing is wrong."""
+    from skald.store import fsck
 
-    from skald.store import db
-    from skald.store.pg_schema import sqlite_shape
+    return fsck.problems(conn, pack_limits)
 
-    have = set(db.tables(conn))
-    missing = [t for t in db.tables(sqlite_shape()) if t not in have]
-    if missing:
-        return [f"the table{'s' if len(missing) > 1 else ''} {', '.join(missing)} {'are' if len(missing) > 1 else 'is'}"
-                " missing"]
-    out = [f"branch {name} of campaign {cid} has its head at turn id {head}, which is not there"
-           for cid, name, head in conn.execute(
-               "SELECT b.campaign_id, b.name, b.head_turn_id FROM branches b WHERE b.head_turn_id != 0 AND NOT EXISTS "
-               "(SELECT 1 FROM turns t WHERE t.turn_id = b.head_turn_id AND t.campaign_id = b.campaign_id)")]
-    broken = []
-    for turn_id, seq, data in conn.execute("SELECT turn_id, seq, data FROM turn_events ORDER BY turn_id DESC, seq "
-                                           "LIMIT ?", (MAX_EVENTS_CHECKED,)):
-        try:
-            json.loads(data)
-        except (TypeError, ValueError):
-            broken.append(f"{turn_id}/{seq}")
-    if broken:
-        out.append(f"{len(broken)} event(s) do not parse (turn id/seq: {', '.join(broken[:5])}"
-                   f"{', ...' if len(broken) > 5 else ''})")
-    return out
+
+def pack_limits(pack_id: str):
+    """The numbers a campaign's events are folded with (``events.Limits``) when its pack is one of the pack folders
+    and loads; None otherwise (never a path a save file or an export names)."""
+    from skald.events import limits_of
+
+    try:
+        return limits_of(load_pack(pack_id)) if pack_id in available_packs() else None
+    except PackError:
+        return None
 
 
 def _pending_migrations(path: Path) -> list[str]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from skald import views
 from skald.engine import Engine, Played
+from skald.errors import CampaignDamagedError
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.loader import PackError, PackIssue, available_packs
@@ -51,6 +52,9 @@ class Session:
         engine = Engine(db, llm=llm, packs=packs, retriever=retriever, resume=lambda cid: resume_command(cid, db))
         try:
             if campaign:
+                damaged = engine.check(campaign)
+                if damaged:
+                    raise CampaignDamagedError(campaign, damaged)
                 if branch and not any(b.name == branch and b.current for b in engine.branches(campaign)):
                     engine.timeline(campaign, f"/switch {branch}")  # a missing branch: BranchError lists them
                 state = engine.load(campaign)

@@ -7,6 +7,7 @@ Times are minutes of game time; money is in the pack's currency (``credits`` in 
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Annotated, Literal
 
@@ -14,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchem
 
 from skald.text import name_key
 from skald.vocab import DESIGNER_ACTIONS, ActionName, Risk, Taste
+
+PACK_ID = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")  # a pack's id: lower-case words joined by _ (its folder)
 
 Id = str
 

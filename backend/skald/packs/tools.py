@@ -23,13 +23,13 @@ from pydantic import BaseModel, TypeAdapter
 
 from skald.packs.loader import FILES, PACKS_DIR, PackError, load_pack, resolve_pack_dir
 from skald.packs.models import (
+    PACK_ID,
     DocMeta,
     EraPack,
     Quest,
 )
 
 TEMPLATE_DIR = PACKS_DIR / "_template"
-PACK_ID = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 SCHEMA_DIR = PACKS_DIR.parents[1] / "docs" / "schema"  # the repository's docs/schema
 
 # ----------------------------------------------------------------------------------------- validate

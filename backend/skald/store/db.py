@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 from skald.errors import SaveFileError
 from skald.store.faults import corrupt, raise_storage
-from skald.store.schema import SCHEMA_VERSION, migrate, schema_version
+from skald.store.schema import SCHEMA_VERSION, TABLES, migrate, schema_version
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
@@ -127,6 +127,7 @@ def _ensure_schema(conn: sqlite3.Connection, path: str | Path, *, readonly: bool
     exactly once across processes."""
     version = _checked_version(conn, path)
     if version == SCHEMA_VERSION:
+        _check_tables(conn, path)
         return
     if version == 0:
         foreign = foreign_tables(conn)
@@ -158,6 +159,24 @@ def foreign_tables(conn: sqlite3.Connection) -> list[str]:
     names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
                                         "'sqlite_%' ORDER BY name")]
     return [] if not names or "_sqlite_migrations" in names or "campaigns" in names else names
+
+
+def missing_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables of this schema (``schema.TABLES``) the store does not have; empty when it has them all."""
+    have = set(tables(conn))
+    return [t for t in TABLES if t not in have]
+
+
+def _check_tables(conn: sqlite3.Connection, path: str | Path) -> None:
+    """Refuse an up-to-date save file that has lost a table (one read of ``sqlite_master``).
+
+    :raises SaveFileError: reason ``damaged``, naming the tables.
+    """
+    missing = missing_tables(conn)
+    if missing:
+        raise SaveFileError(path, "damaged", f"is damaged: the table{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(missing)} {'are' if len(missing) > 1 else 'is'} missing, and no other table "
+                            "holds what it did. Nothing in it was changed: restore the file from a copy")
 
 
 def _checked_version(conn: sqlite3.Connection, path: str | Path) -> int:

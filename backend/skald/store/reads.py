@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import AbstractContextManager
 from typing import Any
 
-from skald.errors import CampaignNotFoundError
+from skald.errors import CampaignDamagedError, CampaignNotFoundError
 from skald.events import BaseEvent, Limits, from_row, replay_log
 from skald.state import (
     PERSISTENT_FIELDS,
@@ -39,7 +39,20 @@ ON_LINE = ("FROM branch_turns p JOIN turns t ON t.turn_id = p.turn_id WHERE p.ca
 
 def load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
     """The campaign's committed state at the head of its current branch (read from the projection tables, which
-    follow that head). :raises CampaignNotFoundError: no such campaign."""
+    follow that head).
+
+    :raises CampaignNotFoundError: no such campaign.
+    :raises CampaignDamagedError: a state row is missing or does not parse (named; ``skald doctor`` finds the rest).
+    """
+    try:
+        return _load_state(conn, campaign_id)
+    except (TypeError, KeyError, ValueError, AttributeError) as exc:  # a row or value gone, JSON/pydantic refusing
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+        raise CampaignDamagedError(campaign_id, [f"its saved state does not load ({type(exc).__name__}: {first})"]) \
+            from exc
+
+
+def _load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
     row = conn.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise CampaignNotFoundError(campaign_id)

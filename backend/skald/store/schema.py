@@ -269,6 +269,11 @@ MIGRATIONS = (m001_initial, m002_retrieval, m003_api, m004_views, m005_offer, m0
               m008_scene_briefs, m009_scenes, m010_profiles, m011_snapshots, m012_timelines, m013_setup_sessions,
               m014_unique_variants)
 SCHEMA_VERSION = len(MIGRATIONS)
+# The tables a save file of SCHEMA_VERSION has (tests/test_fsck.py holds this to what the migrations create): one
+# missing is damage no other table can repair (store.fsck, and every open of an up-to-date file).
+TABLES = ("api_idempotency", "api_tokens", "branch_turns", "branches", "campaigns", "characters",
+          "episode_evaluations", "inventory", "known_npcs", "party", "quests", "reputation", "setup_sessions",
+          "turn_dialogue", "turn_events", "turn_memories", "turn_snapshots", "turns", "world_state")
 
 
 def registry() -> Migrations:
