@@ -185,3 +185,20 @@ def test_a_format_1_file_imports_with_a_note_and_is_still_checked_whole(exported
                      (tables.index("characters") + 1, "names no turn of the file")):
         with pytest.raises(transfer.TransferError, match=why):
             transfer.import_campaign(target, old[:cut], rename=f"cut-{cut}", limits_for=pack_limits)
+
+
+@pytest.mark.parametrize(("column", "value", "said"), [
+    ("hp", 1 << 70, "integer beyond 64 bits"), ("hp", -(1 << 64), "integer beyond 64 bits"),
+    ("name", "\ud800", "lone surrogate"), ("name", "a\x00b", "NUL character"), ("hp", True, "not an integer"),
+    ("hp", "12", "not an integer"), ("hp", 2.5, "not an integer"), ("name", 7, "not text"),
+    ("stats", "{not json", "not the JSON"),
+])
+def test_values_out_of_type_or_range_are_named_by_line_and_column(exported, target, column, value, said) -> None:
+    n = next(i for i, line in enumerate(exported) if '"table": "characters"' in line)
+    item = json.loads(exported[n])
+    item["row"][column] = value
+    lines = _checksummed([*exported[:n], json.dumps(item), *exported[n + 1:-1]])
+    before = _rows(target)
+    with pytest.raises(transfer.TransferError, match=f"line {n + 1}: characters.{column} .*{said}"):
+        transfer.import_campaign(target, lines, rename="typed")
+    assert _rows(target) == before
