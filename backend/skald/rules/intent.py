@@ -476,6 +476,22 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         if item is None or state.player.inventory.get(item.id, 0) <= 0:
             return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text,
                                 verb="claim", topic=parser.topic_of(claimed.group("thing")))
+    moving = parser.move_after(text)
+    if moving is not None:  # "I finish my drink and step out the door": the move is the turn
+        going = _classify_text(moving, state, pack, people, last)
+        if going.action_class == ActionClass.TRAVEL or going.verb in ("leave", "flee", "back", "go"):
+            return going.model_copy(update={"text": text})
+    thing = parser.ordered(text)
+    if thing is not None and state.combat is None:  # "one fungus bun pls": a purchase when it is sold here
+        item = references.item(thing, state, pack)
+        if item is not None and item.id in pack.locations[state.location].shop:
+            return _classify_text(f"buy {thing}", state, pack, people, last).model_copy(update={"text": text})
+        if item is None and parser.FOOD.search(thing):  # "one fungus bun pls" where none is made: said so
+            return _classify_text(f"eat {thing}", state, pack, people, last).model_copy(update={"text": text})
+        poured = parser.LOOSE_DRINK.search(re.sub(r"s\b", "", thing)) if item is None else None
+        if poured is not None:  # "two beers", "a pint please": a drink poured here
+            return _classify_text(f"drink {poured.group(0)}", state, pack, people, last).model_copy(
+                update={"text": text})
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     reading = parser.read(text)
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
@@ -558,7 +574,7 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         return None  # "sure, let us go to Cockle Row"
     if kind == "inventory":
         return RouterOutput(intent=Intent.META, action_class=ActionClass.META, tone=Tone.NEUTRAL, text=text,
-                            meta_command="inventory")
+                            meta_command="inventory", meta_args=reading.topic)  # "do i have a weapon": the weapon
     named = _match_npc(text, people, pack)
     last = talking_to()
     if kind in ("reply", "question"):

@@ -111,7 +111,23 @@ class Inventory(MetaCommand):
     def run(self, ctx: MetaContext) -> str:
         view = views.inventory(ctx.state, ctx.pack)
         rows = [f"  {i.name} x{i.qty}{_tags(i.tags)}: {i.description}" for i in view.items]
-        return "You carry:\n" + ("\n".join(rows) or "  nothing") + f"\n  {view.money}"
+        listing = "You carry:\n" + ("\n".join(rows) or "  nothing") + f"\n  {view.money}"
+        return f"{_asked(ctx.args, view)}\n{listing}" if ctx.args.strip() else listing
+
+
+_MONEY_WORDS = frozenset({"money", "coin", "coins", "cash", "credit", "credits", "grey", "greys", "scrip", "purse"})
+
+
+def _asked(asked: str, view: views.InventoryView) -> str:
+    """The answer to "do I have X?" before the list: which carried things are X (by name or tag), or that none is."""
+    from skald.rules.references import words
+    from skald.text import or_list
+
+    wanted = words(asked)
+    if wanted & _MONEY_WORDS:
+        return f"You have {view.money}."
+    held = [i.name for i in view.items if wanted & words(f"{i.name} {' '.join(i.tags)}")]
+    return f"Yes, you carry {or_list(held, 'and')}." if held else f"You carry no {asked.strip()}."
 
 
 def _tags(tags: list[str]) -> str:

@@ -68,7 +68,8 @@ SLIPS = {
     "aint": "is not", "tryna": "trying to", "wassup": "what is up", "sup": "what is up", "hw": "how",
     "nuthin": "nothing", "nothin": "nothing", "anythin": "anything",
     "whatevers": "whatever is", "youve": "you have", "theres": "there is",
-    "everybodys": "everybody's",
+    "everybodys": "everybody's", "kitty": "cat", "kitten": "cat", "pussycat": "cat", "moggy": "cat",
+    "doggy": "dog", "doggo": "dog", "puppy": "dog", "pup": "dog",
 }
 # Words typed without their final g ("pourin drinks", "nursin one drink"), read with it.
 _DROPPED_G = {f"{stem}in": f"{stem}ing" for stem in """pour nurs rubb look go do say talk drink sitt stand com gett
@@ -126,6 +127,7 @@ _LEAD = re.compile(
     r"carefully|first|"
     r"maybe|perhaps|gently|calmly)(?:\s+,)?\s+)*"
     r"(?:(?:i|we)\s+(?:(?:will|would|shall|should|could|can|might|want to|would like to|wish to|am going to|"
+    r"need to|have to|got to|must|"
     r"try to|start to|begin to|decide to|go and|then|just|quickly|slowly|quietly)\s+)*"
     r"|let me\s+|let us\s+|can i\s+|could i\s+|may i\s+|should i\s+|try to\s+|i try to\s+)?"
     r"(?:(?:please|just|quickly|slowly|quietly|carefully|gently|then)\s+)*")
@@ -317,7 +319,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
 EXAMINE = re.compile(
     r"^(?:look (?:closely |carefully |more closely |again |hard )?(?:at|over|upon|into|in)|examine|inspect|"
     r"see|have a look at|look closer at|take a peek at|peek at|squint at|study|"
-    r"check out|x|l at|regard|eye|eyeball|view|peer (?:at|into)|stare at|gaze at|glance at|"
+    r"check out|x|l at|l|regard|eye|eyeball|view|peer (?:at|into|inside)|stare at|gaze at|glance at|"
+    r"peek (?:in|into|inside|under|behind)|look inside|have a peek (?:at|in|into|inside)|take a peek (?:in|into|"
+    r"inside)|"
     r"take a (?:closer |good |long |quick )?look at|have a (?:closer |good |long |quick )?look at|read|scrutini[sz]e|"
     r"look the \w+ over|size up|get a look at|describe)\s+(?P<t>.+)$")
 NOT_THINGS = re.compile(r"^(?:around|about|round|for\b|the (?:room|place|area) for\b)")
@@ -330,7 +334,7 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
     ("sit", r"sit|take a seat|have a seat|find a (?:seat|table|chair|stool|corner)|pull up a (?:chair|stool)|"
             r"sit down|settle (?:in|down)|lean (?:on|against|back|in)|lie down|kneel|squat|crouch"),
     ("stand", r"stand(?: up)?|get up|rise"),
-    ("wait", r"wait|hang about|hang around|bide|loiter|linger|idle|stay(?: put| here| a while)?|do nothing|"
+    ("wait", r"wait|z|hang about|hang around|bide|loiter|linger|idle|stay(?: put| here| a while)?|do nothing|"
              r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still|keep (?:my|our) distance|"
              r"hang back|stay back|keep back|lie low for a bit"),
     ("watch", r"watch|keep an eye on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
@@ -390,8 +394,9 @@ LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|s
                    r"\w+|move on|off i go|time to go|take my leave|be off|let us go|let us leave|i am leaving|"
                    r"i am off|i should go|i must go|go away|walk away|wander off|leave the \w+|get going|get moving|"
                    r"hit the road|set off|go|keep going|go on ahead|continue on|press on|carry on)"
-                   r"(?:\s+(?:now|here|this place|the place|the room|quietly|slowly|at once|then|already))*"
-                   r"\s*[?!.,]*$")
+                   r"(?:\s+(?:(?:of |through |out )?the (?:door|doorway|front door|back door|tavern|inn|bar|room|"
+                   r"place|building|hall)|now|here|this place|the place|the room|quietly|slowly|at once|then|"
+                   r"already))*\s*[?!.,]*$")
 FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee|bolt|scarper|skedaddle|"
                   r"make a run for it|make a break for it|escape|get away|run out|dash out|hurry out|rush out|"
                   r"get out (?:fast|quick|now)|leg it|scram|make myself scarce|retreat|back off|back away|"
@@ -408,19 +413,26 @@ GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybod
                 r"make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
                 r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?P<ride>path|road|way|"
                 r"stairs|ladder|door|lift|elevator|ferry|boat|punt|train|tram|cart|bridge|causeway|steps)|"
-                r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|back out|let us hit|lets hit|"
+                r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|get (?:over |down |up |across "
+                r")?to|back out|let us hit|lets hit|"
                 r"head (?:out|off)|point me|show me the way|how do i get|how (?:can|do) i get|which way(?: is it)?)"
                 r"(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
                 r"for|through|by|near|the way to))*\s+(?P<t>.+)$")
 INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|got)|what am i (?:carrying|holding)|"
                        r"what have i got|check (?:my )?(?:pockets?|bag|pack|satchel|purse|inventory|gear|stuff|"
                        r"belongings|things)|look in (?:my )?(?:pockets?|bag|pack|satchel|purse)|take (?:stock|"
-                       r"inventory)|empty my pockets|how much (?:money|coin|cash) do i have|count my (?:money|coin|"
+                       r"inventory)|empty my pockets|how much (?:money|coin|coins|cash|credits?|greys?|scrip) "
+                       r"(?:do i have|have i got|am i carrying|is (?:left|in my purse))|count my (?:money|coin|"
                        r"coins)|my (?:inventory|stuff|things|gear|items)|"
-                       r"do i (?:have|carry|own|got) (?:a |an |any |some )?"
+                       r"(?:can you |could you |please )?(?:list|show|tell|describe|read)(?: me)? (?:(?:my|all my|"
+                       r"everything in my)(?: current| whole| full| entire)? (?:inventory|items|stuff|belongings|gear|"
+                       r"things|pack|bag|pockets)|what (?:is in my (?:pack|bag|pockets?|inventory)|i (?:have|carry|"
+                       r"am carrying|own)))\b.*|"
+                       r"do i (?:even |still |actually |really )?(?:have|carry|own|got) (?:a |an |any |some )?"
                        r"[a-z' ]{1,30}?(?: on me| with me| in my (?:pack|bag|pockets?))?|"
                        r"am i (?:carrying|holding|armed)(?: [a-z' ]{1,30})?|what (?:is|have i got) in my (?:pack|bag|"
-                       r"pockets?|satchel|purse))(?: on me| with me| on my person)?(?: first| now| again| quickly)?"
+                       r"pockets?|satchel|purse))(?: on me| with me| on my person)?(?: left| first| now| again| "
+                       r"quickly| anymore| at all)?"
                        r"\s*[?!.]*$")
 
 
@@ -519,8 +531,18 @@ def _readers():
             ("eat", _loose_eat), ("reply", _weak_reply))
 
 
+_HAVE_THING = re.compile(r"^(?:do i (?:even |still |actually |really )?(?:have|carry|own|got)|am i (?:carrying|"
+                         r"holding)) (?:a |an |any |some |the |my )?(?P<t>[a-z' ]+?)(?: on me| with me| in my "
+                         r"(?:pack|bag|pockets?)| on my person| left| anymore| at all)*\s*[?!.]*$"
+                         r"|^am i (?P<armed>armed)\b")
+
+
 def _inventory(clause: str, said: str) -> Reading | None:
-    return Reading("inventory", "inventory") if INVENTORY.match(clause) or INVENTORY.match(said) else None
+    if not (INVENTORY.match(clause) or INVENTORY.match(said)):
+        return None
+    asked = _HAVE_THING.match(clause)  # "do i even have a weapon on me": the weapon
+    topic = ("weapon" if asked.group("armed") else topic_of(asked.group("t"))) if asked else ""
+    return Reading("inventory", "inventory", topic)
 
 
 # A reply known by how it starts: the first word (or two) and the verb it gives.
@@ -603,6 +625,9 @@ def _examine(clause: str, said: str) -> Reading | None:
 
 LOOSE_DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|drink|drinks|tea|coffee|"
                          r"brew|dram|thirsty|parched)\b")
+FOOD = re.compile(r"\b(?:bun|buns|bread|loaf|stew|soup|broth|pie|pies|pasty|pasties|fish|eel|eels|meat|cheese|cake|"
+                  r"sandwich|porridge|gruel|food|meal|snack|sausages?|roll|rolls|biscuits?|apples?|chips|fries|"
+                  r"burgers?|steak|chops?|roast|pudding|noodles|rice|beans|eggs?|bacon|ham|chicken|pickles?)\b")
 LOOSE_EAT = re.compile(r"\b(?:eat|food|starving|starved|hungry|meal|feed me|bite to eat|stew|bread|supper|breakfast|"
                        r"lunch|dinner|rations?|(?:murder|demolish|go for|kill for) (?:a|an|some|the)? ?(?:pie|stew|"
                        r"bread|meal|sandwich|bun|pasty|plate|bowl|steak|chop|roast|fish|eel|pudding|cake|sausage|broth|soup|"
@@ -668,11 +693,15 @@ def _deed(clause: str, said: str) -> Reading | None:
     return None
 
 
+_WHY = re.compile(r"\s+(?:i am|i have|i need|i want|i feel|because|since|cause|so that|so i)\b.*$")  # "the clinic i
+# am hurt bad": the clinic (the rest says why)
+
+
 def _go(clause: str, said: str) -> Reading | None:
     found = GO.match(clause)
     if found is None:
         return None
-    topic = topic_of(found.group("t").split(" , ")[0])  # "the market , i need a few things"
+    topic = topic_of(_WHY.sub("", found.group("t").split(" , ")[0]))  # "the market , i need a few things"
     if found.group("ride") and topic in ("down", "up", "across", "over", "back", "out", "in"):
         topic = found.group("ride")  # "take the lift down": the lift, wherever it goes
     return Reading("go", "go", topic)
@@ -687,6 +716,10 @@ def object_of(text: str) -> str:
     'shutters', 'look under the table' -> 'table'), in the line's last sentence; '' when there are none."""
     said = [part for part in _SENTENCE.split(plain(text)) if part.strip()] or [""]
     clause = _LEAD.sub("", said[-1], count=1).strip()
+    then = re.split(r"\s+and (?:then )?", clause)  # "draw my knife and lunge at the singer": the singer
+    if len(then) > 1 and re.match(r"^[a-z]+ (?:at|on|into|onto|toward|towards|for|after) (?!it$|them$|him$|her$)",
+                                  then[-1]):  # a move at someone ("lunge at", "go for"), not "buy a bun and eat it"
+        clause = then[-1]
     found = _VERB_AND_PARTICLE.match(clause)
     return topic_of(clause[found.end():]) if found else ""
 
@@ -706,3 +739,42 @@ def addressee(text: str) -> str:
     called = _CALLED.match(plain(text)) if found is None else None
     found = found or (called if called is not None and called.group("who") not in _FILLERS else None)
     return found.group("who") if found else text
+
+
+# An order given by naming the thing: "one fungus bun pls", "two ales please", "i'll have the stew", "can i get a
+# pint". The caller checks that the words name something sold here before reading it as a purchase.
+_POLITE = r"(?:\s*,?\s*(?:please|pls|plz|thanks|thank you|cheers|for me|to go|too|as well|mate|love|friend|sir|madam))"
+_ORDERS = (
+    re.compile(r"^(?:(?:one|two|three|four|another|1|2|3|4)\s+)(?P<thing>[a-z' -]{3,40}?)" + _POLITE + r"*\s*[.!]*$"),
+    re.compile(r"^(?:a |an |some |the )?(?P<thing>[a-z' -]{3,40}?)" + _POLITE + r"+\s*[.!]*$"),
+    re.compile(r"^(?:i will have|i will take|i will get|i would like|i would love|i would have|i would take|i want|"
+               r"give me|can i (?:have|get|grab)|could i (?:have|get|grab)|may i have|let me (?:have|get)|get me|"
+               r"bring me|i am after|i fancy|i will go for|i will try)\s+(?!to |for |you |it |that |this |them |him "
+               r"|her |me |out |in |on |off |up |down |over |back |away |with |about )(?:a |an |the |some |one |two "
+               r"|another )?(?P<thing>[a-z' -]{3,40}?)" + _POLITE + r"*\s*[?.!]*$"),
+)
+
+
+def ordered(text: str) -> str | None:
+    """The thing an order names ("one fungus bun pls": 'fungus bun'), or None when ``text`` is not one."""
+    said = plain(text)
+    for pattern in _ORDERS:
+        found = pattern.match(said)
+        if found:
+            return found.group("thing").strip()
+    return None
+
+
+_THEN = re.compile(r"\s*,?\s+(?:and then|and|then|before i|and i)\s+")
+
+
+def move_after(text: str) -> str | None:
+    """The last clause of a line that ends by leaving or going ("I finish my drink and step out the door": 'step out
+    the door'), when the rest is what the player does on the way; None otherwise. The move is the turn."""
+    said = plain(text)
+    parts = _THEN.split(said)
+    if len(parts) < 2:
+        return None
+    tail = parts[-1].strip(" .!")
+    found = read(tail)
+    return tail if found is not None and not found.weak and found.kind in ("leave", "go") else None

@@ -187,18 +187,26 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
     :param aimed_at: the words the line aims at (``parser.object_of`` or ``parser.addressee``)."""
     who = _LEAD.sub("", _CUT.sub("", aimed_at.strip().lower().rstrip("?!.,")).strip())
     named = words(who)
-    if not named or len(who.split()) > 3 or named & (GROUPS | PRONOUNS) or who.split()[0] in (
+    longest = 5 if _ARTICLE.match(who) else 3  # "the eel fisher lady": a description, not a name
+    if not named or len(who.split()) > longest or named & (GROUPS | PRONOUNS) or who.split()[0] in (
             "my", "your", "his", "her", "their", "our", "you", "me", "us", "i", "we", "it", "what", "how", "why",
             *_VERBS):
         return None
     if person(who, state, pack) is not None:
         return None
-    if any(kindred(who) & kindred(f"{p.role} {p.description}") for p in everyone_at(state, pack, state.location)):
+    telling = named - _GENERIC_PEOPLE  # "eel fisher" of "the eel fisher lady": the words that single someone out
+    if any(kindred(" ".join(sorted(telling or named))) & kindred(f"{p.role} {p.description}")
+           for p in everyone_at(state, pack, state.location)):
         return None  # "the woman" where two women are here: somebody here, just not one the words single out
     if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()):
         return None  # "haggle over the lamp": a thing
     common = _ARTICLE.match(who) or named & (set(_KIN) | _role_words(pack))
     return re.sub(r"^(?:the|a|an)\s+", "", who) if common else who.title()  # a role stays lower case, a name not
+
+
+# Words for a person that single nobody out by themselves ("the eel fisher lady": the lady is whoever fishes eels).
+_GENERIC_PEOPLE = frozenset({"lady", "woman", "man", "guy", "gal", "girl", "boy", "fellow", "fella", "bloke", "chap",
+                             "dude", "person", "one", "gentleman", "lad", "lass", "kid", "old", "young"})
 
 
 @per_pack
