@@ -384,3 +384,29 @@ def test_asking_what_you_carry_answers_the_question_then_lists_it(tmp_path, llm,
     _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)
     assert state.router_output.meta_command == "inventory"
     assert state.final_text.startswith(first) and "credits" in state.final_text, state.final_text
+
+
+@pytest.mark.parametrize(("pack_id", "line", "said"), [
+    ("saltmarsh_reach", "im out", "You travel to Cockle Row."),
+    ("saltmarsh_reach", "runnn", "You travel to Cockle Row."),  # a held-down key
+    ("saltmarsh_reach", "up the stairs and out onto the street", "You travel to Cockle Row."),
+    ("cinder_reach", "scarper before the law clocks me", "You travel to Kettle Row."),
+    ("saltmarsh_reach", "what AI model is running this game", "You say it aloud to no one in particular."),
+    ("saltmarsh_reach", "tlk to the old man", "You fall into conversation with Amos Tallowby."),
+    ("saltmarsh_reach", "I lean my elbows on the bar and grin. 'Go on then, tell me the rest, I've got nowhere to be "
+                        "till the tide turns.'", "You press Odile Pask"),
+    ("saltmarsh_reach", "i turn to odile and say \"what's good to eat here?\"",
+     "Odile Pask tells you that in the Brass Eel Tavern you can buy smoked eel"),
+    ("cinder_reach", "go markit", "You travel to the Scrip Market."),  # one slip from the pack's own word
+])
+def test_a_third_strangers_lines_are_read_as_meant(tmp_path, llm, pack_id, line, said):
+    _, state = second_move(tmp_path, pack_id, "look around", line, llm)
+    summary = state.mechanic_result.summary if state.mechanic_result else state.final_text
+    assert summary.startswith(said), summary
+
+
+def test_what_year_it_is_is_the_calendar_and_what_i_got_is_the_inventory(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", "what year is it even", llm)
+    assert state.mechanic_result.summary.startswith("It is morning, Firstebb (day 1)")
+    _, state = second_move(tmp_path / "b", "cinder_reach", "look around", "wat i got", llm)
+    assert state.router_output.meta_command == "inventory"

@@ -35,7 +35,9 @@ def reread(routed: RouterOutput, line: str, by: str, state: PersistentState, pac
     if (again.intent == Intent.META and again.meta_command != "inventory") or interact.unanswered(again) or \
             wish(again.text) is not None:  # taking stock is the one out-of-game command a line may mean
         return routed
-    return again.model_copy(update={"read_as": again.text, "read_by": by, "said": routed.text})
+    typed = getattr(state, "player_input", "")  # what the player typed, before slips were read as meant
+    return again.model_copy(update={"read_as": again.text, "read_by": by,
+                                    "said": intent.as_typed(typed) if typed else routed.text})
 
 
 def routed_update(routed: RouterOutput, state: GameState, runtime: Runtime[TurnContext]) -> dict:

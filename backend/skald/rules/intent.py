@@ -124,6 +124,12 @@ def _norm(text: str) -> str:
     return text.lower().replace("_", " ")
 
 
+def as_typed(raw: str) -> str:
+    """The player's line as the rules first see it (markup stripped, lower case), before slips are read as meant:
+    what the player said, as the records and the narrator's prompt quote it."""
+    return _norm(strip_markup(raw.strip()))
+
+
 @lru_cache(maxsize=8192)
 def _pattern(phrase: str) -> tuple[str, re.Pattern[str]]:
     """``phrase`` normalised, and the pattern that finds it as whole words."""
@@ -463,6 +469,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             last = last_spoken_with(state, pack, people)
         return last
 
+    text = parser.slipped(text)  # "tlk to the big lady", "runnn": read as meant by every pattern below
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
     told = _dictated(text, pack)
@@ -476,6 +483,9 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         if item is None or state.player.inventory.get(item.id, 0) <= 0:
             return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text,
                                 verb="claim", topic=parser.topic_of(claimed.group("thing")))
+    spoken = parser.quoted(text)
+    if spoken is not None:  # "I lean on the bar and say, 'what's good?'": what is said is the turn
+        return _spoken(text, *spoken, state, pack, people, talking_to)
     moving = parser.move_after(text)
     if moving is not None:  # "I finish my drink and step out the door": the move is the turn
         going = _classify_text(moving, state, pack, people, last)
@@ -496,7 +506,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     reading = parser.read(text)
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
             reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))) and not (
-            reading.kind == "go" and _names_a_place(reading.topic, state, pack)):  # "lets hit the market": a trip
+            reading.kind == "go" and _names_a_place(reading.topic, state, pack)) and not (
+            reading.kind == "eat" and re.match(r"(?:give|get|bring|fetch) me\b", text)):  # "give me something to eat"
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people, talking_to)
@@ -554,6 +565,29 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         target_location=target_location,
         target_item=target_item,
     )
+
+
+def _spoken(text: str, before: str, said: str, state: PersistentState, pack: EraPack, people: list[PresentNpc],
+            talking_to: Callable[[], str | None]) -> RouterOutput:
+    """A line that narrates, then quotes what is said: the words said are classified as the turn, said to whom the
+    narration names (by name or description) when they name nobody themselves; words that ask for no action are
+    talk with that person, or with whoever the player was speaking with."""
+    opening = said.split(",")[0]
+    reply = parser.read(opening) if opening != said else None
+    inner = _classify_text(opening if reply is not None and reply.kind == "reply" else said, state, pack, people)
+    named = _match_npc(before, people, pack)
+    if named is None:
+        described = references.person(parser.addressee(before), state, pack, people) or references.person(
+            _AFTER_VERB.sub("", before), state, pack, people)
+        named = described.id if described is not None else None
+    if inner.action_class == ActionClass.INTERACT and inner.verb is None and inner.target_item is None:
+        to = named or inner.target_npc or talking_to()
+        if to is not None:  # "'long night?'": words said, to someone
+            return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=text, target_npc=to,
+                                tone=classify_tone(said, ActionClass.DIALOGUE_ONLY), verb="said")
+    if named is not None and inner.target_npc is None and inner.action_class in TALKING | SWAYING:
+        inner = inner.model_copy(update={"target_npc": named})
+    return inner.model_copy(update={"text": text})
 
 
 def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, state: PersistentState, pack: EraPack,
@@ -623,7 +657,8 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if kind == "go" and reading.topic:
             to = references.place(reading.topic, state, pack)
             if to is not None and not references.names_place(reading.topic, to, pack):
-                to = None  # a word of it names no place here ("kettle row" is not "Cockle Row")
+                fixed = references.respelled(reading.topic, pack)  # "go markit": one slip from the market
+                to = to if fixed != reading.topic and references.names_place(fixed, to, pack) else None
             if to is None:  # "walk up to the bar and say hi", "go chat up the singer": not a journey
                 person = references.person(reading.topic, state, pack, people)
                 if person is not None:

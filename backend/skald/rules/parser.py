@@ -66,7 +66,8 @@ SLIPS = {
     "whered": "where did", "whatd": "what did", "y": "why", "wht": "what", "ther": "there", "outta": "out of",
     "kinda": "kind of", "sorta": "sort of", "gimme": "give me", "dunno": "do not know", "ain't": "is not",
     "aint": "is not", "tryna": "trying to", "wassup": "what is up", "sup": "what is up", "hw": "how",
-    "nuthin": "nothing", "nothin": "nothing", "anythin": "anything",
+    "nuthin": "nothing", "nothin": "nothing", "anythin": "anything", "mayb": "maybe", "latr": "later",
+    "l8r": "later", "wher": "where", "fud": "food", "thru": "through",
     "whatevers": "whatever is", "youve": "you have", "theres": "there is",
     "everybodys": "everybody's", "kitty": "cat", "kitten": "cat", "pussycat": "cat", "moggy": "cat",
     "doggy": "dog", "doggo": "dog", "puppy": "dog", "pup": "dog",
@@ -91,6 +92,33 @@ _CONTRACTIONS = [(re.compile(p), r) for p, r in [
 ]]
 
 
+_DOUBLED = frozenset("""all ball bell bill call cell dell dull fall fell fill full gall hall hell hill ill kill mall
+mill null pull sell shall shell skill small smell spell spill still stall tall tell till troll
+wall well will yell add odd egg off cliff cuff huff staff stiff stuff buzz fizz jazz fuzz too
+zoo boo moo see bee fee free tree three agree feed need seed weed deed greed speed bleed feel
+heel peel steel wheel keel reel deep keep sleep sheep steep creep sweep weep been green queen
+seen sheen between beer cheer deer peer steer sneer week seek cheek geek meet feet greet sheet
+street sweet sleet fleet good food mood wood hood stood blood flood door floor poor moor book
+cook hook look took shook brook nook cool fool pool tool school stool wool room boom doom gloom
+loom broom bloom moon noon soon spoon boot foot hoot loot root shoot toot boost roof proof hoof
+goose loose moose noose""".split())
+_RUN = re.compile(r"([a-z])\1{2,}")
+
+
+def _unstretched(word: str) -> str:
+    """A word typed with a letter held down ("runnn", "heyyy", "soooo", "welll"), read as meant."""
+    if not _RUN.search(word):
+        return word
+    two = _RUN.sub(r"\1\1", word)
+    return two if two in _DOUBLED else _RUN.sub(r"\1", word)
+
+
+def slipped(text: str) -> str:
+    """``text`` (lower case) with each word that is a known slip (:data:`SLIPS`) or typed with a held-down letter
+    read as meant, everything else (punctuation, spacing, contractions) left as typed."""
+    return re.sub(r"[a-z0-9']+", lambda m: SLIPS.get(_unstretched(m.group(0)), _unstretched(m.group(0))), text)
+
+
 _VOCATIVE = re.compile(r"^(?:(?:[a-z']+ ){0,2}[a-z']+ , (?:and )?)+(?=(?:what|who|where|why|how|do|does|is|are|can|"
                        r"could|will|would|tell|any|have|has)\b)")
 
@@ -101,7 +129,7 @@ def plain(text: str) -> str:
     text = text.translate(_APOSTROPHES)
     for pattern, written in _CONTRACTIONS:
         text = pattern.sub(written, text)
-    words = re.findall(r"[a-z0-9']+|[?!.,;]", text)
+    words = [_unstretched(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)]
     text = _ITS.sub("it is", " ".join(SLIPS.get(w, w) for w in words))
     text = _VOCATIVE.sub("", text)
     text = _GREETED.sub("", text)  # "hey tobin, you been out here long": the question (the router keeps who)
@@ -301,10 +329,12 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
     ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:do|can|would|should|might) (?:i|we|one) "
                  r"(?:get|go)(?: back)?(?: up| down| over| out| across)? to (?:the )?(?P<t2>.+?)\??$|\bhow far "
-                 r"(?:is it )?to (?:the )?(?P<t3>.+?)\??$"),
+                 r"(?:is it )?to (?:the )?(?P<t3>.+?)\??$|\bhow (?:many|much) (?:hours|minutes|days|time|walking|"
+                 r"travel)(?: is it)?(?: on foot| walking| by foot| by boat)? to (?:the )?(?P<t4>.+?)\??$"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
                r"she|they|it)\b"),
-    ("time", r"\bwhat (?:time|hour|day) is it\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
+    ("time", r"\bwhat (?:time|hour|day|year|month|season|date) is it\b|\bwhat (?:year|month|season) (?:are we in|is "
+             r"this)\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
              r"\bwhat day is (?:it|today)\b"),
     ("about", r"^(?:what|who) (?:is|are|was|were) (?:the deal with |up with |going on with |the story with |"
               r"wrong with |the matter with |happening with |the problem with |the trouble with |with )?(?P<t>.+)|"
@@ -383,7 +413,8 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
 EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|breakfast|lunch|dinner|supper|"
                  r"snack)|grab (?:a bite|some food|something to eat)|order (?:some )?(?:food|a meal|something to "
                  r"eat|breakfast|lunch|dinner|supper)|get (?:some )?(?:food|something to eat)|find (?:some )?food|"
-                 r"chew|munch|feast|dine|snack|break my fast|fill my belly)\b(?P<t>.*)$")
+                 r"chew|munch|feast|dine|snack|break my fast|fill my belly|(?:give|get|bring|fetch) me (?:something|"
+                 r"anything|some food|food|a bite)(?: to eat)?)\b(?P<t>.*)$")
 DRINK = re.compile(r"^(?:drink|pour me (?:a|one|whatever|something|some|the)|have (?:a |some )?(?:drink|"
                    r"ale|beer|cup|mug|pint|dram|tea|water|wine)|"
                    r"grab (?:a |some )?(?:drink|ale|beer|pint)|get (?:a |some )?(?:drink|ale|beer|pint|water)|"
@@ -393,7 +424,10 @@ LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|s
                    r"go outdoors|head outside|get (?:out )?of here|get outta here|get me out|out|outside|exit the "
                    r"\w+|move on|off i go|time to go|take my leave|be off|let us go|let us leave|i am leaving|"
                    r"i am off|i should go|i must go|go away|walk away|wander off|leave the \w+|get going|get moving|"
-                   r"hit the road|set off|go|keep going|go on ahead|continue on|press on|carry on)"
+                   r"hit the road|set off|go|keep going|go on ahead|continue on|press on|carry on|i am out|i am gone|"
+                   r"am out|am gone|am leaving|am off|"
+                   r"(?:(?:go |head |walk |climb )?(?:up|down) the (?:stairs|steps|ladder) )?(?:and )?(?:go |head |"
+                   r"step )?out (?:onto|into|to) the (?:street|road|lane|row|night|rain|cold|dark|yard|walkway))"
                    r"(?:\s+(?:(?:of |through |out )?the (?:door|doorway|front door|back door|tavern|inn|bar|room|"
                    r"place|building|hall)|now|here|this place|the place|the room|quietly|slowly|at once|then|"
                    r"already))*\s*[?!.,]*$")
@@ -404,7 +438,8 @@ FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee
                   r"get me (?:the hell |the heck )?out(?:ta| of) (?:here|there)|book it(?: out(?:ta| of) (?:here|"
                   r"there))?|high[- ]?tail it(?: out(?:ta| of) (?:here|there))?|make tracks|run for (?:my|it|your) "
                   r"life|take off running|hightail it|vamoose|bail)"
-                  r"(?:\s+(?:now|from here|from this place|quickly|fast))*\s*[?!.,]*$")
+                  r"(?:\s+(?:now|from here|from this place|quickly|fast))*(?:\s+(?:before|while|until|so|because|"
+                  r"or) [a-z' ]+)?\s*[?!.,]*$")
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
 GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybody|you) (?:please )?)?"
                 r"(?!go through |rifle through |look through )(?:go (?:find|look for|visit|see|check out)|go|head|walk|"
@@ -418,7 +453,7 @@ GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybod
                 r"head (?:out|off)|point me|show me the way|how do i get|how (?:can|do) i get|which way(?: is it)?)"
                 r"(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
                 r"for|through|by|near|the way to))*\s+(?P<t>.+)$")
-INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|got)|what am i (?:carrying|holding)|"
+INVENTORY = re.compile(r"^(?:i|inv|inventory|what (?:do )?i (?:have|carry|own|hold|got)|what am i (?:carrying|holding)|"
                        r"what have i got|check (?:my )?(?:pockets?|bag|pack|satchel|purse|inventory|gear|stuff|"
                        r"belongings|things)|look in (?:my )?(?:pockets?|bag|pack|satchel|purse)|take (?:stock|"
                        r"inventory)|empty my pockets|how much (?:money|coin|coins|cash|credits?|greys?|scrip) "
@@ -431,8 +466,8 @@ INVENTORY = re.compile(r"^(?:i|inv|inventory|what do i (?:have|carry|own|hold|go
                        r"do i (?:even |still |actually |really )?(?:have|carry|own|got) (?:a |an |any |some )?"
                        r"[a-z' ]{1,30}?(?: on me| with me| in my (?:pack|bag|pockets?))?|"
                        r"am i (?:carrying|holding|armed)(?: [a-z' ]{1,30})?|what (?:is|have i got) in my (?:pack|bag|"
-                       r"pockets?|satchel|purse))(?: on me| with me| on my person)?(?: left| first| now| again| "
-                       r"quickly| anymore| at all)?"
+                       r"pockets?|satchel|purse|inventory))(?: right now)?(?: on me| with me| on my person)?"
+                       r"(?: left| first| now| again| quickly| anymore| at all)?"
                        r"\s*[?!.]*$")
 
 
@@ -502,7 +537,8 @@ _CALLED = re.compile(r"^(?P<who>[a-z']+)\s*,?\s+(?P<rest>(?:whats|what|hows|how|
 _FILLERS = frozenset("""so ok okay well um uh er erm hmm hm ugh ew eww ewww wow whoa huh eh oof damn dang gosh blimey
 crikey man dude mate guys folks sir madam lady friend pal buddy boss kid lad lass love dear listen look oh ah aha yo oi
 hey hi hello excuse wait right alright and but also anyway seriously honestly really actually quick sorry please
-thanks cheers yes no yeah yep nah nope sure fine i we they he she it this that there here then now got""".split())
+thanks cheers yes no yeah yep nah nope sure fine i we they he she it this that there here then now got roughly about
+approximately exactly basically like just quickly""".split())
 
 
 # "ask (around) what/whether ...": the question asked, read as the question (one asked of a person is theirs to
@@ -778,3 +814,17 @@ def move_after(text: str) -> str | None:
     tail = parts[-1].strip(" .!")
     found = read(tail)
     return tail if found is not None and not found.weak and found.kind in ("leave", "go") else None
+
+
+# Words said inside a line that narrates ("I slide a coin across and say, 'what's the word on the docks?'"): what is
+# said is the turn; the narration before it may name who it is said to.
+_QUOTED = re.compile(r"^(?P<before>.*?[a-z].*?)[\s,:]+[\"'\u201c\u2018](?P<said>[^\"\u201c\u201d]+?)[\"'\u201d\u2019]"
+                     r"\s*[.!?]*\s*$")
+
+
+def quoted(text: str) -> tuple[str, str] | None:
+    """(the narration, the words said) of a line that narrates and then quotes what is said; None otherwise."""
+    found = _QUOTED.match(text.strip())
+    if found is None or not re.search(r"[a-z]", found.group("said")):
+        return None
+    return found.group("before").strip(" ,:"), found.group("said").strip()

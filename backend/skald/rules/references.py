@@ -79,6 +79,78 @@ def kindred(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@per_pack
+def _spellings(pack: EraPack) -> dict[str, frozenset[str]]:
+    """Every word of four letters or more the pack uses for its places, people, things and the details of its
+    places, indexed by itself and by each of its one-letter deletions (so a word one slip away finds it)."""
+    texts = [f"{loc.name} {' '.join(loc.aliases)} {loc.type} {loc.description} {' '.join(loc.details)}"
+             for loc in pack.locations.values()]
+    texts += [f"{i.name} {' '.join(i.tags)}" for i in pack.items.values()]
+    texts += [f"{p.name} {p.role} {p.description}" for p in [*pack.npcs.values(), *pack.companions.values()]]
+    texts += [f.name for f in pack.factions.values()]
+    index: dict[str, set[str]] = {}
+    for w in {w for text in texts for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in STOP}:
+        for key in {w, *(w[:i] + w[i + 1:] for i in range(len(w)))}:
+            index.setdefault(key, set()).add(w)
+    return {k: frozenset(v) for k, v in index.items()}
+
+
+@lru_cache(maxsize=1)
+def _shipped_words() -> frozenset[str]:
+    """Every word the shipped packs use: spelled right somewhere, so never respelled into another pack's word."""
+    from skald.packs.loader import PackError, available_packs, load_pack
+
+    out: set[str] = set()
+    for pack_id in available_packs():
+        try:
+            out |= {w for key, found in _spellings(load_pack(pack_id)).items() for w in found if key == w}
+        except PackError:
+            continue
+    return frozenset(out)
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one letter added, dropped, changed, or two side by side swapped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and
+                                  a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def respelled(topic: str, pack: EraPack, least: int = 4) -> str:
+    """``topic`` with each word of four letters or more that the pack does not use, but is one slip away from exactly
+    one word it does use, spelled as the pack spells it ('look in the barel' -> 'look in the barrel', 'markit' ->
+    'market'); the rest as it was. ``least``: the shortest word respelled."""
+    index = _spellings(pack)
+    known = _shipped_words()
+
+    def fixed(match: re.Match[str]) -> str:
+        w = match.group(0)
+        if len(w) < least or w in STOP or w in index.get(w, ()) or w in known:
+            return w
+        near = {v for key in {w, *(w[:i] + w[i + 1:] for i in range(len(w)))} for v in index.get(key, ())
+                if _one_slip(w, v)}
+        return next(iter(near)) if len(near) == 1 else w
+    return _WORD.sub(fixed, topic.lower())
+
+
+def _or_respelled(find):
+    """``find(topic, state, pack, ...)``, and when it finds nothing, the same with the topic :func:`respelled`."""
+    def found(topic: str, state: GameState, pack: EraPack, *args, **kwargs):
+        hit = find(topic, state, pack, *args, **kwargs)
+        if hit is None and topic:
+            again = respelled(topic, pack)
+            if again != topic.lower():
+                hit = find(again, state, pack, *args, **kwargs)
+        return hit
+    found.__doc__, found.__name__, found.__wrapped__ = find.__doc__, find.__name__, find
+    return found
+
+
 def _best(candidates, score, least: int = 1):
     """The first candidate with the highest ``score`` (at least ``least``), or None."""
     best, top = None, least - 1
@@ -215,6 +287,7 @@ def _role_words(pack: EraPack) -> frozenset[str]:
     return frozenset(w for p in [*pack.npcs.values(), *pack.companions.values()] for w in words(p.role))
 
 
+@_or_respelled
 def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     """The sentence of the place's description or details that tells of ``topic`` ('barrel by the hearth' -> 'A
     pickling barrel stands by the hearth, ...'), or None."""
@@ -245,6 +318,7 @@ def head_word(topic: str) -> str | None:
     return found[-1] if found else None
 
 
+@_or_respelled
 def item(topic: str, state: GameState, pack: EraPack) -> Item | None:
     """The item ``topic`` names: carried first, then sold here, then any in the pack."""
     wanted = words(topic)
@@ -274,6 +348,7 @@ def other_thing(wanted: frozenset[str], found: Item) -> bool:
     return bool({w for w in wanted - known - QUALIFIERS if not (w.endswith("s") and w[:-1] in known)})
 
 
+@_or_respelled
 def place(topic: str, state: GameState, pack: EraPack) -> str | None:
     """The id of the place ``topic`` names (name, alias, id or kind), nearest first among equals."""
     wanted = words(topic)

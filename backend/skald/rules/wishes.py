@@ -46,6 +46,7 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\b(?:an|the|a) ai\b|\bai (?:with|without) (?:no )?(?:rules|limits|restrictions|filters)\b"
         r"|\bno (?:rules|restrictions|filters|limits|guidelines) (?:apply|at all)\b"
         r"|\bact as (?:an? )?(?:ai|assistant|chatbot|unfiltered)\b"
+        r"|\b(?:ai|llm|gpt|language|chat) model\b|\b(?:running|powering|behind) this (?:game|story|chat)\b"
         r"|\bi am (?:the )?(?:narrator|game master|developer|dungeon master)\b"
         r"|\bas the (?:narrator|game master|developer|admin)\b|\badmin (?:access|mode|rights|panel)\b"
         r"|\b(?:you(?: are|re)?|ur|u r|you're) (?:the |an? )?(?:narrator|gm|dm|game master|ai|bot|computer)\b"
