@@ -277,7 +277,8 @@ def test_suggestions_and_outcomes_about_someone_use_their_pronouns(tmp_path, llm
     ("can i get some food im starving", "You buy a fungus bun for 3 credits"),
     ("how much for a room", "Hesper Quill tells you that you can get a room and a bed for the night"),
     ("I decide to head outside and explore the streets to get a feel for the town.", "You travel to Kettle Row."),
-    ("ask the woman what kind of work shes looking for", "You speak up"),  # two women here: not 'no woman here'
+    ("ask the woman what kind of work shes looking for", "You fall into conversation with Rhea Calloway."),  # of the
+    # two women here, the one looking for work
 ])
 def test_lines_a_stranger_wrote_get_answers_about_them(tmp_path, llm, line, said):
     _, state = second_move(tmp_path, "cinder_reach", "look around", line, llm)

@@ -49,6 +49,11 @@ KINDRED = [
     {"tax", "taxes", "tithe", "tithes", "toll", "tolls", "levy", "dues"},
     {"carved", "scratched", "etched", "scored", "engraved", "gouged", "cut", "notched", "marked"},
     {"writing", "words", "text", "letters", "lettering", "sign", "notice", "message"},
+    {"work", "job", "jobs", "employment", "hire", "hands", "shift", "shifts"},
+    {"looking", "hunting", "seeking", "searching", "wants", "needs", "after"},
+    {"loud", "noisy", "rowdy", "boisterous", "cheerful", "laughing"},
+    {"big", "large", "tall", "broad", "burly", "hulking", "huge"},
+    {"scarred", "burn", "burns", "burned", "burnt", "scar", "scars"},
 ]
 _KIN = {w: frozenset(group) for group in KINDRED for w in group}
 
