@@ -491,17 +491,9 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         going = _classify_text(moving, state, pack, people, last)
         if going.action_class == ActionClass.TRAVEL or going.verb in ("leave", "flee", "back", "go"):
             return going.model_copy(update={"text": text})
-    thing = parser.ordered(text)
-    if thing is not None and state.combat is None:  # "one fungus bun pls": a purchase when it is sold here
-        item = references.item(thing, state, pack)
-        if item is not None and item.id in pack.locations[state.location].shop:
-            return _classify_text(f"buy {thing}", state, pack, people, last).model_copy(update={"text": text})
-        if item is None and parser.FOOD.search(thing):  # "one fungus bun pls" where none is made: said so
-            return _classify_text(f"eat {thing}", state, pack, people, last).model_copy(update={"text": text})
-        poured = parser.LOOSE_DRINK.search(re.sub(r"s\b", "", thing)) if item is None else None
-        if poured is not None:  # "two beers", "a pint please": a drink poured here
-            return _classify_text(f"drink {poured.group(0)}", state, pack, people, last).model_copy(
-                update={"text": text})
+    meant = _order(parser.ordered(text), state, pack) if state.combat is None else None
+    if meant is not None:  # "one fungus bun pls": bought, eaten or poured as the line it means
+        return _classify_text(meant, state, pack, people, last).model_copy(update={"text": text})
     action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
     reading = parser.read(text)
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
@@ -565,6 +557,21 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         target_location=target_location,
         target_item=target_item,
     )
+
+
+def _order(thing: str | None, state: PersistentState, pack: EraPack) -> str | None:
+    """The line an order by naming the thing means (``parser.ordered``): 'buy X' when X is sold here, 'eat X' for a
+    food the pack does not have (so the answer says none is sold), 'drink Y' for a drink poured here ("two beers");
+    None when it is no order."""
+    if thing is None:
+        return None
+    item = references.item(thing, state, pack)
+    if item is not None:
+        return f"buy {thing}" if item.id in pack.locations[state.location].shop else None
+    if parser.FOOD.search(thing):
+        return f"eat {thing}"
+    poured = parser.LOOSE_DRINK.search(re.sub(r"s\b", "", thing))
+    return f"drink {poured.group(0)}" if poured is not None else None
 
 
 def _spoken(text: str, before: str, said: str, state: PersistentState, pack: EraPack, people: list[PresentNpc],

@@ -174,9 +174,14 @@ def _check_tables(conn: sqlite3.Connection, path: str | Path) -> None:
     """
     missing = missing_tables(conn)
     if missing:
-        raise SaveFileError(path, "damaged", f"is damaged: the table{'s' if len(missing) > 1 else ''} "
-                            f"{', '.join(missing)} {'are' if len(missing) > 1 else 'is'} missing, and no other table "
-                            "holds what it did. Nothing in it was changed: restore the file from a copy")
+        raise SaveFileError(path, "damaged", f"is damaged: {tables_missing(missing)}, and no other table holds what it "
+                            "did. Nothing in it was changed: restore the file from a copy")
+
+
+def tables_missing(missing: list[str]) -> str:
+    """'the table turns is missing' / 'the tables turns, branches are missing'."""
+    plural = len(missing) > 1
+    return f"the table{'s' if plural else ''} {', '.join(missing)} {'are' if plural else 'is'} missing"
 
 
 def _checked_version(conn: sqlite3.Connection, path: str | Path) -> int:

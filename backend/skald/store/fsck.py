@@ -42,8 +42,7 @@ def problems(conn: sqlite3.Connection, limits_for: LimitsFor) -> list[str]:
     whose pack is not installed is not folded)."""
     missing = db.missing_tables(conn)
     if missing:
-        plural = len(missing) > 1
-        return [f"the table{'s' if plural else ''} {', '.join(missing)} {'are' if plural else 'is'} missing"]
+        return [db.tables_missing(missing)]
     found = _state_rows(conn, None) + _heads(conn, None) + _lines(conn, None) + _events(conn, None)
     damaged = {cid for cid, _ in found}
     for cid, pack_id in conn.execute("SELECT id, pack_id FROM campaigns ORDER BY updated_at DESC, id LIMIT ?",
