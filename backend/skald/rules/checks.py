@@ -48,7 +48,7 @@ from skald.rules.resolution import (
 )
 from skald.rules.scene import RISK_ORDER, everyone_at, held, link_to, route, way_label
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
-from skald.text import or_list, the_place
+from skald.text import end, or_list, the_place
 from skald.vocab import ActionClass, Outcome, Risk
 
 NEEDS_TARGET = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE, ActionClass.RECRUIT,
@@ -134,7 +134,7 @@ def _attack(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         if target is None and router.target_npc is None:  # "attack!": whoever here is spoiling for a fight
             target = next(iter(hostile_here(people, state)), None)
         if target is None or target.companion:
-            return Resolution(make_result(router, None, 1, _no_fight(target, people), impossible=True))
+            return Resolution(make_result(router, None, 1, _no_fight(target, people, state), impossible=True))
         npc = pack.npcs.get(target.id)
         hp, damage = (npc.hp, npc.damage) if npc else (6, 4)
         events.append(ev.CombatStart(enemy_id=target.id, enemy_name=target.name, enemy_hp=hp,
@@ -195,15 +195,19 @@ def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: st
 
 def _as_told(router: RouterOutput) -> str:
     """The player's line told back in the second person, without its full stop ('hide under the table' -> 'You hide
-    under the table'), when it says more than its verb (3 to 10 words); '' otherwise (the rules' own words then)."""
-    said = router.text.strip(" .!?")
-    if not 3 <= len(said.split()) <= 10 or re.search(r"[?;]", said):
+    under the table'), when it says more than its verb (3 to 16 words); '' otherwise (the rules' own words then)."""
+    said = re.sub(r"\s+(?:while|whilst|before|when|so that|as soon as)\b.*$", "", router.text.strip(" .!?"))  # "...
+    # out of the tip jar while nobody is looking": the deed, not when
+    if not 3 <= len(said.split()) <= 16 or re.search(r"[?;]", said):
         return ""
     told = deeds.second_person(said).rstrip(".")
     return told if told.startswith("You ") else ""
 
 
-def _no_fight(target: PresentNpc | None, people: list[PresentNpc]) -> str:
+def _no_fight(target: PresentNpc | None, people: list[PresentNpc], state: GameState | None = None) -> str:
+    if target is not None and state is not None and target.id not in state.party:  # a companion not yet recruited
+        return (f"{target.name} has given you no cause, and could yet be worth more at your back than on the floor; "
+                "you think better of it.")
     if target is not None:
         return f"{target.name} is on your side; you think better of it."
     others = [p.name for p in people if not p.companion]
@@ -286,12 +290,13 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     chk = roll_check(router, state, pack, rng, risk, env=env)
     who = target.name if target else "the people around you"
     events: list[ev.BaseEvent] = []
-    told = _as_told(router) if target is None else None  # "lie and say im a reeve": the attempt as it was put
+    told = references.proper_names(_as_told(router), pack)  # "lie and say im a reeve": the attempt as it was put
     person = pack.person(target.id) if target is not None else None
     they = pronouns.of(person)
+    named = target is not None and target.name.split()[0].lower() in told.lower()  # "persuade juno ...": then "her"
     if chk.outcome.succeeded:
         summary = phrase(state, f"You {verb} {who}.", f"It works on {who}: you {verb} {they.object}.")
-        summary = f"{told}, and it works on the people around you." if told else summary
+        summary = f"{told}, and it works on {they.object if named else who}." if told else summary
         if action == ActionClass.PERSUADE:
             events += faction_rep(faction, 1, f"persuaded {who}")
         if action == ActionClass.INTIMIDATE:
@@ -306,7 +311,9 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
                          "budge.",
                          f"{who[:1].upper()}{who[1:]} will not be moved: your attempt to {verb} {they.object} falls "
                          "flat.")
-        summary = f"You try to {told[4:]}, but nobody around you is moved." if told else summary
+        moved = "nobody around you is moved" if target is None else (
+            f"{they.subject} {'are' if they.plural else 'is'} not moved" if named else f"{who} is not moved")
+        summary = f"You try to {told[4:]}, but {moved}." if told else summary
         penalty = {ActionClass.PERSUADE: 0, ActionClass.DECEIVE: -2, ActionClass.INTIMIDATE: -1}[action]
         events += faction_rep(faction, penalty, f"failed to {verb} {who}")
         if action == ActionClass.INTIMIDATE and target is not None and target.disposition == "hostile" and \
@@ -347,6 +354,11 @@ def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     return Resolution(make_result(router, chk, minutes, f"{target.name} agrees to join you."), events)
 
 
+_SOUGHT = frozenset({"clue", "clues", "loot", "valuables", "treasure", "anything", "something", "stuff", "coin",
+                     "coins", "money", "goods", "secrets"})  # what a search is for, not where it looks
+_SLIP_OUT = re.compile(r"\b(?:sneak|slip|creep|tiptoe|steal|sidle) (?:out|away|off)\b(?! of (?:sight|view))")
+
+
 def _sneak(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     here = pack.locations[state.location]
     risk = Risk.DANGEROUS if "lawless" in here.tags or state.combat else Risk.RISKY
@@ -354,6 +366,13 @@ def _sneak(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ra
     target = target_of(router, state, pack)
     events: list[ev.BaseEvent] = []
     stealing = "steal" in router.text or "pickpocket" in router.text
+    out = references.way_out("leave", state, pack, None) if _SLIP_OUT.search(router.text) and state.combat is None \
+        else None  # "sneak out without paying": out by the likeliest way, unseen
+    if chk.outcome.succeeded and out is not None:
+        link = link_to(pack, state.location, out)
+        summary = f"You slip out to {the_place(pack.locations[out])} and nobody calls after you."
+        return Resolution(make_result(router, chk, link.minutes if link else clock.time_cost(ActionClass.SNEAK),
+                                      summary), [ev.Move(origin=state.location, to=out)])
     if chk.outcome.succeeded:
         if state.combat is not None:
             events = [ev.CombatEnd(outcome="fled", enemy=state.combat.enemy_id)]
@@ -369,7 +388,7 @@ def _sneak(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ra
     else:
         summary = phrase(state, "You are spotted.", "Someone sees you, and says so.",
                          "Eyes turn your way: you are seen.")
-        told = _as_told(router)
+        told = f"You slip toward {the_place(pack.locations[out])}" if out is not None else _as_told(router)
         summary = f"You try to {told[4:]}, but {summary[:1].lower()}{summary[1:]}" if told else summary
         events += faction_rep(here.faction, -1, "caught sneaking")
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
@@ -393,10 +412,14 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
     else:
         summary = phrase(state, "You look, but nothing useful turns up.", "You search and come up empty.",
                          "Whatever is here, you do not find it this time.")
-    thing = object_of(router.text)
-    if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | {"clue", "clues"} and \
+        seen = here.details[state.turn % len(here.details)] if here.details else ""
+        summary = f"{end(seen)} {summary}" if seen else summary  # what the eye falls on while it looks
+    thing = re.sub(r"\s+(?:in case|to see|looking for|hoping|for anything|for something)\b.*$", "",
+                   object_of(router.text))
+    if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | _SOUGHT and \
             not set(thing.split()) & {"me", "you", "i", "us", "we"}:  # "want me to look at your tally": no thing
-        summary = f"You search the {thing}. {summary}"  # what was searched, named
+        the = "" if re.match(r"(?:every|each|all|both)\b", thing) else "the "  # "peer into every corner"
+        summary = f"You search {the}{thing}. {summary}"  # what was searched, named
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     minutes = clock.time_cost(ActionClass.INVESTIGATE)
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)

@@ -99,6 +99,10 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
                 f"{_told_of(who, state, pack)}", [])
     if verb in PLEASANTRIES:
         return (phrase(state, *(t.format(name=who.name, first=first) for t in PLEASANTRIES[verb])), [])
+    if verb == "react":  # "ugh, that sounds disgusting", "pfft, easy": how the player takes what was said
+        job = f" {first} comes back to it: {end(job)}" if job else ""
+        return (phrase(state, f"You let {who.name} see what you make of that.{job}",
+                       f"{who.name} catches the look on your face.{job}"), [])
     line = said.strip().rstrip(".!") or "..."
     return (phrase(state, f"\"{line[:1].upper()}{line[1:]},\" you tell {who.name}, and {first} hears you out.",
                    f"You answer {who.name}: \"{line[:1].upper()}{line[1:]}.\" {first} takes that in."), [])
@@ -191,6 +195,16 @@ def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     if teller is not None and keeper.id == teller.id:
         return (f"{keeper.name} runs {the_place(here)}, and says so.{ground}", [])
     return (f"{told} that {keeper.name}, {with_article(keeper.role)}, runs {the_place(here)}.{ground}", [])
+
+
+def _who_rules(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'who runs this whole town', 'who takes the salt money': the strongest faction of the pack (``power``), told by
+    the first sentence of its description."""
+    told, _ = _teller(speaker, locals_)
+    ruling = max(pack.factions.values(), key=lambda f: f.power, default=None)
+    if ruling is None:
+        return (f"{told} that nobody holds the place but the people in it.", [])
+    return (f"{told} that {the_place(ruling.name)} holds the power here: {end(sentences(ruling.description)[0])}", [])
 
 
 def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -439,6 +453,12 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         return (f"{told} that {job.title} pays {or_list(paid, 'and')}." if paid else
                 f"{told} that {job.title} pays in goodwill, not coin.", [])
     stock = or_list([f"{pack.items[i].name.lower()} ({money(pack.items[i].value, pack)})" for i in here.shop], "and")
+    if {"cheapest", "cheap", "least"} & wanted:  # "what's the cheapest thing you sell"
+        sold = sorted((pack.items[i] for i in here.shop if i in pack.items), key=lambda it: it.value)
+        offers = [f"{with_article(it.name.lower())} at {money(it.value, pack)}" for it in sold[:2]]
+        offers += [f"a drink at {money(DRINK_PRICE, pack)}"] if here.type == "bar" else []
+        return ((f"{told} that the cheapest to be had in {the_place(here)} is {or_list(offers, 'or')}.", []) if offers
+                else (f"Nobody sells anything in {the_place(here)}.", []))
     if item is not None and item.id in here.shop:
         return (f"{told} that the {item.name.lower()} is {money(item.value, pack)} here.", [])
     if here.type == "bar" and references.words(topic) & DRINK_WORDS:
@@ -515,6 +535,8 @@ def _time(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
 
 
 def _ask(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    if speaker is not None and references.words(topic) and references.person(topic, state, pack) is speaker:
+        return _reply("hello", speaker, state, pack)  # "hi there old timer, mind if i sit?" to the old timer
     if references.words(topic):
         return _about(topic, speaker, locals_, state, pack)
     return _reply("more", speaker or (locals_[0] if locals_ else None), state, pack)
@@ -567,8 +589,8 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
     return "You speak up; whoever is near can hear you."
 
 
-_QUESTIONS = {"who_runs": _who_runs, "what_here": _what_here, "where_go": _where_go, "where_am_i": _where_am_i,
-              "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is, "who_is": _who_is,
-              "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money, "lodging": _lodging,
-              "danger": _danger, "worship": _worship, "ask": _ask, "where_sold": _where_sold}
+_QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what_here, "where_go": _where_go,
+              "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
+              "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
+              "lodging": _lodging, "danger": _danger, "worship": _worship, "ask": _ask, "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

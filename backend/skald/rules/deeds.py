@@ -44,7 +44,7 @@ TOLD = {  # verb -> ways of telling it: {here} the place, {seen} who looks up, {
     "think": ("You take a moment in {here} to think it through.",
               "You turn things over in your head for a while in {here}."),
     "stand": ("You get to your feet.",),
-    "warm": ("You warm yourself in {here} until the chill lets go.",),
+    "warm": ("You warm yourself {fire} until the chill lets go.",),
     "laugh": ("You let it out, there in {here}.{seen}",),
     "sleep": ("You close your eyes in {here} and doze a little; it is not a night's sleep.",),
     "jump": ("You jump on the spot; the boards of {here} take it.",),
@@ -105,13 +105,22 @@ def _line(state: GameState, pack: EraPack, words: tuple[str, ...] = ()) -> str:
     return end(lines[state.turn % len(lines)])
 
 
+def _fire(state: GameState, pack: EraPack) -> str:
+    """Where one warms up here: 'at the hearth of the Brass Eel Tavern' when the place tells of a hearth, fire, stove or
+    brazier; 'in the Slag & Lantern' otherwise."""
+    place = pack.locations[state.location]
+    told = " ".join([place.description, *place.details]).lower()
+    heat = next((w for w in ("hearth", "fire", "stove", "brazier", "furnace") if re.search(rf"\b{w}\b", told)), None)
+    return f"at the {heat} of {the_place(place)}" if heat else f"in {the_place(place)}"
+
+
 def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | None, state: GameState,
           pack: EraPack) -> str:
     here = the_place(pack.locations[state.location])
     seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
     thing = topic or "it"
     if verb in TOLD:
-        fields = {"here": here, "seen": seen, "line": _line(state, pack)}
+        fields = {"here": here, "seen": seen, "line": _line(state, pack), "fire": _fire(state, pack)}
         return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
     if verb == "watch":
         what = f"the {topic}" if topic else here
@@ -155,8 +164,9 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
 
 
 _PERSON = [(re.compile(p), r) for p, r in [(r"\bmyself\b", "yourself"), (r"\bmy\b", "your"), (r"\bmine\b", "yours"),
-                                         (r"\bme\b", "you"), (r"\bi am\b", "you are"), (r"\bi\b", "you"),
-                                         (r"\bim\b", "you are")]]
+                                         (r"\bme\b", "you"), (r"\bi am\b", "you are"), (r"\bi'm\b", "you're"),
+                                         (r"\bi've\b", "you've"), (r"\bi'd\b", "you'd"), (r"\bi'll\b", "you'll"),
+                                         (r"\bi\b", "you"), (r"\bim\b", "you are")]]
 _LEADING = re.compile(r"^(?:(?:i try to|i want to|i start to|i will|i'll|let me|try to|attempt to|i|ok|so|then|just|"
                       r"now|please)\s+)+")
 
@@ -197,6 +207,10 @@ def second_person(line: str, deeds_only: bool = False) -> str:
     return f"You {text}." if text else ""
 
 
+_SERVED = re.compile(r"^(?:can|could|may|might) i (?:have|get|trouble you for)\b|^(?:give|bring|get|fetch|serve) me\b")
+_OWN = re.compile(r"\b(?:i brought|i packed|i carried|my own|i have with me|from my (?:pack|bag|pockets?))\b")
+
+
 def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random, verb: str) -> Resolution:
     """Eat or drink: what you carry first, then what is sold here (a drink in a bar), else nothing to be had."""
     here = pack.locations[state.location]
@@ -205,13 +219,19 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     carried = [i for i in state.player.inventory if held(state, i) and i in pack.items and (
         set(pack.items[i].tags) & tags or (named is not None and i == named.id))]
     mine = named.id if named is not None and named.id in carried else (carried[0] if carried else None)
+    if mine is not None and named is None and _SERVED.search(router.text):  # "could i trouble you for a bowl of
+        mine = None  # something hot": served here, not out of your own pack
     minutes = MINUTES[verb]
-    asked = {w for w in references.words(_WHERE_AND_HOW.sub(" ", router.topic or "")) - GENERIC_FARE
-             if not w.endswith("ly")}  # "drink at the bar quietly": a drink, said where and how
+    asked = {w for w in references.words(_WHERE_AND_HOW.sub(" ", router.topic or "")) - GENERIC_FARE -
+             references.QUALIFIERS if not w.endswith("ly")}  # "drink at the bar quietly": a drink, said where and how
     if named is None and asked:  # "drink the tincture" where there is none
         what = router.topic or "that"
         return Resolution(make_result(router, None, 1, f"You have no {what} to {verb}, and none is sold in "
                                       f"{the_place(here)}.", impossible=True))
+    if mine is None and named is None and _OWN.search(router.text):  # "I dig into the food I brought along"
+        fare = "food" if verb == "eat" else "drink"
+        return Resolution(make_result(router, None, 1, f"You carry no {fare} of your own; you have "
+                                      f"{trade.carried_list(state, pack) or 'nothing'}.", impossible=True))
     if verb == "drink" and here.type == "bar" and named is None:  # "a drink at the bar": the house's, not your own
         return trade.buy(router.model_copy(update={"target_item": None}), state, pack, rng)
     if mine is not None:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
-from skald.rules import interact, parser, references, timeline
+from skald.rules import interact, narration, parser, references, timeline
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, nearest
@@ -33,12 +33,20 @@ def _words(*words: str) -> re.Pattern[str]:
 
 # Checked in this order; the first match wins.
 PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
-    (ActionClass.RECRUIT, _words(r"join (?:me|us|you|your crew|my crew|the crew|my party)", "recruit", "hire",
-                                 "sign on", "come with me")),
+    (ActionClass.RECRUIT, _words(r"join (?:me|us|my crew|the crew|my party)", "recruit", "hire",
+                                 "(?:to|and) join (?:you|your crew|your party)",  # "ask Rhea to join you"; not "might
+                                 # i join you": the player joining them
+                                 "sign on", "come (?:along )?(?:with|w) (?:me|us)", "throw in with (?:me|us)",
+                                 "tag along", "team up with (?:me|us)",
+                                 "(?:travel|travell?ing|ride|riding|walk|walking|coming) (?:along )?with (?:me|us)",
+                                 "want to come along", "join forces")),
     (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
                                 "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl", "headbutt",
                                 "elbow", "slap", "smack", "wallop", "knock out", "strangle", "throttle", "choke",
-                                "bludgeon", "club", "jump on", "lunge at", "go for", "(?<!could )murder", "assault",
+                                "bludgeon", "club", "jump on", "lunge at",
+                                "jump (?:him|her|them|the (?:lads|guys|men|women|boys|drunks|sailors|thugs|guards?|"
+                                "reeves?|players|gamblers|dicers|eelers|drillers|miners|\\w+ers))\\b", "go for",
+                                "(?<!could )murder", "assault",
                                 "maim", "wound", "swing (?:my|the|a|an) [a-z ]{1,30} at",
                                 "hit (?:him|her|them|it) with", "(?:smash|break|crack) .{1,30} over", "bash", "bonk",
                                 "clobber", "sock", "whack", "slug (?:him|her|them|the)",
@@ -46,25 +54,46 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
                                     "glare at", "warn .{0,20} off")),
     (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
+                                 "flash (?:a|my|the|some) (?:fake )?(?:badge|seal|warrant|papers|writ|token|pass)",
+                                 "impersonate", "pass myself off as", "(?:then|and) (?:do not|don't|dont|never) pay",
                                  "disguise", "claim to be", "feign", "pose as", "fib")),
     (ActionClass.PERSUADE, _words("persuade", "convince", "negotiate", "bargain", "haggle", "plead", "reason with",
                                   "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over",
                                   "win .{1,25} over", "flirt", "beg", "sweet[- ]talk", "woo", "sway", "coax", "cajole",
                                   "on (?:my|our) side", "make a speech", "give a speech", "rally", "implore",
                                   # haggling over a price or a fee: "that is steep, knock a bit off"
-                                  "knock (?:a bit|a little|something|some|a few [a-z]+|[a-z0-9]+ [a-z]+) off",
+                                  "knock (?:a bit|a little|something|some|a few [a-z]+|(?:a|an|one|two|three|four|five|"
+                                  "[0-9]+) [a-z]+) off",
+                                  "(?:will|would|could|can) you buy me", "buy me (?:a|an|one|another|some) [a-z ]+\\?",
                                   "(?:lower|drop|cut) (?:the|your) (?:price|fee|rate|asking price)",
                                   "come down (?:a bit|a little|on (?:the|that|your) (?:price|fee))",
                                   "meet me (?:half ?way|in the middle)", "(?:a|any) discount",
                                   "(?:give|do) me a (?:better|fairer|good) (?:price|deal|rate)",
                                   "(?:that is|that's|thats|it is|it's|a bit|bit|too|way too) (?:steep|pricey)",
+                                  # a compliment is flattery: "you're wasted on this crowd"
+                                  "(?:you are|you're|youre|ur) (?:wasted on|too good for|the best|lovely|beautiful|"
+                                  "gorgeous|brilliant|wonderful|a treasure|an angel|cute|pretty|handsome)",
+                                  # a coin slipped to someone for what they know or will do is a bribe
+                                  "(?:slip|pass|press|offer) (?:him|her|them|the [a-z]+(?: [a-z]+)?) (?:a|some|a few|"
+                                  "[0-9]+) (?:coins?|greys?|credits?|money|scrip)(?: [a-z]+)? (?:to|for|if)",
+                                  "best (?:\\w+ )?(?:drink|ale|beer|stew|cook|bartender|barkeep|innkeeper|host|singer|"
+                                  "voice|service) in (?:the|this) (?:whole )?(?:place|town|reach|city|world|rift)",
                                   "too (?:expensive|dear)")),
-    (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket",
+    (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket", "filch",
+                               "pilfer", "purloin",
+                               "(?:pinch|nick|swipe|lift|palm|pocket) (?:a |some |the |a few |an )?[a-z ]{1,30}(?:from|"
+                               "out of|off) (?:the|his|her|their|a)",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
     (ActionClass.SELL, _words("(?<!they )(?<!who )(?<!people )(?<!folk )sell(?! (?:me|us)\\b)", "pawn", "trade in",
+                              "what(?: will| would|'ll|'d|ll) (?:you|u|ya) (?:give|pay|offer) (?:me )?for",
+                              "how much (?:will|would) (?:you|u|ya) (?:give|pay|offer) (?:me )?for",
                               "offload", "flog", "trade (?:my|away|off)",
                               "swap (?:my|away)", "barter (?:my|away)", "exchange my")),
-    (ActionClass.BUY, _words("buy", "purchase", "sell (?:me|us)", "order", "pay for", "shop for",
+    (ActionClass.BUY, _words("buy(?! me (?:a|an|one|another|some) [a-z ]+\\?)", "purchase",
+                             "(?:offer|stand|get) (?:him|her|them|the [a-z]+(?: [a-z]+)?) (?:a|an|one|another) "
+                             "(?:drink|pint|round|ale|beer|dram)",
+                             "pay (?:for )?(?:the|a|an|his|her|their|a round of) (?:drink|drinks|round|pint|ale|"
+                             "beer|meal)", "sell (?:me|us)", "order", "pay for", "shop for",
                              "get me (?:a|an|some|the|one)",
                              "(?:can|could|may) i (?:get|have|grab) (?:a|an|some|one|two)(?! (?:word|moment|minute|"
                              "second|look|hand|room|rest|break|bit of (?:quiet|peace)|food|something|bite|meal|"
@@ -86,7 +115,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                 "heading for", "keep going to", "carry on to", "press on to",
                                 "leave for", "return to", "ride to", "make for", "set out", "journey",
                                 "go", "move to", "drive to", "flee", "run away", "retreat", "escape")),
-    (ActionClass.REST, _words("rest", "sleep", "nap", "wait", "camp", "take a break", "lie low", "catch my breath")),
+    (ActionClass.REST, _words("rest", "(?<!in my )(?<!in your )sleep", "nap", "wait", "camp", "take a break", "lie low",
+                              "catch my breath")),
     (ActionClass.DIALOGUE_ONLY, re.compile(r"^(?:talk|speak|ask|tell|say|greet|chat|reply|answer|hello|hi|hey|"
                                            r"thank|introduce|wave|nod|whisper|shout|call out)\b|^[\"']")),
     (ActionClass.INVESTIGATE, _words("look", "search", "examine", "inspect", "investigate", "study", "read",
@@ -393,6 +423,22 @@ CLAIM = re.compile(r"^i (?:have|have got|got|carry|am carrying|pull out|produce|
                    r"suggestion|confession|secret|problem|request|job|story|hunch|theory|look|drink|bite|seat|rest|"
                    r"nap|chat|word|go|try|think|wash|listen|moment|minute|sec|second|bad feeling|good feeling|"
                    r"right|bone|score|point)(?P<thing>[a-z' -]{2,40})$")
+# Gear used that the player may not have: "I fire the laser cannon strapped to my back", "draw my pistol".
+USED = re.compile(r"^(?:i )?(?:fire|shoot|aim|activate|switch on|turn on|power up|unholster|unsheathe|draw|whip out|"
+                  r"strap on|rev up|start up|boot up|dial|call (?:someone )?on) (?:my|the) (?P<thing>[a-z' -]{2,30}?)"
+                  r"(?: (?:strapped|slung|hanging|holstered|tucked|on my|from my|at|to|and|in)\b.*)?$")
+
+
+def _claimed_use(text: str, state: PersistentState, pack: EraPack) -> re.Match[str] | None:
+    """A line that uses gear (``USED``) the player does not carry and the place does not show ('fire the laser
+    cannon'), as a claim to have it; None otherwise."""
+    found = USED.match(text) if " and " not in text else None  # "draw my knife and lunge at ...": the attack
+    if found is None or references.detail(found.group("thing"), state, pack) is not None:
+        return None
+    item = references.item(found.group("thing"), state, pack)
+    return found if item is None or state.player.inventory.get(item.id, 0) <= 0 else None
+
+
 ASKS_AFTER = ("is there", "are there")  # "is there a boat i could hire?": a question, whatever verb it holds
 LONG_WAIT = re.compile(r"\b(?:night|nightfall|morning|dawn|dusk|evening|noon|hours?|tomorrow|sunrise|sunset|dark|"
                        r"for a while)\b")
@@ -420,7 +466,7 @@ def last_spoken_with(state: PersistentState, pack: EraPack, people: list[Present
         said = _norm(turn.input)
         found = _match_npc(said, people, pack)
         if found is None and turn.action_class in TALKING:  # "talk to the old man": whoever the words describe
-            described = references.person(parser.addressee(said), state, pack, people)
+            described = _described(said, state, pack, people)
             found = described.id if described else None
         looked = parser.EXAMINE.match(said) if found is None else None
         if looked is not None:  # "look at the old man", then "talk to him"
@@ -437,9 +483,48 @@ DESCRIPTION_LEADS = frozenset("""the that this those these a an some uh um er he
 short fat thin skinny loud quiet freckled freckly scarred bald grey gray red dark pale tired drunk sad angry grumpy
 nervous weird creepy shady""".split())
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|im|ive|i've|gimme|lemme|we|us|our)\b")  # a claim, not a look
+TRADING = frozenset({ActionClass.BUY, ActionClass.SELL, ActionClass.GIVE})  # what a told line's clause names matters
+HAGGLING = re.compile(r"\b(?:knock|off the (?:lot|price|total)|discount|better price|cheaper|lower (?:the|your) "
+                      r"price)\b")
+
+
+def _if_fits(person_id: str | None, text: str, people: list[PresentNpc], pack: EraPack) -> str | None:
+    """``person_id``, unless ``text`` uses a pronoun that does not fit them ("unless she hands over the takings" just
+    after speaking with the old man): then None."""
+    person = next((p for p in people if p.id == person_id), None)
+    if person is None:
+        return person_id
+    fits = references.first_by_pronoun(text, [person], pack) if not person.companion else person
+    said = re.search(r"\b(?:she|her|hers|herself|he|him|his|himself)\b", text)
+    return person_id if said is None or fits is not None or references.pronoun_of(person, pack) is None else None
+
+
+def _seller(people: list[PresentNpc]) -> str | None:
+    """Who sells here: the first person whose role serves or sells (``references.KEEPER_WORDS``); None if nobody."""
+    sells = references.KEEPER_WORDS | {"seller", "vendor", "merchant", "trader", "shopkeeper", "dealer", "peddler"}
+    return next((p.id for p in people if not p.companion and sells & references.kindred(p.role)), None)
+
+
 SWAYING = frozenset({ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE})
 TALKING = frozenset({ActionClass.DIALOGUE_ONLY, ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE,
                      ActionClass.RECRUIT, ActionClass.GIVE})
+
+
+def _described(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc]):
+    """The person here a line said to someone describes ("talk to the woman looking for work": the words after the
+    verb, whole, when the words before its first 'for' or 'about' describe nobody); None when it describes nobody, or
+    when it is said to everyone ("tell everyone i'm a rich merchant")."""
+    if _TO_EVERYONE.search(text):
+        return None
+    text = _HANDED.sub(" ", text)  # "unless she hands over the takings": no hands described
+    said_to = parser.addressee(text)
+    return references.person(said_to, state, pack, people) or (
+        references.person(_AFTER_VERB.sub("", text), state, pack, people) if said_to != text else None)
+
+
+_TO_EVERYONE = re.compile(r"^(?:i )?(?:tell|say to|announce to|shout to|ask|warn) (?:everyone|everybody|the room|the "
+                          r"whole (?:room|bar|place)|all of (?:you|them)|the crowd)\b")
+_HANDED = re.compile(r"\bhands? (?:over|it|them|back|out|me|him|her|you)\b")
 
 
 def _names_a_place(topic: str | None, state: PersistentState, pack: EraPack) -> bool:
@@ -449,6 +534,14 @@ def _names_a_place(topic: str | None, state: PersistentState, pack: EraPack) -> 
         return False
     found = references.place(topic, state, pack)
     return found is not None and references.names_place(topic, found, pack)
+
+
+def _elsewhere(topic: str, state: PersistentState, pack: EraPack) -> bool:
+    """Whether ``topic`` names a place other than this one: by its own words, or by a kind of place ('the docks')."""
+    if _names_a_place(topic, state, pack):
+        return references.place(topic, state, pack) != state.location
+    kinds = {w for kind in references.PLACE_WORDS.values() for w in kind}
+    return bool(references.words(topic) & kinds) and not references.words(topic) <= HERE_THINGS
 
 
 def _came_from(state: PersistentState) -> str | None:
@@ -470,6 +563,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         return last
 
     text = parser.slipped(text)  # "tlk to the big lady", "runnn": read as meant by every pattern below
+    text = parser.request(text) or text  # "i beg your pardon, but would you mind if i watched your game": the request
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text)
     told = _dictated(text, pack)
@@ -477,7 +571,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL, text=text,
                             verb="dictate", target_npc=told.id if told.id in {p.id for p in people} else None,
                             absent_npc=None if told.id in {p.id for p in people} else told.id, topic=told.name)
-    claimed = CLAIM.match(text)
+    claimed = CLAIM.match(text) or _claimed_use(text, state, pack)
     if claimed:  # "i have a revolver": a thing the player does not carry is not had by saying so
         item = references.item(claimed.group("thing"), state, pack)
         if item is None or state.player.inventory.get(item.id, 0) <= 0:
@@ -491,6 +585,19 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         going = _classify_text(moving, state, pack, people, last)
         if going.action_class == ActionClass.TRAVEL or going.verb in ("leave", "flee", "back", "go"):
             return going.model_copy(update={"text": text})
+    going = parser.move_first(text) if state.combat is None else None
+    if going is not None and _elsewhere(parser.read(going).topic, state, pack):  # "lets go down the docks and pick
+        first = _classify_text(going, state, pack, people, last)  # a fight with some sailors": the journey first
+        if first.action_class == ActionClass.TRAVEL:
+            return first.model_copy(update={"read_as": first.text, "read_by": "clause", "said": text})
+    bid = parser.offered(text) if state.combat is None else None
+    item = references.item(bid, state, pack) if bid else None
+    if item is not None and item.id in pack.locations[state.location].shop:  # "two greys for the tincture": a price
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.BUY, tone=Tone.NEUTRAL, text=text,  # bid
+                            target_item=item.id, verb="offer")
+    if bid is not None:  # a bid for a thing not sold here: asked for, and the answer says what is
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.BUY, tone=Tone.NEUTRAL, text=f"buy {bid}",
+                            read_as=f"buy {bid}", read_by="clause", said=text)
     meant = _order(parser.ordered(text), state, pack) if state.combat is None else None
     if meant is not None:  # "one fungus bun pls": bought, eaten or poured as the line it means
         return _classify_text(meant, state, pack, people, last).model_copy(update={"text": text})
@@ -506,15 +613,17 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         if routed is not None:
             return routed
     target_npc = _match_npc(text, people, pack)
-    if target_npc is None and PRONOUN_WORDS.search(text):  # "thank her": the person last spoken with
-        target_npc = talking_to()
+    if target_npc is None and action == ActionClass.PERSUADE and HAGGLING.search(text):  # "knock a grey off the
+        target_npc = _seller(people)  # lot": to whoever sells here
+    if target_npc is None and parser.addressee(text).strip() in references.PRONOUNS:  # "ask him if ...": the
+        target_npc = talking_to()  # person last spoken with
     if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe
-        said_to = parser.addressee(text)
-        described = references.person(said_to, state, pack, people) or (
-            references.person(_AFTER_VERB.sub("", text), state, pack, people) if said_to != text else None)
+        described = _described(text, state, pack, people)
         target_npc = described.id if described else None
-    if target_npc is None and action in SWAYING:  # "that's steep, knock a bit off": said to whoever you talk with
-        target_npc = talking_to()
+    if target_npc is None and PRONOUN_WORDS.search(text):  # "thank her": the person last spoken with, when the
+        target_npc = _if_fits(talking_to(), text, people, pack)  # pronoun fits them
+    if target_npc is None and action in SWAYING | {ActionClass.RECRUIT} and not _TO_EVERYONE.search(text):  # "that's
+        target_npc = _if_fits(talking_to(), text, people, pack)  # steep, knock a bit off": said to whom you talk with
     if action is None and reading is None and target_npc is None and len(text.split()) <= 12 and not (
             interact.everyday(text)):  # "knock twice on the bar" is done, not said
         talking = talking_to()  # the conversation goes on: a line said to them
@@ -529,10 +638,24 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         if described is not None:  # at whom the words describe (references.person wants two words of them at least)
             return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INVESTIGATE, tone=Tone.NEUTRAL,
                                 text=text, target_npc=described.id, verb="examine", topic=described.name)
+        thing = re.sub(r"^(?:the|that|this|those|these|a|an|some)\s+", "", first.strip(" ?!."))
+        if references.detail(thing, state, pack) is not None:  # "that thing hanging on the wall by the door": a look
+            return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INVESTIGATE, tone=Tone.NEUTRAL,
+                                text=text, verb="examine", topic=thing)
+    told = _told_in_clauses(text, state, pack, people, last) if reading is None and target_npc is None and (
+        action is None or (action == ActionClass.DIALOGUE_ONLY and not _TALK_FIRST.match(text))) and \
+        wish(text) is None else None
+    if told is not None:  # "Taking my time, I walk the room slowly, peering into every corner": the search
+        return told
     absent_npc = None
     if target_npc is None:
         here = {q.id for q in people}
         absent_npc = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
+    fits = references.first_by_pronoun(text, people, pack) if target_npc is None and action in TALKING | SWAYING \
+        and absent_npc is None and not any(references.missing_person(aimed, state, pack) for aimed in (
+            parser.object_of(text), parser.addressee(text)) if aimed != text) else None
+    target_npc = fits.id if fits is not None else target_npc  # "unless she hands over the takings": the first woman
+    # here, when nobody was spoken with yet
     if action is None:
         action = ActionClass.DIALOGUE_ONLY if target_npc or absent_npc else ActionClass.INTERACT
     target_location = _match_location(text, state, pack) if action == ActionClass.TRAVEL else None
@@ -547,16 +670,84 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     if action == ActionClass.USE_ITEM and target_item is None:
         action = ActionClass.INTERACT
     intent = Intent.TALK if action == ActionClass.DIALOGUE_ONLY else Intent.ACTION
+    # "I knock the grit off my boots, drift over to the bar and order whatever is cheapest": the order is the turn
+    acting = _acting_clause(text, action) if action in TRADING and len(text.split()) > 12 else None
+    told = {"text": acting, "read_as": acting, "read_by": "clause", "said": text} if acting else {"text": text}
     return RouterOutput(
         intent=intent,
         action_class=action,
         tone=classify_tone(text, action),
-        text=text,
         target_npc=target_npc,
         absent_npc=absent_npc,
         target_location=target_location,
         target_item=target_item,
+        **told,
     )
+
+
+def _acting_clause(text: str, action: ActionClass) -> str | None:
+    """The last clause of a line told as a story (``rules.narration``) that the action patterns give ``action``,
+    when the line has several; None otherwise."""
+    parts = narration.clauses(text)
+    return next((part for part in reversed(parts) if next(
+        (cls for cls, pattern in PATTERNS if pattern.search(part)), None) == action), None) if len(parts) > 1 else None
+
+
+_OTHERS_ACT = re.compile(r"(?:the|a|an|this|that|these|those|everyone|everybody|someone|somebody|nobody|all) [a-z]+ "
+                         r"(?:[a-z]+ )?[a-z]+s\b")
+_YOU_WITH = re.compile(r"\byou (?:there )?(?:with|in) (?:the |that |those )?(?P<who>[a-z ]{3,40}?)\s*(?:,|\?|$)")
+_TALK_FIRST = re.compile(r"(?:i )?(?:talk|speak|chat|ask|tell|say|greet|whisper|shout|call)\b")  # whom it is said to
+
+
+def _told_in_clauses(text: str, state: PersistentState, pack: EraPack, people: list[PresentNpc],
+                     last: str | None | object) -> RouterOutput | None:
+    """A line told as a story (``rules.narration``), routed as the clause of it that carries the turn (the highest
+    :func:`_weight`, the later of equals); a pronoun in that clause ("ask her whether she takes requests") is the
+    person an earlier clause describes. None when no clause carries one."""
+    if _OTHERS_ACT.match(text):
+        return None  # "the reeve gets down on his knees": what someone else does is not the player's to tell
+    parts = narration.clauses(text)
+    best: tuple[int, int, RouterOutput] | None = None
+    for i, part in enumerate(parts):
+        routed = _classify_text(part, state, pack, people, last)
+        if interact.unanswered(routed) and part.startswith("the ") and _names_a_place(part, state, pack) and \
+                references.place(part, state, pack) != state.location:  # "the scrip market, chop chop": there
+            routed = _classify_text(f"go to {part}", state, pack, people, last)
+        weight = _weight(routed)
+        if weight and (best is None or weight >= best[0]):
+            best = (weight, i, routed)
+    if best is None:
+        return None
+    weight, i, routed = best
+    if routed.target_npc is None or (PRONOUN_WORDS.search(parts[i]) and _match_npc(parts[i], people, pack) is None):
+        before = next((p for p in (references.person(q, state, pack, people) for q in reversed(parts[:i])) if p), None)
+        if before is not None and (PRONOUN_WORDS.search(parts[i]) or routed.intent == Intent.TALK):
+            routed = routed.model_copy(update={"target_npc": before.id})
+    return routed.model_copy(update={"read_as": routed.text, "read_by": "clause", "said": text})
+
+
+def _weight(routed: RouterOutput) -> int:
+    """How surely a clause carries a told line's turn: an answer to what was said, a question, a deed the rules
+    decide (a fight, a purchase), taking stock, eating, a search or a look, a move to a place, a small deed; 0 for a
+    clause that carries nothing."""
+    action, verb = routed.action_class, routed.verb
+    if action == ActionClass.DIALOGUE_ONLY and verb in ("yes", "no"):
+        return 9
+    if action == ActionClass.DIALOGUE_ONLY and verb is not None:
+        return 8
+    if action in STRONG or action == ActionClass.META:
+        return 7
+    if verb in ("eat", "drink"):
+        return 6
+    if action == ActionClass.INVESTIGATE or (action == ActionClass.DIALOGUE_ONLY and routed.target_npc):
+        return 5
+    if action == ActionClass.DIALOGUE_ONLY and PRONOUN_WORDS.search(routed.text):  # "ask her whether she takes
+        return 2  # requests": to whom an earlier clause says
+    if action == ActionClass.TRAVEL and (routed.target_location or verb in ("leave", "flee", "back")):
+        return 4
+    if action in (ActionClass.INTERACT, ActionClass.REST) and verb not in (None, "nod", "do", "claim", "dictate"):
+        return 3
+    return 1 if action == ActionClass.INTERACT and verb in ("nod", "do") else 0
 
 
 def _order(thing: str | None, state: PersistentState, pack: EraPack) -> str | None:
@@ -587,11 +778,13 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
         described = references.person(parser.addressee(before), state, pack, people) or references.person(
             _AFTER_VERB.sub("", before), state, pack, people)
         named = described.id if described is not None else None
-    if inner.action_class == ActionClass.INTERACT and inner.verb is None and inner.target_item is None:
+    if inner.verb is None and inner.target_item is None and (inner.action_class == ActionClass.INTERACT or (
+            inner.action_class == ActionClass.INVESTIGATE and re.search(r"\byou\b", said))):  # "you look like ..."
         to = named or inner.target_npc or talking_to()
         if to is not None:  # "'long night?'": words said, to someone
-            return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=text, target_npc=to,
-                                tone=classify_tone(said, ActionClass.DIALOGUE_ONLY), verb="said")
+            return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=said, target_npc=to,
+                                tone=classify_tone(said, ActionClass.DIALOGUE_ONLY), verb="said", read_as=said,
+                                read_by="clause", said=text)
     if named is not None and inner.target_npc is None and inner.action_class in TALKING | SWAYING:
         inner = inner.model_copy(update={"target_npc": named})
     return inner.model_copy(update={"text": text})
@@ -624,12 +817,20 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
             absent = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
             if absent is not None:
                 return out(ActionClass.DIALOGUE_ONLY, absent_npc=absent)
-        if named is None and PRONOUN_WORDS.search(text):
-            named = last
+        if named is None and PRONOUN_WORDS.search(text):  # "thank her": whom you spoke with, if the pronoun fits
+            fits = references.first_by_pronoun(text, people, pack)
+            named = _if_fits(last, text, people, pack) or (fits.id if fits is not None and last is not None else last)
+        called = _YOU_WITH.search(text) if named is None else None
+        if called is not None:  # "forgive me, sir, you with the weathered hands, might i join you": the one told
+            found = references.person(called.group("who"), state, pack, people)
+            named = found.id if found else None
         if named is None and reading.verb == "hello":  # "oi, old man!": whoever the words describe
             found = references.person(text, state, pack, people)
             named = found.id if found else None
         said_to = parser.addressee(text)
+        after = _AFTER_VERB.sub("", text) if named is None else text  # "talk to the woman looking for work": the
+        described = references.person(after, state, pack, people) if after != text else None  # words after the verb
+        named = described.id if described is not None else named
         if named is None and said_to != text and references.missing_person(said_to, state, pack):
             return out(ActionClass.DIALOGUE_ONLY)  # "hello amos!" where there is no Amos: said to nobody here
         at_hand = next((p.id for p in people if not p.companion), None)  # who answers a line said to the room
@@ -661,6 +862,9 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
                 reading.topic.split(" and ")[0]) <= HERE_THINGS | references.words(
                 f"{pack.locations[state.location].name} {pack.locations[state.location].type}"):
             return None  # "walk up to the bar and say hi to the woman behind it": the second clause is the deed
+        if kind == "go" and reading.topic and parser.RULER.search(reading.topic) and pack.factions:
+            ruling = max(pack.factions.values(), key=lambda f: f.power)  # "the offices of whoever governs this town"
+            reading = parser.Reading("go", "go", ruling.name)
         if kind == "go" and reading.topic:
             to = references.place(reading.topic, state, pack)
             if to is not None and not references.names_place(reading.topic, to, pack):

@@ -50,9 +50,10 @@ from skald.vocab import ActionClass, Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
 
-_WORK = re.compile(r"\b(?:work|odd jobs?|earn|labou?r|haul|do (?:some )?chores|find (?:a |some )?jobs?)\b")
+_WORK = re.compile(r"\b(?:work(?! (?:out|through|up)\b| on (?:my|the|your|it|that|this)\b)|odd jobs?|earn|labou?r|"
+                   r"haul|do (?:some )?chores|find (?:a |some )?jobs?)\b")
 _HELP = re.compile(r"\b(?:help|lend a hand|give .{0,30}a hand|offer a hand|assist)\b")
-_TAKE = re.compile(r"\b(?:take|pick up|grab|pocket|collect)\b")
+_TAKE = re.compile(r"\b(?:take|pick up|grab|pocket|collect|get (?:all|everything|it all))\b")
 _SHOW = re.compile(r"\bshow\b")
 _HANDS_ON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:climb|scale|clamber)\b"), "agility"),

@@ -23,8 +23,8 @@ def money(amount: int, pack: EraPack) -> str:
 
 def amount_in(text: str, pack: EraPack) -> int | None:
     """The sum a line names: digits ('give juno 10 credits', 'pay her 1,000'), or a number word before the pack's
-    currency word or 'coin' ('a grey', 'two greys', 'a couple of coins'; 'a quarter grey' is 1: no coin is smaller);
-    None when it names none."""
+    currency word or 'coin' ('a grey', 'two greys', 'a couple of coins'; 'a quarter grey' is 1: no coin is smaller),
+    or the coin named bare after giving ('give coin to amos', 'tip her grey': 1); None when it names none."""
     found = _DIGITS.search(text)
     if found:
         return int(found.group(1).replace(",", ""))
@@ -32,4 +32,8 @@ def amount_in(text: str, pack: EraPack) -> int | None:
     units = "|".join(re.escape(w) for w in {currency.one.lower(), currency.many.lower(), "coin", "coins"})
     numbers = "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
     worded = re.search(rf"\b({numbers})(?: (?:half|quarter|whole|single|few|spare|little))? (?:{units})\b", text)
-    return NUMBER_WORDS[worded.group(1)] if worded else None
+    if worded:
+        return NUMBER_WORDS[worded.group(1)]
+    one = "|".join(re.escape(w) for w in {currency.one.lower(), "coin"})
+    bare = re.search(rf"\b(?:give|pay|tip|hand|slip|toss|flip|offer)(?: (?!the\b|my\b)[a-z]+)? (?:{one})\b", text)
+    return 1 if bare else None  # "give coin to amos": one

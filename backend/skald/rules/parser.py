@@ -4,7 +4,8 @@ nothing better to say about it.
 ``read(text)`` takes a line already lower-cased and stripped of markup and returns a :class:`Reading` or None:
 
 - **reply**: an answer to whoever spoke last ("yes", "no way", "why?", "tell me more", "deal", "I'll take it",
-  "thanks", "sorry", "hello", "bye"), which is talk with that person, not a new action;
+  "thanks", "sorry", "hello", "bye", and how the player takes it: "ugh, that sounds disgusting", "pfft"), which is
+  talk with that person, not a new action;
 - **question**: a question to the room or to someone ("who runs this place?", "what can I do here?", "where can I
   go?", "what do people say about the reeve?", "who is that?", "how much is the eel?", "any news?"), answered from
   the pack (``rules.conversation``);
@@ -19,7 +20,9 @@ nothing better to say about it.
 The verbs are the floor of Inform 7's Standard Rules' actions (taking inventory, eating, drinking, going, exiting,
 looking, examining, waiting, waking, saying yes, saying sorry, thinking, smelling, listening, tasting, touching,
 waving, jumping, sleeping, singing, praying, kissing, ...), read in Skald's own word lists. A typing slip common in
-play ("teh", "wat", "innkeper") is read as meant (:func:`plain`). Deterministic; no model.
+play ("teh", "wat", "innkeper"), a digit texted for a word ("work 4 me"), an intensifier ("what even is this place")
+and the courtesies around a request ("would it be too much trouble to have something to eat?") are read as meant
+(:func:`plain`). A line told as a story in several clauses is split by ``rules.narration``. Deterministic; no model.
 """
 
 from __future__ import annotations
@@ -67,7 +70,11 @@ SLIPS = {
     "kinda": "kind of", "sorta": "sort of", "gimme": "give me", "dunno": "do not know", "ain't": "is not",
     "aint": "is not", "tryna": "trying to", "wassup": "what is up", "sup": "what is up", "hw": "how",
     "nuthin": "nothing", "nothin": "nothing", "anythin": "anything", "mayb": "maybe", "latr": "later",
-    "l8r": "later", "wher": "where", "fud": "food", "thru": "through",
+    "l8r": "later", "wher": "where", "fud": "food", "thru": "through", "sumthin": "something",
+    "summat": "something", "lets": "let us", "smth": "something", "sth": "something", "gimmie": "give me",
+    "lil": "little", "fella": "fellow",
+    "wit": "with", "any1": "anyone", "some1": "someone", "every1": "everyone", "no1": "no one", "b4": "before",
+    "gr8": "great", "m8": "mate", "ight": "alright", "aight": "alright", "doc": "doctor", "docs": "doctors",
     "whatevers": "whatever is", "youve": "you have", "theres": "there is",
     "everybodys": "everybody's", "kitty": "cat", "kitten": "cat", "pussycat": "cat", "moggy": "cat",
     "doggy": "dog", "doggo": "dog", "puppy": "dog", "pup": "dog",
@@ -88,7 +95,8 @@ _CONTRACTIONS = [(re.compile(p), r) for p, r in [
     (r"\bwhat're\b", "what are"), (r"\bisn't\b", "is not"), (r"\bdoesn't\b", "does not"),
     (r"\bwhy's\b", "why is"), (r"\bwhat've\b", "what have"), (r"\bwhat'd\b", "what did"),
     (r"\bwhere'd\b", "where did"), (r"\bwho'd\b", "who would"), (r"\bhow'd\b", "how did"),
-    (r"\bwhen's\b", "when is"), (r"\bwhere've\b", "where have"), (r"\bwho've\b", "who have"),
+    (r"\bwhen's\b", "when is"), (r"\bwhatever's\b", "whatever is"), (r"\bwhere've\b", "where have"),
+    (r"\bwho've\b", "who have"),
 ]]
 
 
@@ -113,27 +121,92 @@ def _unstretched(word: str) -> str:
     return two if two in _DOUBLED else _RUN.sub(r"\1", word)
 
 
+# Digits texted for words: "work 4 me", "how much 4 a drink", "go 2 the market" (a digit before a thing is a number).
+_TEXTED = [(re.compile(r"\b4(?= (?:a|an|the|me|you|u|us|him|her|them|it|this|that|loot|sale|free|real|now|ever|good|"
+                       r"sure|"
+                       r"what|nothing|work|cash|money|coin|coins|food|later)\b)"), "for"),
+           (re.compile(r"\b2(?= (?:the|a|me|you|u|him|her|them|my|your|go|see|get|do|be|talk|speak|eat|drink|sleep|"
+                       r"town|market|bed)\b)"), "to")]
+
+
+def _untexted(text: str) -> str:
+    for pattern, word in _TEXTED:
+        text = pattern.sub(word, text)
+    text = re.sub(r"(?<=[a-z]) n (?=[a-z])", " and ", text)  # "check my pockets n stuff"
+    return re.sub(r" (?:and|n) (?:stuff|things|that|all that|everything)(?= *[?!.]*$)", "", text)
+
+
 def slipped(text: str) -> str:
     """``text`` (lower case) with each word that is a known slip (:data:`SLIPS`) or typed with a held-down letter
-    read as meant, everything else (punctuation, spacing, contractions) left as typed."""
-    return re.sub(r"[a-z0-9']+", lambda m: SLIPS.get(_unstretched(m.group(0)), _unstretched(m.group(0))), text)
+    read as meant, and digits texted for words ("work 4 me"); everything else (punctuation, spacing, contractions)
+    left as typed."""
+    return _untexted(re.sub(r"[a-z0-9']+", lambda m: SLIPS.get(_unstretched(m.group(0)), _unstretched(m.group(0))),
+                            text))
 
 
 _VOCATIVE = re.compile(r"^(?:(?:[a-z']+ ){0,2}[a-z']+ , (?:and )?)+(?=(?:what|who|where|why|how|do|does|is|are|can|"
                        r"could|will|would|tell|any|have|has)\b)")
 
 
-def plain(text: str) -> str:
-    """``text`` (lower case) with slips read as meant, contractions opened and spaces tidied; '?' and words kept.
-    Names said first ("Hesper, Rhea, what do you make of it?") are left to the router: the line is the question."""
+def _spelled(text: str, through: bool = True) -> str:
+    """``text`` with contractions opened, slips and texted digits read as meant, intensifiers dropped ("what even is
+    this place"; ``through`` False: kept) and punctuation spaced as words."""
     text = text.translate(_APOSTROPHES)
     for pattern, written in _CONTRACTIONS:
         text = pattern.sub(written, text)
     words = [_unstretched(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)]
-    text = _ITS.sub("it is", " ".join(SLIPS.get(w, w) for w in words))
+    text = _ITS.sub("it is", _untexted(" ".join(SLIPS.get(w, w) for w in words)))
+    return _INTENSIFIED.sub(r"\1", text) if through else text
+
+
+def request(text: str) -> str | None:
+    """The request a courteous line makes, as :func:`plain` reads it ("I beg your pardon, but would you mind if I
+    watched your game?": 'let me watch your game'); None when ``text`` has no courtesies around it."""
+    spelled = _spelled(text)
+    asked = courteous(spelled)
+    return asked if asked != spelled else None
+
+
+def plain(text: str, through: bool = True) -> str:
+    """``text`` (lower case) with slips read as meant, contractions opened and spaces tidied; '?' and words kept.
+    Names said first ("Hesper, Rhea, what do you make of it?") are left to the router: the line is the question.
+    ``through``: intensifiers and courtesies read through too ("would it be too much trouble to have something to
+    eat?": 'have something to eat'); the semantic fallback keeps them (its examples are compared as typed)."""
+    text = _spelled(text, through)
+    text = courteous(text) if through else text
     text = _VOCATIVE.sub("", text)
     text = _GREETED.sub("", text)  # "hey tobin, you been out here long": the question (the router keeps who)
     return _ASIDE.sub("", text)  # "wait, what did he say": the question
+
+
+_INTENSIFIED = re.compile(r"\b(what|who|where|why|how)(?: (?:even|exactly|the heck|the hell|on earth|in the world))+\b")
+# The courtesies around a request ("I beg your pardon, gentlemen, but would you mind terribly if I watched your
+# game?", "Might I trouble you for a bowl of stew?"): the request itself, its verb in the plain form.
+_COURTESY = re.compile(
+    r"^(?:(?:i beg your pardon|begging your pardon|forgive me|pardon me|excuse me|if it is not too (?:forward|much "
+    r"trouble)|if you please|if i may)(?: , (?:sir|madam|miss|ma'am|gentlemen|ladies|friend|good sir|my lady|my good "
+    r"(?:man|woman|sir)))? , (?:but )?)?(?P<ask>would it be too much trouble to|(?:might|could|may|can) i trouble "
+    r"you (?:for|to)|"
+    r"would you "
+    r"be so (?:good|kind) as to|would you kindly|could you kindly|would you please|i would be (?:most |very |so )?"
+    r"grateful(?: , [a-z]+(?: [a-z]+)? ,)? (?:if you could|to|for)|i would be (?:most |very )?(?:honou?red|delighted|"
+    r"glad)(?: , [a-z]+(?: [a-z]+)? ,)? if|would you mind "
+    r"(?:terribly |awfully |very much )?if i|do you mind if i|would it trouble you if i|could i possibly|might i "
+    r"possibly)\s+")
+
+
+def courteous(text: str) -> str:
+    """``text`` (as :func:`plain` leaves it) without the courtesies around its request (``_COURTESY``); "if i
+    watched" read as "let me watch"."""
+    found = _COURTESY.match(text)
+    if found is None:
+        return text
+    rest = text[found.end():].rstrip(" ?")  # a request, not a question
+    if found.group("ask").endswith("if i"):  # "would you mind if i watched your game": let me watch your game
+        rest = "let me " + re.sub(r"^([a-z]+?)(?:([a-z])\2)?ed\b", r"\1\2", rest)
+    elif found.group("ask").endswith("for"):  # "might i trouble you for a bowl of stew": a bowl of stew, asked for
+        rest = "can i have " + rest
+    return rest
 
 
 # "its" typed for "it's" (before what reads as the rest of a sentence), not the possessive ("on its pole").
@@ -151,7 +224,7 @@ _ASIDE = re.compile(r"^(?:wait|hang on|hold on|sorry|um+|uh+|er+|huh|eh|hey|oi|y
 # What a player says before the deed itself: "i", "i want to", "can i", "let me", "please", "then", "ok so"...
 _LEAD = re.compile(
     r"^(?:(?:ok|so|well|then|and|now|alright|um+|uh+|hmm+|ugh|ew+|oh|ah|yikes|just|please|quickly|slowly|quietly|"
-    r"actually|honestly|"
+    r"actually|honestly|bruh|bro|dude|omg|welp|crap|damn|dang|shit|oh no|oh god|lol|lmao|yo|"
     r"carefully|first|"
     r"maybe|perhaps|gently|calmly)(?:\s+,)?\s+)*"
     r"(?:(?:i|we)\s+(?:(?:will|would|shall|should|could|can|might|want to|would like to|wish to|am going to|"
@@ -175,7 +248,8 @@ def topic_of(words: str) -> str:
     words = _TAIL.sub("", words.strip()).strip()
     words = _SECOND_QUESTION.sub("", words)  # "this provost guy and is he as bad as people say": the provost
     words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
-                   r"to|at|lately|recently|these days|nowadays|today|now))+$", "", words)
+                   r"to|at|lately|recently|these days|nowadays|today|now|for a (?:while|bit|moment|minute|spell)|"
+                   r"awhile|from here|without getting lost))+$", "", words)
     words = _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
     words = re.sub(r"^(?:those|these|them|that|this|some|all (?:that|those|the))\s+(?=\w)", "", words)
     words = _PLACE_BY_DEED.sub("", words)  # "where they keep the water tanks": the water tanks
@@ -224,6 +298,8 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                   "explain", "explain that", "say more", "continue", "huh", "what", "meaning", "such as", "like what",
                   "is that so", "is that right", "what else", "anything else", "how so", "then what", "and so",
                   "what happened", "what happened next", "seriously", "you sure", "are you sure", "tell me",
+                  "i have a question", "(?:i have |i got |got )?(?:a |one )?(?:quick |small )?question(?: for you)?",
+                  "can i ask (?:you )?(?:something|a question|a thing)",
                   "tell me about it", "more", "elaborate", "ok and", "keep going",
                   "(?:tell me |say |go on,? say )?(?:some(?:thing)? )?more about (?:that|it|this|them|him|her|those|"
                   "these)", "tell me (?:about )?(?:that|this)", "go on then", "do tell", "what do you mean by that",
@@ -239,8 +315,18 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                  "good night", "take care", "so long")),
 ]]
 
+# Whoever holds the town, as a place asked for: "the offices of whoever governs this town".
+RULER = re.compile(r"\b(?:whoever|who|those who|the people who|the ones who) (?:governs?|rules?|runs?|holds?|owns?) "
+                   r"(?:this|the|that) (?:whole )?(?:town|city|village|reach|region|district|colony|settlement|"
+                   r"place)\b")
 # Questions: (verb, pattern); the first match wins; the pattern's ``t`` group is the topic.
+_AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|reach|region|district|colony|settlement|"
+         r"island|valley|rift|country|land)")  # the place around a place: "who runs this whole town"
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
+    ("who_rules", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
+                  r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
+                  r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho (?:actually |really )?(?:takes|collects|"
+                  r"gets|pockets) (?:all )?the (?:\w+ )?(?:money|taxes|tithes?|dues|tolls?)\b"),
     ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
                  r"(?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
@@ -249,9 +335,11 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"\bwhich way\b(?! (?:to|is|for) (?!here\b|there\b)\w)|"
                  r"\bwhere (?:does|do) (?:this|that|the \w+) (?:lead|go)\b|\bwhat is (?:nearby|around here|close by)\b|"
                  r"\bhow do i get out\b|\bwhere (?:are )?the exits?\b|\bany way out\b"),
+    ("about", r"^(?:can|should|could|do|would|will) (?:i|we|you|one) (?:trust|rely on|believe|count on) (?P<t>.+?)"
+              r"(?: or (?:is|are|not|does|do|will)\b.*)?\s*\??$"),
     ("who_am_i", r"\bwhat is my name\b|\bwho am i\b|\bwhat am i called\b|\bdo you know (?:my name|who i am)\b"),
-    ("who_is", r"\bwhat is your name\b|\bwhat (?:is )?(?:her|his|their) name(?: is)?\b|\bwhat (?:she|he|they) "
-               r"(?:is|are) called\b|\bwho (?:she|he|they) (?:is|are)\b|\bwho are you\b|"
+    ("who_is", r"\bwhat is (?:your|you|ur|yer|ya|thy) name\b|\bwhat (?:is )?(?:her|his|their) name(?: is)?\b|"
+               r"\bwhat (?:she|he|they) (?:is|are) called\b|\bwho (?:she|he|they) (?:is|are)\b|\bwho are you\b|"
                r"\bwhat (?:do|should) (?:they|people|i|we) call you\b|"
                r"\bwho might you be\b|\band you are\?|\bgot a name\b|\bintroduce yourself\b"),
     ("money", r"\bwhat (?:do|does) (?:you|they|people|folk|one|yall|y'all|ye|you all|you lot|everyone) (?:call|use "
@@ -276,7 +364,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
                   r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|"
                   r"\bwhat is for sale\b|\bwhat is on offer\b"),
-    ("any_work", r"\bany (?:work|jobs?)\b|\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
+    ("any_work", r"\bany (?:honest |paid |paying |decent |steady |real )?(?:work|jobs?|employment)\b|"
+                 r"\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
                  r"\bcan i help\b|\bneed (?:a hand|help)\b|\bwhat (?:do|must|should) i (?:need to )?do\b|"
                  r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
                  r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b|\bwhat is the job\b|"
@@ -298,7 +387,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"know anything|heard anything) about (?P<t2>.+)|"
               r"\bask (?:\w+ )?(?:about|after|regarding) (?P<t3>.+)|\bwhat about (?P<t4>.+)|"
               r"\bany (?:news|word|rumou?rs?) (?:of|about|on) (?P<t5>.+)"),
-    ("how_much", r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
+    ("how_much", r"\bwhat is (?:the )?(?P<t9>(?:cheapest|least expensive)\b.*?)\??$|"
+                 r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
                  r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)|"
                  r"\bwhat (?:does|will|would) (?:it|that|this|the (?:job|work) |the \w+ job )(?P<t4>pay)\b|"
                  r"^what is (?:the|my) (?P<t5>pay|reward|fee|cut|wage)\b|"
@@ -327,10 +417,17 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("where_is", r"^is (?P<t2>[a-z]+(?: [a-z]+)?) (?:around|about|here|in|in today|in tonight)\s*\??$"),
     ("where_is", r"^(?:is there|are there|any) (?:a |an |any |some )?(?P<t>[a-z]+(?: [a-z]+)??) (?:anywhere|around|"
                  r"round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
-    ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:do|can|would|should|might) (?:i|we|one) "
+    ("where_is", r"^(?:i )?need (?:a |an |the |some )?(?P<t>[a-z]+(?: (?!asap|now|quick|fast|urgently|badly)[a-z]+)?) "
+                 r"(?:asap |now |quick |fast |urgently "
+                 r"|badly )?where\s*\??$"),
+    ("where_go", r"\b(?:which|what) places?\b.*\b(?:visit|seeing|see|go|worth)\b"),
+    ("where_is", r"^(?:is|are) (?:the |it )?(?P<t5>[a-z' ]+?) (?:far|close|near|nearby|a long way)(?: (?:from here|"
+                 r"away|off|to walk|on foot))?\s*\??$"),
+    ("where_is", r"\b(?:the )?way to (?:the )?(?P<t>.+?)\??$|\bhow (?:(?:do|can|would|should|might) )?(?:i|we|one) "
                  r"(?:get|go)(?: back)?(?: up| down| over| out| across)? to (?:the )?(?P<t2>.+?)\??$|\bhow far "
                  r"(?:is it )?to (?:the )?(?P<t3>.+?)\??$|\bhow (?:many|much) (?:hours|minutes|days|time|walking|"
-                 r"travel)(?: is it)?(?: on foot| walking| by foot| by boat)? to (?:the )?(?P<t4>.+?)\??$"),
+                 r"travel)(?: is it)?(?: on foot| walking| by foot| by boat)? to (?:the )?(?P<t4>.+?)\??$|"
+                 r"\bhow (?:(?:do|can|would|should) )?(?:i|we) (?:get|go) (?P<t6>there)\b"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
                r"she|they|it)\b"),
     ("time", r"\bwhat (?:time|hour|day|year|month|season|date) is it\b|\bwhat (?:year|month|season) (?:are we in|is "
@@ -354,26 +451,29 @@ EXAMINE = re.compile(
     r"inside)|"
     r"take a (?:closer |good |long |quick )?look at|have a (?:closer |good |long |quick )?look at|read|scrutini[sz]e|"
     r"look the \w+ over|size up|get a look at|describe)\s+(?P<t>.+)$")
-NOT_THINGS = re.compile(r"^(?:around|about|round|for\b|the (?:room|place|area) for\b)")
+NOT_THINGS = re.compile(r"^(?:around|about|round|for\b|the (?:room|place|area) for\b|every\b|each\b|everything\b|"
+                        r"everywhere\b|all (?:the )?(?:corners|tables|nooks)\b)")
 
 DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r")\b")) for verb, body in [
     ("sing", r"sing|hum|whistle|croon|chant|recite|play (?:a|some|the) (?:tune|song|music)|strike up a song|"
              r"start singing|burst into song"),
     ("dance", r"dance|jig|twirl|do a (?:little )?dance"),
     ("pray", r"pray|say a prayer|offer a prayer|meditate|give thanks|bless|light a candle"),
-    ("sit", r"sit|take a seat|have a seat|find a (?:seat|table|chair|stool|corner)|pull up a (?:chair|stool)|"
+    ("sit", r"sit|take a seat|have a seat|find (?:a|an|myself a) (?:[a-z]+ )?(?:seat|table|chair|stool|corner|bench|"
+            r"spot|perch)|pull up a (?:chair|stool)|"
             r"sit down|settle (?:in|down)|lean (?:on|against|back|in)|lie down|kneel|squat|crouch"),
     ("stand", r"stand(?: up)?|get up|rise"),
     ("wait", r"wait|z|hang about|hang around|bide|loiter|linger|idle|stay(?: put| here| a while)?|do nothing|"
              r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still|keep (?:my|our) distance|"
              r"hang back|stay back|keep back|lie low for a bit"),
-    ("watch", r"watch|keep an eye on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
+    ("watch", r"watch|keep (?:an|one|half an|both) eyes? on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
     ("listen", r"listen|eavesdrop|hear|overhear|lend an ear|prick up|what is (?:that|this|the) (?:noise|sound|"
                r"racket|din|banging|clatter|singing|shouting)|what was that (?:noise|sound)"),
     ("smell", r"smell|sniff|breathe in|take a (?:deep )?breath|breathe|what is (?:that|this|the) (?:smell|stink|"
               r"stench|reek|odou?r|whiff)|what (?:smells|stinks|reeks)|something (?:smells|stinks|reeks)"),
     ("taste", r"taste|lick|sip"),
-    ("touch", r"touch|feel|rub|stroke|pat|pet|tap|poke|prod|squeeze|scratch|tickle|knock on"),
+    ("touch", r"touch|feel|rub|stroke|pat|pet|tap|poke|prod|squeeze|scratch|tickle|knock on|run (?:a|my|one) "
+              r"(?:finger|fingertip|fingers|hand|hands|thumb|palm) (?:along|over|across|down|around)"),
     ("warm", r"warm (?:my|your|our) (?:hands|feet|self|bones)|warm up|dry (?:off|my|myself|out)|"
              r"stand by the (?:fire|hearth|stove|brazier)|sit by the (?:fire|hearth|stove|brazier)|"
              r"go (?:to|over to|near) the (?:fire|hearth|stove|brazier)"),
@@ -413,13 +513,21 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
 EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|breakfast|lunch|dinner|supper|"
                  r"snack)|grab (?:a bite|some food|something to eat)|order (?:some )?(?:food|a meal|something to "
                  r"eat|breakfast|lunch|dinner|supper)|get (?:some )?(?:food|something to eat)|find (?:some )?food|"
-                 r"chew|munch|feast|dine|snack|break my fast|fill my belly|(?:give|get|bring|fetch) me (?:something|"
-                 r"anything|some food|food|a bite)(?: to eat)?)\b(?P<t>.*)$")
+                 r"chew|munch|feast|dine|snack|break my fast|fill my belly|have something (?:warm |hot |hearty |"
+                 r"filling )?to "
+                 r"eat|(?:give|get|bring|fetch) me (?:something|"
+                 r"anything|some food|food|a bite)(?: to eat)?|(?:i will have |give me |bring me )?whatever is (?:hot|"
+                 r"cooking|going|on the (?:fire|stove|hob|spit|boil)|fresh|warm|good)|(?:have|take|give me|"
+                 r"(?:i )?would like|bring me) (?:what|whatever) (?:that|the|this|he|she|they|you|[a-z]+) ?"
+                 r"[a-z']*(?: is| are)? (?:eating|having))\b(?P<t>.*)$")
 DRINK = re.compile(r"^(?:drink|pour me (?:a|one|whatever|something|some|the)|have (?:a |some )?(?:drink|"
                    r"ale|beer|cup|mug|pint|dram|tea|water|wine)|"
                    r"grab (?:a |some )?(?:drink|ale|beer|pint)|get (?:a |some )?(?:drink|ale|beer|pint|water)|"
                    r"order (?:a |some )?(?:drink|ale|beer|pint|round|cup|mug|tea|wine)|sip|quench my thirst|"
-                   r"wet my (?:throat|whistle)|down (?:a|my) (?:drink|pint))\b(?P<t>.*)$")
+                   r"wet my (?:throat|whistle)|down (?:a|my) (?:drink|pint)|(?:i will have|i will take|give me|i would "
+                   r"like|have|take|pour me|bring me|get me) (?:what|whatever) (?:that|the|this|he|she|they|you|"
+                   r"[a-z]+) ?[a-z']*(?: is| are)? drinking|something (?:wet|cold|strong|to drink) to wash it "
+                   r"down)\b(?P<t>.*)$")
 LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|step out|step outside|walk out|"
                    r"go outdoors|head outside|get (?:out )?of here|get outta here|get me out|out|outside|exit the "
                    r"\w+|move on|off i go|time to go|take my leave|be off|let us go|let us leave|i am leaving|"
@@ -448,7 +556,8 @@ GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybod
                 r"make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
                 r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?P<ride>path|road|way|"
                 r"stairs|ladder|door|lift|elevator|ferry|boat|punt|train|tram|cart|bridge|causeway|steps)|"
-                r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|get (?:over |down |up |across "
+                r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|hit(?= the )|direct me|show me to|"
+                r"get (?:over |down |up |across "
                 r")?to|back out|let us hit|lets hit|"
                 r"head (?:out|off)|point me|show me the way|how do i get|how (?:can|do) i get|which way(?: is it)?)"
                 r"(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
@@ -491,15 +600,26 @@ def read(text: str) -> Reading | None:
                            for c in reversed(p.split(" , ")) if c.strip())
                 named = next((e.topic for e in earlier if e is not None and e.topic and e.topic not in THERE), None)
                 found = Reading("go", "go", named) if named else found
+            if found is not None and found.kind == "question" and found.topic in THERE[:1] and i > 0:  # "is the market
+                earlier = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # far? how do i get there"
+                named = next((e.topic for e in earlier if e is not None and e.topic and e.topic not in THERE), None)
+                found = Reading("question", "where_is", named) if named else found
+            if found is not None and found.kind == "deed" and parts[i].startswith("i ") and i > 0:  # "is there a
+                asked = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # healer nearby? i cut my
+                found = next((e for e in asked if e is not None and e.kind == "question"), found)  # hand": asked
             if found is not None and found.kind == "question" and found.topic in ("", *THERE, "this", "that") and i > 0:
                 looked = _read_clause(parts[i - 1].strip(), parts[i - 1].strip())  # "check out that barrel. whats
                 found = looked if looked is not None and looked.kind == "examine" else found  # that about": the look
             if found is not None and not found.weak:
                 return found
     found = _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
-    pointed = _POINTED.match(said) if found is None else None
+    main = _SUBORDINATE.match(said) if found is None or found.kind == "go" else None
+    if main is not None:  # "before i go anywhere , ask the innkeeper which places are worth a visit": the ask
+        found = _read_clause(said[main.end():], said[main.end():]) or found
+    pointed = _POINTED.match(said) if found is None or found.verb == "ask" else None
     if pointed is not None:  # "the girl selling songs, whats her deal": who the description picks out
-        return Reading("question", "who_is", topic_of(_DESCRIBED.sub("", pointed.group("who"))))
+        who = re.sub(r"^(?:excuse me|pardon me|sorry|hey|oi|hello|hi|um+|uh+)\s*,?\s*", "", pointed.group("who"))
+        return Reading("question", "who_is", topic_of(_DESCRIBED.sub("", who)))
     pointed = _POINTED_THING.match(said) if found is None else None
     if pointed is not None:  # "the notched stick above the bar, what is it for": a look at what is described
         return Reading("examine", "examine", topic_of(_DESCRIBED.sub("", pointed.group("what"))))
@@ -512,12 +632,18 @@ def read(text: str) -> Reading | None:
     return found
 
 
+# A clause that says when, before the deed itself: "before i go anywhere , ...", "while everyone is busy , ...".
+_SUBORDINATE = re.compile(r"^(?:before|after|once|when|while|whilst|as soon as|if|now that|since) [a-z' ]{2,60}? , ")
+
+
 # Someone described, then asked about: "the girl selling songs, whats her deal", "that woman with the big knife looks
 # tough, who is she", "the one with the pins in her shoulder, whats her name".
 _POINTED = re.compile(r"^(?P<who>.+?)(?: ,)? (?:so )?(?:who is (?:she|he|they|that|it|her|him)|what is "
                       r"(?:her|his|their) (?:deal|story|name|problem|job)|who are they|what is with (?:her|him|them)|"
                       r"what (?:is|are) (?:she|he|they) called|what do (?:they|people|you|folk) call (?:her|him|them)|"
-                      r"who is (?:she|he) when (?:she|he) is at home)\s*\??$")
+                      r"who is (?:she|he) when (?:she|he) is at home|(?:is )?(?:she|he) (?:is )?(?:the |a |an )?"
+                      r"(?:owner|boss|keeper|landlady|landlord|bartender|innkeeper|one in charge|proprietor|"
+                      r"barkeep|cook|guard|healer|doctor|singer|seller)(?: here)?\s*\?)\s*\??$")
 # A thing described, then asked about: "the notched stick above the bar, what is it for", "that screen over the door,
 # what does it say".
 _POINTED_THING = re.compile(r"^(?P<what>.+?)(?: ,)? (?:so )?(?:what is (?:it|that|this)(?: thing)?(?: for| about| "
@@ -573,7 +699,24 @@ _HAVE_THING = re.compile(r"^(?:do i (?:even |still |actually |really )?(?:have|c
                          r"|^am i (?P<armed>armed)\b")
 
 
+# Taking stock told as a deed ("I turn out my pockets onto the table and take stock of what I'm carrying") or asked of
+# one thing ("is the light thing still in my bag"): the inventory, the thing asked about its topic.
+_STOCKTAKING = re.compile(r"(?:^|\band )(?:turn out|turn my|empty(?: out)?|go through|rummage (?:in|through)|dig "
+                          r"through|tip out|count) (?:my )?(?:pockets?|bag|pack|satchel|purse|knapsack|rucksack|"
+                          r"backpack|coins?|money|credits|greys)\b|"
+                          r"\btake stock of (?:what i am (?:carrying|holding)|my (?:things|gear|stuff|kit|belongings))|"
+                          r"\b(?:what|everything) i am (?:carrying|holding)\s*[?!.]*$")
+_IN_MY_BAG = re.compile(r"^(?:is|are) (?:the |my |that |a |an |any )?(?P<t>[a-z' ]{2,30}?) (?:still )?(?:in|inside) my "
+                        r"(?:bag|pack|pockets?|satchel|purse|knapsack|rucksack|backpack|kit)(?: still)?\s*\??$")
+
+
 def _inventory(clause: str, said: str) -> Reading | None:
+    thing = _IN_MY_BAG.match(clause)
+    if thing is not None:
+        return Reading("inventory", "inventory", topic_of(re.sub(r"\s+(?:thing|things|thingy|stuff)$", "",
+                                                                 thing.group("t"))) or thing.group("t"))
+    if _STOCKTAKING.search(clause):
+        return Reading("inventory", "inventory")
     if not (INVENTORY.match(clause) or INVENTORY.match(said)):
         return None
     asked = _HAVE_THING.match(clause)  # "do i even have a weapon on me": the weapon
@@ -587,6 +730,11 @@ REPLY_LEADS = {
     "right": "yes", "absolutely": "yes", "certainly": "yes", "definitely": "yes", "great": "yes", "perfect": "yes",
     "cool": "yes", "gladly": "yes", "i am in": "yes", "count me": "yes", "it is a deal": "yes", "you have a": "yes",
     "no": "no", "never": "no", "not": "no", "hmm": "more", "nah": "no", "hardly": "no", "i would rather not": "no",
+    "say less": "yes", "bet": "yes", "fine but": "yes", "easy": "react", "ugh": "react", "ew": "react", "eww": "react",
+    "yuck": "react",
+    "gross": "react", "pfft": "react", "that sounds": "react", "that is awful": "react", "that is terrible": "react",
+    "how awful": "react", "how terrible": "react", "oh no": "react", "poor": "react", "damn": "react", "whoa": "react",
+    "i am so sorry": "sorry", "i am sorry to hear": "sorry",
     "why": "why", "but why": "why", "how come": "why",
     "what": "more", "huh": "more", "really": "more", "seriously": "more", "wait": "more", "hold on": "more",
     "i do not get": "more", "i do not understand": "more", "sorry what": "more", "go on": "more", "and": "more",
@@ -661,7 +809,8 @@ def _examine(clause: str, said: str) -> Reading | None:
 
 LOOSE_DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|drink|drinks|tea|coffee|"
                          r"brew|dram|thirsty|parched)\b")
-FOOD = re.compile(r"\b(?:bun|buns|bread|loaf|stew|soup|broth|pie|pies|pasty|pasties|fish|eel|eels|meat|cheese|cake|"
+FOOD = re.compile(r"\bsomething (?:hot|warm|hearty|filling)\b|\b(?:bun|buns|bread|loaf|stew|soup|broth|pie|pies|pasty|"
+                  r"pasties|fish|eel|eels|meat|cheese|cake|"
                   r"sandwich|porridge|gruel|food|meal|snack|sausages?|roll|rolls|biscuits?|apples?|chips|fries|"
                   r"burgers?|steak|chops?|roast|pudding|noodles|rice|beans|eggs?|bacon|ham|chicken|pickles?)\b")
 LOOSE_EAT = re.compile(r"\b(?:eat|food|starving|starved|hungry|meal|feed me|bite to eat|stew|bread|supper|breakfast|"
@@ -674,7 +823,9 @@ def _eat(clause: str, said: str) -> Reading | None:
     for kind, pattern in (("eat", EAT), ("drink", DRINK)):
         found = pattern.match(clause)
         if found:
-            return Reading(kind, kind, topic_of(found.group("t")))
+            said_of = re.split(r" , |\s+(?:now|so|because|before|then|while|and then|if)\b", f"{found.group('t')} ")[0]
+            return Reading(kind, kind, topic_of(said_of))  # "whatever is hot , and
+            # something wet to wash it down": what is hot
     return None
 
 
@@ -688,15 +839,23 @@ _FIND = re.compile(r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track
                    r"hunt for) |\bshow me (?:your|the) (?:wares|goods|stock|stuff)\b|\bwhatcha\b")
 
 
+_TRUST = re.compile(r"^(?:can|should|could|do|would|will) (?:i|we|one) (?:trust|rely on|believe|count on)\b")
 _AUX = re.compile(r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|should|do) (?:you|he|she|they|it|the|"
                   r"this|that|there|anyone|anybody|someone|people|folk|any|a|an)\b")
 
 
 def _question(clause: str, said: str) -> Reading | None:
-    if re.search(r"\b(?:have|get|had) a (?:quick )?word with\b", said):
-        return None  # talk, not a question
-    asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) else clause
-    if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _FIND.search(asked) or re.search(
+    if re.match(r"^(?:list|browse|wares|stock|menu|shop)(?: (?:the |your |their )?(?:wares|goods|stock|items|menu|"
+                r"shop|prices))?\s*[?!.]*$", clause):  # a parser game's "list": what is sold here
+        return Reading("question", "what_here")
+    if re.search(r"\b(?:have|get|had) a (?:quick )?word with\b", said) or re.match(
+            r"(?:find|look for) (?:a|an|myself a) (?:[a-z]+ )?(?:seat|table|chair|stool|corner|bench|spot|perch)\b",
+            clause):
+        return None  # talk, or a seat found, not a question
+    asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) or _TRUST.match(said) or \
+        said.startswith(("i ", "we ")) else clause  # "i could do that in my sleep" says, it does not ask
+    if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _TRUST.match(asked) or
+            _FIND.search(asked) or re.search(
             r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b|^ask (?:the )?(?:[a-z]+ )?(?:what|who|where|"
             r"when|why|how|which|whether|if)\b", asked) or _ASKED_PLAINLY.match(asked)):
         return None
@@ -704,9 +863,20 @@ def _question(clause: str, said: str) -> Reading | None:
         found = pattern.search(asked)
         if found:
             topic = next((g for g in found.groupdict().values() if g), "")
-            topic = SERVICES.get(topic, topic)  # "where can a person get patched up": a healer
+            topic = service(SERVICES.get(topic, topic))  # "where can a person get patched up": a healer
             return Reading("question", verb, topic_of(topic))
     return None
+
+
+_HEALING = re.compile(r"\b(?:(?:get |be )?(?:patch|stitch|sew|fix)(?:ed|es)? (?:\w+ )?up|heals?|healed|healing|"
+                      r"treats? the|tends? (?:to )?the (?:sick|wounded|hurt|injured)|(?:sick|ill|hurt|wounded|injured) "
+                      r"(?:folk|folks|people|ones)|the (?:sick|wounded|injured|ill)$|mend (?:people|folk|bones))\b")
+
+
+def service(topic: str) -> str:
+    """A place asked for by what is done there for people, as the kind of place that does it ('where they patch up
+    sick folk': 'healer'); ``topic`` itself otherwise."""
+    return "healer" if _HEALING.search(topic) else topic
 
 
 SERVICES = {"patched up": "healer", "stitched up": "healer", "healed": "healer", "treated": "healer",
@@ -715,29 +885,55 @@ _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose",
 # A question typed without its question word or mark: "anything interesting happen lately", "heard anything about
 # the auditors", "is hesper around".
 _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|strange|odd|worth knowing|going on)\b|"
+                            r"^(?:anyone|anybody|someone|somebody|any of you|you|ya) (?:got|have|has|need|needs|know|"
+                            r"knows|seen|heard|hiring)\b|^(?:to )?hear (?:of|about) |"
+                            r"^(?:i )?need (?:a |an |the |some )?[a-z]+(?: [a-z]+)? (?:asap |"
+                            r"now |quick |fast |urgently |badly )?where\s*\??$|"
                             r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|"
                             r"^(?:heard|hear|know|knows) anything (?:about|of|on)\b|^(?:got|you got) (?:any|some)\b|"
                             r"^is [a-z]+(?: [a-z]+)? (?:around|"
                             r"about|here|in|in today|in tonight)\s*$")
 
 
+_AT_THE_FIRE = re.compile(r"\b(?:toward|towards|to|by|near|at|before|in front of|closer to|over) the (?:fire|hearth|"
+                          r"stove|brazier|flames|coals|embers)\b")
+
+
 def _deed(clause: str, said: str) -> Reading | None:
     for verb, pattern in DEEDS:
         found = pattern.match(clause)
+        fire = _AT_THE_FIRE.search(clause) if found and verb in ("nod", "do", "sit") else None
+        if fire is not None:  # "stretch my boots toward the fire": warming by it
+            return Reading("deed", "warm", fire.group(0).split()[-1])
         if found:
-            return Reading("deed", verb, topic_of(clause[found.end():]))
+            aside = re.split(r"\s*,\s*|(?<!for a)\s+(?:before|while|trying|hoping|so that|to see|in case|until|"
+                             r"as if|like)\b", clause[found.end():])[0]  # "keep an eye on the game , trying to
+            # work out the rules": the game
+            return Reading("deed", verb, topic_of(aside))
     return None
 
 
-_WHY = re.compile(r"\s+(?:i am|i have|i need|i want|i feel|because|since|cause|so that|so i)\b.*$")  # "the clinic i
-# am hurt bad": the clinic (the rest says why)
+_WHY = re.compile(r"\s+(?:i am|i have|i need|i want|i feel|because|since|cause|so that|so i|to (?:see|ask|find|check|"
+                  r"learn|get|buy|meet|talk|speak|look|hear)\b)\b.*$")  # "the clinic i am hurt bad", "the hall to
+# see if they are hiring": the place (the rest says why)
+
+
+COMPASS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
+           "se": "southeast", "sw": "southwest"}
+_COMPASS = re.compile(r"^(?:go |head |walk |run |move )?(?P<way>north|south|east|west|northeast|northwest|southeast|"
+                      r"southwest|" + "|".join(COMPASS) + r")\s*[.!]*$")
 
 
 def _go(clause: str, said: str) -> Reading | None:
+    way = _COMPASS.match(clause)
+    if way is not None:  # "n", "go north": the pack's ways have no compass points; the way out, or which way
+        return Reading("go", "go", COMPASS.get(way.group("way"), way.group("way")))
     found = GO.match(clause)
     if found is None:
         return None
-    topic = topic_of(_WHY.sub("", found.group("t").split(" , ")[0]))  # "the market , i need a few things"
+    toward = re.split(r"\s+(?:toward|towards|on to|as far as)\s+", found.group("t").split(" , ")[0])
+    # "the market , i need a few things": the market; "along the street toward the market": the market
+    topic = service(topic_of(_WHY.sub("", toward[-1])))
     if found.group("ride") and topic in ("down", "up", "across", "over", "back", "out", "in"):
         topic = found.group("ride")  # "take the lift down": the lift, wherever it goes
     return Reading("go", "go", topic)
@@ -751,7 +947,8 @@ def object_of(text: str) -> str:
     """What a hands-on line acts on: the words after its verb and particles, article removed ('open the shutters' ->
     'shutters', 'look under the table' -> 'table'), in the line's last sentence; '' when there are none."""
     said = [part for part in _SENTENCE.split(plain(text)) if part.strip()] or [""]
-    clause = _LEAD.sub("", said[-1], count=1).strip()
+    clause = _LEAD.sub("", _SUBORDINATE.sub("", said[-1], count=1), count=1).strip()  # "while everyone is busy ,
+    # check under the loose boards": the boards
     then = re.split(r"\s+and (?:then )?", clause)  # "draw my knife and lunge at the singer": the singer
     if len(then) > 1 and re.match(r"^[a-z]+ (?:at|on|into|onto|toward|towards|for|after) (?!it$|them$|him$|her$)",
                                   then[-1]):  # a move at someone ("lunge at", "go for"), not "buy a bun and eat it"
@@ -768,13 +965,26 @@ _ADDRESS = re.compile(r"^(?:.*?\b)?(?:talk|speak|chat|say (?:hi|hello)|greet|ask
                       r"(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")
 
 
+_TOLD = re.compile(r"^(?:i )?(?:tell|inform|warn|remind) (?P<who>[a-z]+) (?=(?:that|i|i'm|im|we|you|he|she|they|it|"
+                   r"there|the)\b)")
+
+
 def addressee(text: str) -> str:
     """The words naming who a line is said to ('talk to the singer lady about the See' -> 'the singer lady'); the
     whole line when it names nobody that way."""
+    told = _TOLD.match(text.strip())
+    if told is not None:  # "i tell odile i'm an inspector": Odile
+        return told.group("who")
     found = _ADDRESS.match(text.strip().rstrip("?!."))
     called = _CALLED.match(plain(text)) if found is None else None
     found = found or (called if called is not None and called.group("who") not in _FILLERS else None)
-    return found.group("who") if found else text
+    if found is None:
+        return text
+    who = found.group("who")
+    if re.match(r"(?:hello|hi|hey|oi|howdy|evening|morning)\b", text.strip()):  # "hey rhea ur cute, buy me a drink?"
+        who = re.split(r"\s*,\s*|\s+(?:you|your|ur|u|you are|are|is|i|we|can|could|will|would|do|got|have|buy|give|"
+                       r"tell|get|come|want)\b", who)[0]
+    return who or text
 
 
 # An order given by naming the thing: "one fungus bun pls", "two ales please", "i'll have the stew", "can i get a
@@ -786,9 +996,25 @@ _ORDERS = (
     re.compile(r"^(?:i will have|i will take|i will get|i would like|i would love|i would have|i would take|i want|"
                r"give me|can i (?:have|get|grab)|could i (?:have|get|grab)|may i have|let me (?:have|get)|get me|"
                r"bring me|i am after|i fancy|i will go for|i will try)\s+(?!to |for |you |it |that |this |them |him "
-               r"|her |me |out |in |on |off |up |down |over |back |away |with |about )(?:a |an |the |some |one |two "
+               r"|what |whatever |her |me |out |in |on |off |up |down |over |back |away |with |about )"
+               r"(?:a |an |the |some |one |two "
                r"|another )?(?P<thing>[a-z' -]{3,40}?)" + _POLITE + r"*\s*[?.!]*$"),
 )
+
+
+# An offer of a sum for a thing: "two greys for the tincture and not a half more", "i'll give you 3 for the lantern".
+_OFFER = re.compile(r"^(?:(?:i will|i would|i can|i could|i) (?:give|pay|offer) (?:you |ya |u )?|how about |"
+                    r"what about |(?:i )?offer (?:you )?)?(?P<sum>(?:a|an|one|two|three|four|five|six|seven|eight|"
+                    r"nine|ten|twenty|half a|\d+)(?: [a-z]+)?) for (?:the |a |an |that |this |your |those |"
+                    r"one of (?:the|those|your) )?"
+                    r"(?P<thing>[a-z' -]{3,30}?)(?:\s*(?:,|\band\b|\bor\b|\btops\b|\bfinal\b).*)?\s*[?.!]*$")
+
+
+def offered(text: str) -> str | None:
+    """The thing an offer of a sum names ("two greys for the tincture": 'tincture'), or None when ``text`` is not
+    one."""
+    found = _OFFER.match(plain(text))
+    return found.group("thing").strip() if found else None
 
 
 def ordered(text: str) -> str | None:
@@ -816,15 +1042,39 @@ def move_after(text: str) -> str | None:
     return tail if found is not None and not found.weak and found.kind in ("leave", "go") else None
 
 
+def move_first(text: str) -> str | None:
+    """The first clause of a line that starts by going somewhere and goes on to what the player will do there ("lets
+    go down the docks and pick a fight with some sailors": 'go down the docks'); None otherwise. The caller decides
+    whether the clause names a place (a step across the room is no journey)."""
+    parts = _THEN.split(plain(text))
+    if len(parts) < 2:
+        return None
+    head = parts[0].strip(" .!,")
+    found = read(head)
+    return head if found is not None and not found.weak and found.kind == "go" and found.topic not in THERE else None
+
+
 # Words said inside a line that narrates ("I slide a coin across and say, 'what's the word on the docks?'"): what is
 # said is the turn; the narration before it may name who it is said to.
 _QUOTED = re.compile(r"^(?P<before>.*?[a-z].*?)[\s,:]+[\"'\u201c\u2018](?P<said>[^\"\u201c\u201d]+?)[\"'\u201d\u2019]"
                      r"\s*[.!?]*\s*$")
 
 
+# The same, the words said without quotes ("I slide onto the stool next to the old man and say so you look like you
+# know this place"): after at least three words of narration, "and say" or "I say".
+_SAID = re.compile(r"^(?P<before>(?:\S+\s+){3,}?\S+?)\s+(?:,\s+)?(?:and (?:then )?|i |then )(?:say|tell (?:him|her|"
+                   r"them)|"
+                   r"whisper|mutter|murmur|remark|add|grin and say|lean in and say)(?: to (?:him|her|them|the [a-z]+))?"
+                   r"\s*,?\s+(?P<said>(?!(?:hello|hi|hey|nothing|something|a few|goodbye|no more)\b)[a-z]+(?: [a-z'"
+                   r",?]+){2,})$")
+
+
 def quoted(text: str) -> tuple[str, str] | None:
-    """(the narration, the words said) of a line that narrates and then quotes what is said; None otherwise."""
+    """(the narration, the words said) of a line that narrates and then quotes what is said, with or without the
+    quotes; None otherwise."""
     found = _QUOTED.match(text.strip())
+    if found is None:
+        found = _SAID.match(plain(text).rstrip(" .!"))
     if found is None or not re.search(r"[a-z]", found.group("said")):
         return None
     return found.group("before").strip(" ,:"), found.group("said").strip()

@@ -34,11 +34,12 @@ KINDRED = [
     {"innkeeper", "bartender", "barkeeper", "barkeep", "barman", "barmaid", "landlady", "landlord", "publican",
      "tavernkeeper", "host", "hostess", "owner", "proprietor"},
     {"singer", "ballad", "minstrel", "bard", "musician", "songs", "song"},
-    {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped"},
+    {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped", "weathered", "wrinkled", "wizened"},
+    {"hands", "hand", "knuckles", "fingers", "palms"},
     {"man", "guy", "fellow", "bloke", "gent", "gentleman", "chap", "lad"},
     {"woman", "lady", "lass", "gal", "miss", "madam", "maam", "dame"},
     {"fisher", "fisherwoman", "fisherman", "eeler", "fisherfolk"},
-    {"doctor", "medic", "healer", "physician", "surgeon", "nurse"},
+    {"doctor", "medic", "healer", "physician", "surgeon", "nurse", "doc"},
     {"guard", "reeve", "watchman", "constable", "law", "deputy", "warden", "marshal"},
     {"priest", "cleric", "bishop", "prior", "chaplain", "monk", "nun", "almoner"},
     {"kid", "boy", "girl", "child", "youngster", "linkboy", "urchin"},
@@ -49,8 +50,8 @@ KINDRED = [
     {"tax", "taxes", "tithe", "tithes", "toll", "tolls", "levy", "dues"},
     {"carved", "scratched", "etched", "scored", "engraved", "gouged", "cut", "notched", "marked"},
     {"writing", "words", "text", "letters", "lettering", "sign", "notice", "message"},
-    {"work", "job", "jobs", "employment", "hire", "hands", "shift", "shifts"},
-    {"looking", "hunting", "seeking", "searching", "wants", "needs", "after"},
+    {"work", "job", "jobs", "employment", "hire", "hands", "shift", "shifts", "doing"},
+    {"looking", "hunting", "seeking", "searching", "wants", "needs", "after", "waits", "waiting", "spoiling"},
     {"loud", "noisy", "rowdy", "boisterous", "cheerful", "laughing"},
     {"big", "large", "tall", "broad", "burly", "hulking", "huge"},
     {"scarred", "burn", "burns", "burned", "burnt", "scar", "scars"},
@@ -139,6 +140,8 @@ def respelled(topic: str, pack: EraPack, least: int = 4) -> str:
             return w
         near = {v for key in {w, *(w[:i] + w[i + 1:] for i in range(len(w)))} for v in index.get(key, ())
                 if _one_slip(w, v)}
+        longer = {v for v in near if len(v) > len(w)}  # a letter left out is the likeliest slip ('barel': barrel,
+        near = longer if len(near) > 1 and len(longer) == 1 and len(w) >= 5 else near  # not bare)
         return next(iter(near)) if len(near) == 1 else w
     return _WORD.sub(fixed, topic.lower())
 
@@ -239,6 +242,38 @@ def _stem(word: str) -> str:
     return word.rstrip("e") if len(word) > 4 else word
 
 
+@per_pack
+def _proper(pack: EraPack) -> dict[str, str]:
+    """Each word of the pack's names of people, places and factions that is written with a capital, lower case ->
+    as written ('juno' -> 'Juno', 'kettle' -> 'Kettle')."""
+    names = [p.name for p in [*pack.npcs.values(), *pack.companions.values()]]
+    names += [loc.name for loc in pack.locations.values()] + [f.name for f in pack.factions.values()]
+    return {w.lower(): w for name in names for w in re.findall(r"[A-Za-z]+", name) if w[:1].isupper() and len(w) > 2
+            and w.lower() not in STOP}
+
+
+def proper_names(text: str, pack: EraPack) -> str:
+    """``text`` (lower case, as the player typed it) with the pack's proper names capitalised ('persuade juno' ->
+    'persuade Juno')."""
+    proper = _proper(pack)
+    return re.sub(r"[a-z]+", lambda m: proper.get(m.group(0), m.group(0)), text)
+
+
+def first_by_pronoun(text: str, people: list[PresentNpc], pack: EraPack) -> PresentNpc | None:
+    """The first person of ``people`` (not a companion) whom the pronoun ``text`` uses fits: "unless she hands over the
+    takings" said before anyone was spoken with is the first woman here; None when ``text`` has no 'she' or 'he'."""
+    said = re.search(r"\b(?:(?P<she>she|her|hers|herself)|(?P<he>he|him|his|himself))\b", text)
+    if said is None:
+        return None
+    gender = "she" if said.group("she") else "he"
+    return next((p for p in people if not p.companion and _pronoun(p, pack) == gender), None)
+
+
+def pronoun_of(person: PresentNpc, pack: EraPack) -> str | None:
+    """'she', 'he' or None (they, one's own, or none given) from the pack's pronouns for ``person``."""
+    return _pronoun(person, pack)
+
+
 def _pronoun(person: PresentNpc, pack: EraPack) -> str | None:
     """'she', 'he' or None (they, one's own, or none given) from the pack's pronouns for ``person``."""
     said = pronouns.of(pack.person(person.id)).subject
@@ -278,7 +313,8 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
     if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()):
         return None  # "haggle over the lamp": a thing
     common = _ARTICLE.match(who) or named & (set(_KIN) | _role_words(pack))
-    return re.sub(r"^(?:the|a|an)\s+", "", who) if common else who.title()  # a role stays lower case, a name not
+    return re.sub(r"^(?:the|a|an|some|a few|a couple of|any)\s+", "", who) if common else who.title()  # a role stays
+    # lower case, a name not
 
 
 # Words for a person that single nobody out by themselves ("the eel fisher lady": the lady is whoever fishes eels).
@@ -301,6 +337,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     if not wanted:
         return None
     head = head_word(topic) if "," not in topic and len(topic.split()) <= 6 else None  # a phrase, not a sentence
+    head = None if head in VAGUE_HEADS else head  # "that thing hanging on the wall by the door": where it is says
 
     kin = kindred(topic)
 
@@ -311,6 +348,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     return _best([*here.details, *sentences(here.description)], score)
 
 
+VAGUE_HEADS = frozenset({"thing", "things", "thingy", "stuff", "object", "one", "something", "whatever", "bit"})
 _WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|behind|beside|next to|with|of|from|"
                     r"above|below|against|across|along|beneath|around)\s+")
 
@@ -318,7 +356,9 @@ _WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|be
 def head_word(topic: str) -> str | None:
     """The thing a phrase names before it says where ('flickering screen over the door' -> 'screen', 'barrel by the
     hearth' -> 'barrel'), as :func:`words` has it; None when it has no content word there."""
-    before = _WHERE.split(f" {topic.lower()} ", maxsplit=1)[0]
+    placed = re.sub(r"\s+(?:hanging|hung|sitting|lying|standing|stacked|nailed|pinned|propped|leaning|resting|stuck)"
+                    r"\b.*$", "", topic.lower())  # "thing hanging on the wall": the thing
+    before = _WHERE.split(f" {placed} ", maxsplit=1)[0]
     found = [w for w in _WORD.findall(before) if w not in STOP and len(w) >= 2]
     return found[-1] if found else None
 
@@ -406,6 +446,10 @@ def place_words(loc_id: str, pack: EraPack) -> frozenset[str]:
                          f"{also}")
 
 
+_ANY_THING = frozenset({"everything", "anything", "something", "stuff", "things", "everyone", "anyone", "people",
+                        "folk", "folks", "all"})  # words that name nothing of a place by themselves
+
+
 def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
     """Whether every word of ``topic`` is a word of the place (``place_words``): 'cockle row' is not Kettle Row; or
     of its description's first sentence, two of them at least (:func:`described`)."""
@@ -418,9 +462,11 @@ def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
     # told by what is done there ("where they weigh stuff and collect the taxes"): all its words but one are the
     # place's own, its kind's ('taxes': the Tithe House) or its description's ('weigh': "a weighing floor")
     told = _told_stems(pack)[loc_id]
-    unknown = {w for w in left if _stem(w) not in told}
+    unknown = {w for w in left if _stem(w) not in told and w not in QUALIFIERS | _ANY_THING}  # "big", "everything"
     return len({_stem(w) for w in wanted}) >= 3 and len({_stem(w) for w in unknown}) <= 1 and \
-        len({_stem(w) for w in wanted - unknown}) >= 2 and bool(wanted - left)  # one word names it, at least
+        len({_stem(w) for w in wanted - unknown}) >= 2 and (bool(wanted - left) or len(
+            (wanted & _described_words(pack)[loc_id]) - QUALIFIERS) >= 2)
+    # one word names it at least, or two of its description's first sentence ("that big brick building")
 
 
 def rumor(topic: str, state: GameState, pack: EraPack) -> Rumor | None:

@@ -121,7 +121,7 @@ _SUBJECT = re.compile(r"^(?:(?:i|we)\s+(?:(?:will|would|shall|should|could|can|m
 def words_of(text: str, lead: bool = True) -> list[str]:
     """``text`` as the fallback reads it: lower case, slips and contractions opened (``parser.plain``), who says it
     and how ('i want to', 'can i', 'let me') dropped when ``lead``, punctuation gone."""
-    said = plain(_PUNCT.sub(" ", text.lower()))
+    said = plain(_PUNCT.sub(" ", text.lower()), through=False)
     if lead:
         said = _SUBJECT.sub("", said, count=1).strip() or said
     return _PUNCT.sub(" ", said).split()

@@ -31,8 +31,9 @@ NOTICED_GIFT = 5
 DRINK_PRICE = 2
 
 DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|tea|coffee|brew|dram|water|"
-                   r"drinks?|round|thirsty|parched)\b")
-FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b")
+                   r"drinks?|drinking|round|thirsty|parched)\b")
+FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b|"
+                  r"\bsomething (?:hot|warm|hearty|filling)\b")
 
 
 def _stock(here: Location, pack: EraPack) -> str:
@@ -68,6 +69,20 @@ HURTING = re.compile(r"\b(?:for|against) (?:the |my |a |this )?(?:pain|hurt|ache
                      r"(?:head|back|leg|arm|shoulder))\b")  # a buy asked by what it is for
 
 
+_CHEAPEST = re.compile(r"\b(?:cheapest|least expensive|whatever is cheap)\b")
+_WARM = re.compile(r"\b(?:warm|warmest|hot|hottest|eat|food|hungry|filling)\b")
+
+
+def _cheapest_fare(text: str, here: Location, pack: EraPack) -> Item | None:
+    """The cheapest food sold here, when the line asks for something warm or to eat, or when it is cheaper than a
+    drink (a bar's drink is the cheapest otherwise: None, which buys it); None where no food is sold."""
+    fare = sorted((pack.items[i] for i in here.shop if i in pack.items and "food" in pack.items[i].tags),
+                  key=lambda it: it.value)
+    if not fare:
+        return None
+    return fare[0] if _WARM.search(text) or here.type != "bar" or fare[0].value < DRINK_PRICE else None
+
+
 def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Buy a shop item at its pack price, or a drink (2 units, -1 stress) in a bar."""
     here = pack.locations[state.location]
@@ -75,6 +90,8 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     item = pack.items.get(router.target_item or "")
     if item is None and HURTING.search(router.text):  # "sell me something for the pain": what is sold for it here
         item = next((pack.items[i] for i in here.shop if i in pack.items and "medical" in pack.items[i].tags), None)
+    if item is None and _CHEAPEST.search(router.text):  # "order whatever is cheapest and warmest"
+        item = _cheapest_fare(router.text, here, pack)
     hungry = item is None and FOOD.search(router.text) is not None and not DRINK.search(router.text)
     named = _food_asked(router.text) if hungry else None
     fare = [i for i in here.shop if i in pack.items and "food" in pack.items[i].tags]
@@ -91,7 +108,8 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
     # "a lantern off you", "one of them bridge tokens", "sell me a lamp": what is asked for
     wanted = re.sub(r"^(?:something|anything|some|a thing|stuff)\s+(?:for|to)\b.*$", "something", wanted)  # "sell
     # me something for the pain": what it is for is not a thing's name
-    if item is None and here.type == "bar" and wanted and not DRINK.search(router.text) and not re.match(
+    if item is None and here.type == "bar" and wanted and not DRINK.search(router.text) and not _CHEAPEST.search(
+            router.text) and not re.match(
             r"^(?:something|anything|one|a few|some)$", wanted):  # "get me a burn stim" where none is sold
         stock = _stock(here, pack)
         offer = f"a drink at {money(DRINK_PRICE, pack)}" + (f", {stock}" if stock else "")
@@ -102,10 +120,10 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
             return Resolution(make_result(router, None, minutes, f"You cannot cover even a drink: it is "
                                           f"{money(DRINK_PRICE, pack)}, and you have {_purse(state, pack)}.",
                                           impossible=True))
-        said = DRINK.search(router.text)
-        what = said.group(0) if said and said.group(0) not in ("drink", "drinks", "thirsty", "parched") else "drink"
+        said = [w for w in DRINK.findall(router.text) if w not in ("drink", "drinks", "drinking", "thirsty", "parched")]
+        what = said[0] if said else "drink"  # "i will drink one beer": a beer
         treated = target_of(router, state, pack)
-        for_whom = _TREAT.search(router.text) if treated is None else None
+        for_whom = (_TREAT.search(router.text) or _TREAT_FOR.search(router.text)) if treated is None else None
         treated = references.person(for_whom.group("who"), state, pack) if for_whom else treated
         if treated is not None:
             first = treated.name.split()[0]  # "buy the old man a drink": a round for someone, and they notice
@@ -124,6 +142,12 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
         what = f"{_the(item).capitalize()} is" if item else "That is"
         offer = f"on offer: {stock}." if stock else f"nobody sells anything in {the_place(here)}."
         return Resolution(make_result(router, None, minutes, f"{what} not for sale here; {offer}", impossible=True))
+    bid = amount_in(router.text, pack) if router.verb == "offer" else None
+    if bid is not None and bid < item.value:  # "two greys for the tincture": a price the seller will not take
+        seller = _behind_the_bar(state, pack)
+        who = seller.name if seller else f"The seller in {the_place(here)}"
+        return Resolution(make_result(router, None, 2, f"{who} will not let {_the(item)} go for {money(bid, pack)}; "
+                                      f"the price is {money(item.value, pack)}.", impossible=True))
     if state.player.credits < item.value:
         short = f"{_the(item).capitalize()} costs {money(item.value, pack)}; you have {_purse(state, pack)}."
         return Resolution(make_result(router, None, minutes, short, impossible=True))
@@ -178,13 +202,19 @@ _GIVE_TO = re.compile(r"^(?:i )?(?:give|pay|tip|hand|slip|offer) (?:(?P<who>[a-z
                       r"one|two|three|four|five|ten|twenty|\d)\b)|.+? to (?P<to>[a-z]+(?: [a-z]+)?)$)")
 
 
-_TREAT = re.compile(r"\bbuy (?P<who>(?!me\b|myself\b|us\b)[a-z' ]{2,30}?) (?:a|an|one|another|some) "
+_TREAT = re.compile(r"\b(?:buy|offer|stand|get) (?P<who>(?!me\b|myself\b|us\b)[a-z' ]{2,30}?) "
+                    r"(?:a|an|one|another|some) "
                     r"(?:drink|pint|round|ale|beer|cup|dram|glass)\b")  # "buy the old man a drink"
+_TREAT_FOR = re.compile(r"\b(?:drink|pint|round|ale|beer|cup|dram|glass|meal) for (?:me and |myself and |us and |both "
+                        r"me and )?(?P<who>(?!me\b|myself\b|us\b)[a-z' ]{2,30}?)(?:\s*,.*|\s+(?:and|now|so|too|as w"
+                        r"ell)\b.*)?"
+                        r"\s*[.!]*$")  # "buy a round for me and the old timer", "pay the drink for the old man"
 
 
 def _named_thing(text: str) -> str:
     """The thing a sale or swap names when it is no item of the pack: 'sell my data slate' -> 'data slate'; ''."""
-    found = re.search(r"\b(?:sell|pawn|trade|swap|flog|offload|barter)(?: (?:in|off|away))? (?:my |the |this |that |"
+    found = re.search(r"\b(?:sell|pawn|trade|swap|flog|offload|barter|(?:give|pay|offer) (?:me )?for)(?: (?:in|off|"
+                      r"away))? (?:my |the |this |that |"
                       r"a |an |some )?(?P<t>[a-z' -]{2,30}?)(?: (?:for|to|with)\b.*)?$", text)
     return found.group("t").strip() if found else ""
 
