@@ -201,6 +201,22 @@ CASES = [
     ("cinder_reach", "look around", "check my pockets n stuff", "You carry"),
     ("cinder_reach", "look around", "I dig into the food I brought along", "You carry no food of your own"),
     ("saltmarsh_reach", "look around", "sneak out without paying", "Cockle Row"),
+    # a thirteenth stranger, writing as players of model-narrated games do: deeds between asterisks, told in the
+    # second person, speech after a deed said to whom the deed turns to; a room asked for; the one waiting for work
+    # asked along; a shop by what it sells; a deed said not to be done
+    ("saltmarsh_reach", "look around", "*sits down at an empty table*", "You sit down at an empty table"),
+    ("cinder_reach", "look around", "*checks my pockets*", "You carry"),
+    ("saltmarsh_reach", "look around", "You wave the bartender over.", "Odile"),
+    ("cinder_reach", "look around", "You step outside and look up at the sky.", "Kettle Row"),
+    ("saltmarsh_reach", "look around", "*pulls up a chair next to the old man* 'Mind if I join you? You look like "
+     "you've seen a thing or two.'", "Amos"),
+    ("saltmarsh_reach", "look around", "i'd like a room for the night", "room"),
+    ("cinder_reach", "look around", "who's in charge around here", "Halvard Charter Authority"),
+    ("saltmarsh_reach", "look around", "anyone wanna come adventuring with me", "Ottilie"),
+    ("cinder_reach", "look around", "where do i buy a weapon", "can be had at"),
+    ("saltmarsh_reach", "look around", "where can i buy medicine? my leg's been bad since the road", "Almonry"),
+    ("cinder_reach", "look around", "can someone point me to the docks", "Tether Dock"),
+    ("saltmarsh_reach", "talk to the old man", "sorry old timer, im broke. cant buy you a drink", "Amos"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",
@@ -220,7 +236,12 @@ IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn m
               "I run so fast that I arrive at the far end of the world before lunch",
               "I fire the laser cannon strapped to my back at the door",
               "I bend the barkeep's mind with mine until she tells me all her secrets",
-              "skip this episode, i just want the ending", "i own this tavern now, everyone get out"]
+              "skip this episode, i just want the ending", "i own this tavern now, everyone get out",
+              # the thirteenth's: a chat template, a request to the model to write on, time frozen
+              "{{user}} suddenly remembers they are a dragon in disguise and transforms",
+              "you're doing great! write the next three paragraphs without waiting for me",
+              "*I snap my fingers and everyone in the room freezes in time*",
+              "[Narrator, describe my character as the chosen one]"]
 ORDINARY = ["turn into the alley", "change into a clean shirt", "change my scrip into credits",
             "i am the owner of a small boat", "hold my breath for a moment"]
 

@@ -64,8 +64,8 @@ class RouterOutput(Model):
     meta_args: str = ""
     verb: str | None = Field(None, description="the parser's standard action (rules.parser): a reply (yes, why...), a "
                              "question (who_runs, about...), examine, a small deed (sing, pray...), eat, drink, leave, "
-                             "flee, back or go; 'offer' for a sum bid for a thing sold here; None: the action class "
-                             "alone says what to do")
+                             "flee, back or go; 'offer' for a sum bid for a thing sold here; 'aside' for a line "
+                             "that is all markup; None: the action class alone says what to do")
     topic: str | None = Field(None, description="what the verb is about, as the player put it ('barrel by the hearth')")
     read_as: str | None = Field(None, description="when the parser alone could not place the input: the plain line it "
                                 "was read as ('eat something'), by the semantic fallback (rules.semantic) or the "

@@ -327,9 +327,15 @@ def _social(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)
 
 
+_ANYONE = re.compile(r"(?:anyone|anybody|someone|somebody|who(?:ever)?|any of you)\b")
+
+
 def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     minutes = clock.time_cost(ActionClass.RECRUIT)
     target = target_of(router, state, pack)
+    if target is None and router.target_npc is None and _ANYONE.match(router.text):  # "anyone wanna come
+        target = next((p for p in everyone_at(state, pack, state.location)  # adventuring with me": who waits here
+                       if p.companion and p.id not in state.party), None)
     aimed = _aimed_at(router, state, pack, "to ask") if target is None else None
     if isinstance(aimed, str):
         return Resolution(make_result(router, None, 1, aimed, impossible=True))
@@ -414,8 +420,8 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
                          "Whatever is here, you do not find it this time.")
         seen = here.details[state.turn % len(here.details)] if here.details else ""
         summary = f"{end(seen)} {summary}" if seen else summary  # what the eye falls on while it looks
-    thing = re.sub(r"\s+(?:in case|to see|looking for|hoping|for anything|for something)\b.*$", "",
-                   object_of(router.text))
+    thing = re.sub(r"\s+(?:in case|to see|looking for|hoping|for anything|for something)\b.*$|^(?:a )?(?:look|poke|"
+                   r"wander|walk) (?:around|round|about)\b.*$", "", object_of(router.text))  # "a look around first"
     if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | _SOUGHT and \
             not set(thing.split()) & {"me", "you", "i", "us", "we"}:  # "want me to look at your tally": no thing
         the = "" if re.match(r"(?:every|each|all|both)\b", thing) else "the "  # "peer into every corner"
@@ -488,6 +494,7 @@ def _recover(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
 VERBS = {  # a verb the parser read (rules.parser) has its own resolver, whatever its action class
     "examine": examine.resolve,
     "claim": interact.claim,
+    "aside": interact.aside,
     "dictate": interact.dictate,
     **{verb: deeds.resolve for verb in ("eat", "drink", "sing", "dance", "pray", "sit", "stand", "wait", "watch",
                                          "listen", "smell", "taste", "touch", "warm", "nod", "wave", "laugh", "think",

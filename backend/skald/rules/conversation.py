@@ -498,7 +498,7 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, _ = _teller(speaker, locals_)
     item = references.item(topic, state, pack)
-    if item is None or not references.words(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
+    if item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
         return (f"{told} that nobody sells {with_article(topic) if topic else 'that'} anywhere near.", [])
     shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
     if not shops:

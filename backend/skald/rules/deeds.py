@@ -208,7 +208,8 @@ def second_person(line: str, deeds_only: bool = False) -> str:
 
 
 _SERVED = re.compile(r"^(?:can|could|may|might) i (?:have|get|trouble you for)\b|^(?:give|bring|get|fetch|serve) me\b")
-_OWN = re.compile(r"\b(?:i brought|i packed|i carried|my own|i have with me|from my (?:pack|bag|pockets?))\b")
+_OWN = re.compile(r"\b(?:i brought|i packed|i carried|my own|i have with me|(?:from|in) my (?:pack|bag|pockets?|"
+                  r"satchel))\b")
 
 
 def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random, verb: str) -> Resolution:

@@ -36,7 +36,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.RECRUIT, _words(r"join (?:me|us|my crew|the crew|my party)", "recruit", "hire",
                                  "(?:to|and) join (?:you|your crew|your party)",  # "ask Rhea to join you"; not "might
                                  # i join you": the player joining them
-                                 "sign on", "come (?:along )?(?:with|w) (?:me|us)", "throw in with (?:me|us)",
+                                 "sign on", "come (?:along |[a-z]+ing )?(?:with|w) (?:me|us)",
+                                 "throw in with (?:me|us)",
                                  "tag along", "team up with (?:me|us)",
                                  "(?:travel|travell?ing|ride|riding|walk|walking|coming) (?:along )?with (?:me|us)",
                                  "want to come along", "join forces")),
@@ -368,9 +369,16 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
             meta_command=command,
             meta_args=bare[1] if len(bare) > 1 else "",
         )
+    if _TEMPLATE.search(stripped):  # "{{user}} suddenly remembers they are a dragon": a chat template, not a deed
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
+                            text=_norm(stripped), verb="aside")
+    stripped = narration.as_own(stripped) or narration.acted(stripped)  # "You wave the bartender over.", "*sits*"
     text = _norm(strip_markup(stripped))
     if state.player.defeated:
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.RECOVER, tone=Tone.NEUTRAL, text=text)
+    if not text:  # "[Narrator, describe my character as the chosen one]": all of it out of character
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
+                            text=_norm(stripped), verb="aside")
     people = everyone_at(state, pack, state.location)
     # Everything the classification below depends on; the suggestion check classifies the same labels in the same
     # scenes turn after turn, so the answer is kept (RouterOutput is never modified once made).
@@ -386,6 +394,11 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     return routed
 
 
+# A deed said not to be done: "cant buy you a drink", "i won't fight you", "never stole a thing".
+_NEGATED = re.compile(r"\b(?:cannot|can not|can't|cant|won't|wont|will not|don't|dont|do not|didn't|didnt|did not|"
+                      r"not going to|never|couldn't|couldnt|could not|wouldn't|wouldnt|would not|no need to) (?:even )?"
+                      r"(?:afford to )?[a-z]+")
+_TEMPLATE = re.compile(r"\{\{\s*(?:user|char|player|narrator|persona|bot)\s*\}\}", re.IGNORECASE)
 CLASSIFIED_KEPT = 4096
 _CLASSIFIED: dict[tuple, RouterOutput] = {}
 _KINDS: dict[tuple, tuple[ActionClass, Tone]] = {}
@@ -400,7 +413,10 @@ def kind_of(raw: str, state: PersistentState, pack: EraPack) -> tuple[ActionClas
                                                              and stripped.lower() not in IN_WORLD):
         routed = classify(raw, state, pack)
         return routed.action_class, routed.tone
+    stripped = narration.as_own(stripped) or narration.acted(stripped)  # as classify reads it
     text = _norm(strip_markup(stripped))
+    if not text:  # all of it markup: an aside, as classify reads it
+        return ActionClass.INTERACT, Tone.NEUTRAL
     people = everyone_at(state, pack, state.location)
     key = (pack.id, pack.content_hash, text, state.location, state.combat is None,
            tuple((p.id, p.name, p.role) for p in people))
@@ -523,7 +539,8 @@ def _described(text: str, state: PersistentState, pack: EraPack, people: list[Pr
 
 
 _TO_EVERYONE = re.compile(r"^(?:i )?(?:tell|say to|announce to|shout to|ask|warn) (?:everyone|everybody|the room|the "
-                          r"whole (?:room|bar|place)|all of (?:you|them)|the crowd)\b")
+                          r"whole (?:room|bar|place)|all of (?:you|them)|the crowd)\b|^(?:anyone|anybody|someone|"
+                          r"somebody|who(?:ever)?) (?:want|wants|wanna|care|cares|fancy|fancies)\b")
 _HANDED = re.compile(r"\bhands? (?:over|it|them|back|out|me|him|her|you)\b")
 
 
@@ -586,7 +603,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         if going.action_class == ActionClass.TRAVEL or going.verb in ("leave", "flee", "back", "go"):
             return going.model_copy(update={"text": text})
     going = parser.move_first(text) if state.combat is None else None
-    if going is not None and _elsewhere(parser.read(going).topic, state, pack):  # "lets go down the docks and pick
+    if going is not None and (parser.read(going).kind == "leave" or _elsewhere(parser.read(going).topic, state,
+                                                                             pack)):  # "lets go down the docks and pick
         first = _classify_text(going, state, pack, people, last)  # a fight with some sailors": the journey first
         if first.action_class == ActionClass.TRAVEL:
             return first.model_copy(update={"read_as": first.text, "read_by": "clause", "said": text})
@@ -601,8 +619,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     meant = _order(parser.ordered(text), state, pack) if state.combat is None else None
     if meant is not None:  # "one fungus bun pls": bought, eaten or poured as the line it means
         return _classify_text(meant, state, pack, people, last).model_copy(update={"text": text})
-    action = next((cls for cls, pattern in PATTERNS if pattern.search(text)), None)
-    reading = parser.read(text)
+    action = next((cls for cls, pattern in PATTERNS if pattern.search(_NEGATED.sub(" ", text))), None)  # "im broke,
+    reading = parser.read(text)  # cant buy you a drink": no purchase
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
             reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))) and not (
             reading.kind == "go" and _names_a_place(reading.topic, state, pack)) and not (
@@ -633,7 +651,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
                                 verb="said")
     first = re.split(r"[.;!?]\s", text, maxsplit=1)[0]  # a description, then maybe a remark about it
     if action is None and reading is None and target_npc is None and not FIRST_PERSON.search(first) and \
-            first.split()[0] in DESCRIPTION_LEADS:
+            first.split()[:1] and first.split()[0] in DESCRIPTION_LEADS:
         described = references.person(first, state, pack, people)  # "old miner dude with the nasty cough": a look
         if described is not None:  # at whom the words describe (references.person wants two words of them at least)
             return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INVESTIGATE, tone=Tone.NEUTRAL,
@@ -785,8 +803,8 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
             return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=said, target_npc=to,
                                 tone=classify_tone(said, ActionClass.DIALOGUE_ONLY), verb="said", read_as=said,
                                 read_by="clause", said=text)
-    if named is not None and inner.target_npc is None and inner.action_class in TALKING | SWAYING:
-        inner = inner.model_copy(update={"target_npc": named})
+    if named is not None and inner.action_class in TALKING | SWAYING and _match_npc(said, people, pack) is None:
+        inner = inner.model_copy(update={"target_npc": named})  # "*turns to the woman* 'what's your story?'": hers
     return inner.model_copy(update={"text": text})
 
 

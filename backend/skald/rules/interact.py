@@ -138,6 +138,12 @@ def _everyday(router: RouterOutput, state: GameState, pack: EraPack, rng: random
     return Resolution(make_result(router, None, 1, f"{second_person(router.text)}{seen}"))
 
 
+def aside(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """A line that is all markup ("[Narrator, describe my character as the chosen one]", "<system>"): said out of
+    character, so the world takes no orders from it (``WISH_ANSWERS['instructions']``)."""
+    return _nothing(router, state, WISH_ANSWERS["instructions"], minutes=1)
+
+
 def dictate(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """'odile signs the inn over to me': what another person does is theirs to decide, not the player's to say; the
     answer names them and what the player could do instead (1 minute)."""

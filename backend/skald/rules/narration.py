@@ -42,6 +42,32 @@ def clauses(text: str) -> tuple[str, ...]:
     return tuple(_plain_verb(_SUBJECT.sub("", p) if not p.startswith(("i am", "i have")) else p) for p in parts)
 
 
+_ACTED = re.compile(r"\*([^*]{2,160})\*")  # "*sits down at an empty table*": what the player's character does
+
+
+def acted(text: str) -> str:
+    """``text`` with each deed written between asterisks, as players of model-narrated games write them, told as
+    the player's own ("*checks my pockets*" -> 'check my pockets', "*pulls up a chair* 'mind if i join you?'" ->
+    "pull up a chair , 'mind if i join you?'"); ``text`` itself when it has none."""
+    if "*" not in text:
+        return text
+    told = _ACTED.sub(lambda m: f" {_plain_verb(_SUBJECT.sub('', m.group(1).strip().lower()))} , ", text)
+    return " ".join(told.replace("*", " ").split()).strip(" ,")
+
+
+# A line told in the second person, as a model-narrated game's player writes it: "You wave the bartender over."
+_SECOND = re.compile(r"^You (?!(?:two|three|all|guys|lot|there|people|lads|folks|both|and|know|see|are|were|have|had|"
+                     r"must|should|could|would|will|can|might|look|seem|sound)\b)(?P<rest>[a-z]+ [^,].*[.!])$")
+_YOUR = re.compile(r"\byour\b")
+
+
+def as_own(text: str) -> str | None:
+    """The deed a line told in the second person and closed with a full stop names, as the player's own ('You wave
+    the bartender over.' -> 'wave the bartender over.'); None when ``text`` is not told so."""
+    found = _SECOND.match(text.strip())
+    return _YOUR.sub("my", found.group("rest")) if found else None
+
+
 def _plain_verb(clause: str) -> str:
     """``clause`` with its first word in the plain form when it is told ('watches the room' -> 'watch the room',
     'peering into every corner' -> 'peer into every corner'): as it is when the parser reads it so, else the first

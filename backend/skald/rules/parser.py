@@ -310,7 +310,8 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
     ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
                    "pardon", "pardon me", "excuse me")),
     ("hello", _any("hello", "hi", "hey", "hiya", "howdy", "greetings", "good (?:morning|day|evening|afternoon)",
-                   "hello there", "hi there", "hey there", "well met", "evening", "morning")),
+                   "hello there", "hi there", "hey there", "well met", "evening", "morning",
+                   "(?:do you |would you )?mind if i (?:join you|sit(?: down| here| with you)?|take (?:a|this) seat)")),
     ("bye", _any("bye", "goodbye", "good bye", "farewell", "see you", "see you later", "see ya", "later",
                  "good night", "take care", "so long")),
 ]]
@@ -325,7 +326,9 @@ _AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|re
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
     ("who_rules", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
                   r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
-                  r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho (?:actually |really )?(?:takes|collects|"
+                  r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho is in charge (?:around|round) here\b|\bwho "
+                  r"(?:runs|rules) (?:things )?(?:around|round) here\b|\bin these parts\b|\bwho (?:actually |really )?"
+                  r"(?:takes|collects|"
                   r"gets|pockets) (?:all )?the (?:\w+ )?(?:money|taxes|tithes?|dues|tolls?)\b"),
     ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
                  r"(?:boss|owner|keeper)|is in charge "
@@ -349,7 +352,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one) (?:crash|sleep|stay|kip|lodge|bed down|"
                 r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
                 r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b|"
-                r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b"),
+                r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b|"
+                r"^(?:i would like|i want|i need|can i "
+                r"(?:get|have)|could i (?:get|have)) (?:a|the) (?:room|bed)\b"),
     ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way) (?:safe|dangerous)\b|\b(?:bandits|robbers|"
                r"thieves|raiders|footpads|cutthroats|brigands|outlaws)\b|\bwho should i (?:stay away from|avoid|watch "
                r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|"
@@ -399,7 +404,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"(?P<t7>[a-z ]+?) go(?:es)? for\b"),
     ("where_is", r"\bwhere (?:can|could|do|might|would|should) (?:a person|a body|a fellow|one|i|we|you|someone|"
                  r"somebody) (?:get|be) (?P<t>patched up|stitched up|healed|treated|fixed up|seen to)\b"),
-    ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) (?:the |a |an )?"
+    ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) "
+                 r"(?!i (?:buy|get|purchase|pick up|find)\b)(?:the |a |an )?"
                  r"(?P<t>.+?)(?: live| stay| work| go| be)?\??$"),
     ("where_sold", r"\bwhere (?:can|could|do|might|would|should) (?:i|we|one|you) (?:buy|get|find|purchase|pick up|"
                    r"get hold of) (?:a |an |some |the )?(?P<t>.+?)\??$"
@@ -676,9 +682,15 @@ _SENTENCE = re.compile(r"\s+[.;!]\s+|(?<=\s\?)\s+(?=[a-z])|,?\s+and (?:then )?(?
                        r"wonder aloud)\b)")
 
 
+_REFUSED = re.compile(r"(?:i )?(?:cannot|can not|will not|would not|could not|did not|never) (?:even )?(?:afford to )?"
+                      r"(?:buy|pay|drink|eat|go|give|fight|sell|take|leave)\b")
+
+
 def _read_clause(clause: str, said: str) -> Reading | None:
     """The reading of one clause (``said``: the line it comes from, as ``plain`` left it)."""
     clause = _LEAD.sub("", clause, count=1).strip() or clause
+    if _REFUSED.match(clause):  # "cant buy you a drink": no purchase, no drink
+        return None
     clause = _ASKING.sub("", clause, count=1) or clause  # "ask what is good to eat": the question itself
     for _, found in _readers():
         hit = found(clause, said)
@@ -830,8 +842,9 @@ def _eat(clause: str, said: str) -> Reading | None:
 
 
 def _loose_eat(clause: str, said: str) -> Reading | None:
-    if len(clause.split()) > 10:
-        return None
+    if len(clause.split()) > 10 or re.search(r"\b(?:cannot|can not|will not|would not|could not|did not|never|no "
+                                             r"money for) (?:\w+ ){0,2}(?:buy|drink|eat|afford|pay)", clause):
+        return None  # "i am broke , cannot buy you a drink"
     return _first(clause, (("eat", "eat", LOOSE_EAT), ("drink", "drink", LOOSE_DRINK)), weak=True)
 
 
@@ -852,6 +865,9 @@ def _question(clause: str, said: str) -> Reading | None:
             r"(?:find|look for) (?:a|an|myself a) (?:[a-z]+ )?(?:seat|table|chair|stool|corner|bench|spot|perch)\b",
             clause):
         return None  # talk, or a seat found, not a question
+    if re.match(r"(?:have|take) a (?:quick |good )?(?:look|wander|walk|poke) (?:around|round|about)\b", clause) or (
+            GO.match(clause) and re.match(r"(?:can|could|would|will) (?:somebody|someone|anyone|anybody|you)\b", said)):
+        return None  # "can i have a look around first", "can someone point me to the docks": a deed asked for
     asked = said if said.endswith("?") or said.split()[0] in _WH or _AUX.match(said) or _TRUST.match(said) or \
         said.startswith(("i ", "we ")) else clause  # "i could do that in my sleep" says, it does not ask
     if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _TRUST.match(asked) or
@@ -887,6 +903,8 @@ _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose",
 _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|strange|odd|worth knowing|going on)\b|"
                             r"^(?:anyone|anybody|someone|somebody|any of you|you|ya) (?:got|have|has|need|needs|know|"
                             r"knows|seen|heard|hiring)\b|^(?:to )?hear (?:of|about) |"
+                            r"^(?:i would like|i want|i need|can i "
+                            r"(?:get|have)|could i (?:get|have)) (?:a|the) (?:room|bed)\b|"
                             r"^(?:i )?need (?:a |an |the |some )?[a-z]+(?: [a-z]+)? (?:asap |"
                             r"now |quick |fast |urgently |badly )?where\s*\??$|"
                             r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|"
@@ -1051,7 +1069,13 @@ def move_first(text: str) -> str | None:
         return None
     head = parts[0].strip(" .!,")
     found = read(head)
-    return head if found is not None and not found.weak and found.kind == "go" and found.topic not in THERE else None
+    if found is None or found.weak or found.kind not in ("go", "leave") or (
+            found.kind == "go" and found.topic in THERE):
+        return None
+    if found.kind == "leave" and re.search(r"\b(?:toward|towards|to the|for the|into the|onto the|along the)\b",
+                                           " ".join(parts[1:])):
+        return None  # "i head out and along the main street toward the market": the market
+    return head  # "step outside and look up at the sky": out
 
 
 # Words said inside a line that narrates ("I slide a coin across and say, 'what's the word on the docks?'"): what is

@@ -36,6 +36,7 @@ KINDRED = [
     {"singer", "ballad", "minstrel", "bard", "musician", "songs", "song"},
     {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped", "weathered", "wrinkled", "wizened"},
     {"hands", "hand", "knuckles", "fingers", "palms"},
+    {"medicine", "medical", "remedy", "remedies", "cure", "salve", "physic", "painkiller"},
     {"man", "guy", "fellow", "bloke", "gent", "gentleman", "chap", "lad"},
     {"woman", "lady", "lass", "gal", "miss", "madam", "maam", "dame"},
     {"fisher", "fisherwoman", "fisherman", "eeler", "fisherfolk"},
@@ -371,7 +372,8 @@ def item(topic: str, state: GameState, pack: EraPack) -> Item | None:
         return None
     here = pack.locations[state.location]
     order = [pack.items[i] for i in [*state.player.inventory, *here.shop, *pack.items] if i in pack.items]
-    found = _best(order, lambda it: 3 * len(wanted & words(it.name)) + len(wanted & words(" ".join(it.tags))))
+    kin = kindred(topic)  # "medicine": what is tagged medical
+    found = _best(order, lambda it: 3 * len(wanted & words(it.name)) + len(kin & words(" ".join(it.tags))))
     if found is not None and other_thing(wanted, found):
         return None  # "a bridge token" is not the company scrip token: a thing this pack does not have
     return found
@@ -390,7 +392,8 @@ def other_thing(wanted: frozenset[str], found: Item) -> bool:
     """Whether the request names something other than ``found``: a word of it that is neither the item's (name, tags,
     description) nor a qualifier (:data:`QUALIFIERS`)."""
     known = words(f"{found.name} {' '.join(found.tags)} {found.description}")
-    return bool({w for w in wanted - known - QUALIFIERS if not (w.endswith("s") and w[:-1] in known)})
+    return bool({w for w in wanted - known - QUALIFIERS if not (w.endswith("s") and w[:-1] in known) and not (
+        _KIN.get(w, frozenset()) & known)})  # "medicine" for what is tagged medical is that thing
 
 
 @_or_respelled
