@@ -217,6 +217,9 @@ CASES = [
     ("saltmarsh_reach", "look around", "where can i buy medicine? my leg's been bad since the road", "Almonry"),
     ("cinder_reach", "look around", "can someone point me to the docks", "Tether Dock"),
     ("saltmarsh_reach", "talk to the old man", "sorry old timer, im broke. cant buy you a drink", "Amos"),
+    # played: a job taken in passing before the question that follows it; a bare "ok" before a question takes nothing
+    ("cinder_reach", "ask her about work", "ha, fair enough, count me in, where do i start", "You take the job"),
+    ("cinder_reach", "ask her about work", "ok, where is the market?", "Scrip Market is 15 minutes away"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

@@ -370,6 +370,7 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|"
                   r"\bwhat is for sale\b|\bwhat is on offer\b"),
     ("any_work", r"\bany (?:honest |paid |paying |decent |steady |real )?(?:work|jobs?|employment)\b|"
+                 r"\bwhere (?:do|should|shall) (?:i|we) (?:start|begin)\b|\bwhat do (?:i|we) do first\b|"
                  r"\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
                  r"\bcan i help\b|\bneed (?:a hand|help)\b|\bwhat (?:do|must|should) i (?:need to )?do\b|"
                  r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
@@ -619,6 +620,11 @@ def read(text: str) -> Reading | None:
             if found is not None and not found.weak:
                 return found
     found = _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
+    whole = courteous(_spelled(text))  # before names said first are dropped
+    if found is not None and found.kind == "question" and " , " in whole:  # "fair enough , count me in , where do i
+        answered = (_reply(c.strip(), c.strip()) for c in whole.split(" , ")  # start": the job taken, then asked
+                    if c.strip() not in ("ok", "okay", "right", "alright", "well", "so", "fine", "no", "nah"))
+        found = next((r for r in answered if r is not None and r.verb in ("yes", "no")), found)
     main = _SUBORDINATE.match(said) if found is None or found.kind == "go" else None
     if main is not None:  # "before i go anywhere , ask the innkeeper which places are worth a visit": the ask
         found = _read_clause(said[main.end():], said[main.end():]) or found
