@@ -510,9 +510,9 @@ def _if_fits(person_id: str | None, text: str, people: list[PresentNpc], pack: E
     person = next((p for p in people if p.id == person_id), None)
     if person is None:
         return person_id
-    fits = references.first_by_pronoun(text, [person], pack) if not person.companion else person
-    said = re.search(r"\b(?:she|her|hers|herself|he|him|his|himself)\b", text)
-    return person_id if said is None or fits is not None or references.pronoun_of(person, pack) is None else None
+    said = references.pronoun_in(text)
+    return person_id if said is None or person.companion or references.pronoun_of(person, pack) in (None, said) \
+        else None
 
 
 def _seller(people: list[PresentNpc]) -> str | None:
@@ -603,9 +603,10 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         if going.action_class == ActionClass.TRAVEL or going.verb in ("leave", "flee", "back", "go"):
             return going.model_copy(update={"text": text})
     going = parser.move_first(text) if state.combat is None else None
-    if going is not None and (parser.read(going).kind == "leave" or _elsewhere(parser.read(going).topic, state,
-                                                                             pack)):  # "lets go down the docks and pick
-        first = _classify_text(going, state, pack, people, last)  # a fight with some sailors": the journey first
+    # "lets go down the docks and pick a fight with some sailors": the journey first
+    first_read = parser.read(going) if going is not None else None
+    if first_read is not None and (first_read.kind == "leave" or _elsewhere(first_read.topic, state, pack)):
+        first = _classify_text(going, state, pack, people, last)
         if first.action_class == ActionClass.TRAVEL:
             return first.model_copy(update={"read_as": first.text, "read_by": "clause", "said": text})
     bid = parser.offered(text) if state.combat is None else None

@@ -620,9 +620,10 @@ def read(text: str) -> Reading | None:
             if found is not None and not found.weak:
                 return found
     found = _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
-    whole = courteous(_spelled(text))  # before names said first are dropped
-    if found is not None and found.kind == "question" and " , " in whole:  # "fair enough , count me in , where do i
-        answered = (_reply(c.strip(), c.strip()) for c in whole.split(" , ")  # start": the job taken, then asked
+    # "fair enough , count me in , where do i start": the job taken, then asked (read before names said first go)
+    whole = courteous(_spelled(text)) if found is not None and found.kind == "question" else ""
+    if " , " in whole:
+        answered = (_reply(c.strip(), c.strip()) for c in whole.split(" , ")
                     if c.strip() not in ("ok", "okay", "right", "alright", "well", "so", "fine", "no", "nah"))
         found = next((r for r in answered if r is not None and r.verb in ("yes", "no")), found)
     main = _SUBORDINATE.match(said) if found is None or found.kind == "go" else None
@@ -1092,11 +1093,10 @@ _QUOTED = re.compile(r"^(?P<before>.*?[a-z].*?)[\s,:]+[\"'\u201c\u2018](?P<said>
 
 # The same, the words said without quotes ("I slide onto the stool next to the old man and say so you look like you
 # know this place"): after at least three words of narration, "and say" or "I say".
-_SAID = re.compile(r"^(?P<before>(?:\S+\s+){3,}?\S+?)\s+(?:,\s+)?(?:and (?:then )?|i |then )(?:say|tell (?:him|her|"
-                   r"them)|"
-                   r"whisper|mutter|murmur|remark|add|grin and say|lean in and say)(?: to (?:him|her|them|the [a-z]+))?"
-                   r"\s*,?\s+(?P<said>(?!(?:hello|hi|hey|nothing|something|a few|goodbye|no more)\b)[a-z]+(?: [a-z'"
-                   r",?]+){2,})$")
+_SAID = re.compile(r"^(?P<before>(?:\S+\s+){3,}?\S+?)\s+(?:,\s+)?(?:and (?:then )?|i |then )"
+                   r"(?:say|tell (?:him|her|them)|whisper|mutter|murmur|remark|add|grin and say|lean in and say)"
+                   r"(?: to (?:him|her|them|the [a-z]+))?\s*,?\s+"
+                   r"(?P<said>(?!(?:hello|hi|hey|nothing|something|a few|goodbye|no more)\b)[a-z]+(?: [a-z',?]+){2,})$")
 
 
 def quoted(text: str) -> tuple[str, str] | None:

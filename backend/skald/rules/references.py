@@ -208,7 +208,7 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
             len(kin & (kindred(p.role) - head)) + len(kin & told) + len(asked & described) + \
             _manner_hits(asked & manner)
-        return 2 * said + (1 if gender is not None and _pronoun(p, pack) == gender else 0)  # "the woman": a tie
+        return 2 * said + (1 if gender is not None and pronoun_of(p, pack) == gender else 0)  # "the woman": a tie
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
 
 
@@ -263,19 +263,19 @@ def proper_names(text: str, pack: EraPack) -> str:
 def first_by_pronoun(text: str, people: list[PresentNpc], pack: EraPack) -> PresentNpc | None:
     """The first person of ``people`` (not a companion) whom the pronoun ``text`` uses fits: "unless she hands over the
     takings" said before anyone was spoken with is the first woman here; None when ``text`` has no 'she' or 'he'."""
-    said = re.search(r"\b(?:(?P<she>she|her|hers|herself)|(?P<he>he|him|his|himself))\b", text)
-    if said is None:
+    gender = pronoun_in(text)
+    if gender is None:
         return None
-    gender = "she" if said.group("she") else "he"
-    return next((p for p in people if not p.companion and _pronoun(p, pack) == gender), None)
+    return next((p for p in people if not p.companion and pronoun_of(p, pack) == gender), None)
+
+
+def pronoun_in(text: str) -> str | None:
+    """'she' or 'he', by the first such pronoun ``text`` uses ('unless she hands over the takings': 'she'); None."""
+    said = re.search(r"\b(?:(?P<she>she|her|hers|herself)|(?P<he>he|him|his|himself))\b", text)
+    return None if said is None else "she" if said.group("she") else "he"
 
 
 def pronoun_of(person: PresentNpc, pack: EraPack) -> str | None:
-    """'she', 'he' or None (they, one's own, or none given) from the pack's pronouns for ``person``."""
-    return _pronoun(person, pack)
-
-
-def _pronoun(person: PresentNpc, pack: EraPack) -> str | None:
     """'she', 'he' or None (they, one's own, or none given) from the pack's pronouns for ``person``."""
     said = pronouns.of(pack.person(person.id)).subject
     return said if said in ("she", "he") else None
