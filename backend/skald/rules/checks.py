@@ -193,13 +193,21 @@ def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: st
     return f"You see no {missing} here {purpose}." if missing else None
 
 
+# First words of a line that is said rather than told as a deed ("surely ...", "you have the kindest eyes").
+_NO_DEED = frozenset({"surely", "that", "thats", "that's", "this", "it", "its", "it's", "you", "your", "youre",
+                      "you're", "youve", "you've", "ur", "maybe", "perhaps", "well", "so", "now", "oh", "the", "a",
+                      "an",
+                      "what", "how", "why", "who", "where", "when", "if", "but", "and", "or", "ok", "okay", "yes", "no",
+                      "come", "look", "listen", "hey", "there", "we", "we're", "were", "us", "everyone", "nobody"})
+
+
 def _as_told(router: RouterOutput) -> str:
     """The player's line told back in the second person, without its full stop ('hide under the table' -> 'You hide
     under the table'), when it says more than its verb (3 to 16 words); '' otherwise (the rules' own words then)."""
     said = re.sub(r"\s+(?:while|whilst|before|when|so that|as soon as)\b.*$", "", router.text.strip(" .!?"))  # "...
     # out of the tip jar while nobody is looking": the deed, not when
-    if not 3 <= len(said.split()) <= 16 or re.search(r"[?;]", said):
-        return ""
+    if not 3 <= len(said.split()) <= 16 or re.search(r"[?;]", said) or said.split()[0].lower() in _NO_DEED:
+        return ""  # "surely that's worth a free drink" is said, not done: the rules' own words
     told = deeds.second_person(said).rstrip(".")
     return told if told.startswith("You ") else ""
 

@@ -23,10 +23,11 @@ from collections import Counter
 from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules import clock, pronouns, prose, references
+from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
 from skald.rules.money import money
 from skald.rules.parser import addressee
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
-from skald.rules.scene import everyone_at, minutes_to, nearest, way_label
+from skald.rules.scene import everyone_at, minutes_to, nearest, route, way_label
 from skald.rules.trade import DRINK_PRICE
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import end, or_list, sentences, the_place, with_article
@@ -87,6 +88,10 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
         return (phrase(state, f"You tell {who.name} no; {first} lets it drop, for now.",
                        f"You turn {who.name} down, and {first} shrugs it off.",
                        f"\"No,\" you tell {who.name}. {first} does not press it."), [])
+    offered = _offered_by(who, state, pack) if verb == "why" else None
+    said = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
+    if offered is not None and _first_sentence(offered.summary).lower() not in said:  # "why?" to a job: its reason
+        return (f"{who.name} explains: {end(offered.summary)}", [])
     if verb in ("why", "more"):
         rumor_id = rumor_for(state, pack, who)
         if rumor_id is not None:
@@ -97,6 +102,15 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
             return (f"You ask {who.name} to say more; {first} comes back to the job: {end(job)}", [])
         return (f"You ask {who.name} to say more. {first} tells you about themselves: "
                 f"{_told_of(who, state, pack)}", [])
+    if verb == "again":  # "say that again, slower": what they said last, once more
+        again = _last_said(who, state)
+        if again:
+            return (f"{who.name} says it again, more slowly: {end(again)}", [])
+        return (f"{who.name} says it again, more slowly, and this time you follow every word.", [])
+    if verb == "if_no":  # "and if I say no?": what refusing costs
+        if job or _offered_by(who, state, pack) is not None:
+            return (f"{who.name} shrugs: then the job waits for someone else, and {first} will not ask twice.", [])
+        return (f"{who.name} shrugs: then nothing changes, and {first} will not press you.", [])
     if verb in PLEASANTRIES:
         return (phrase(state, *(t.format(name=who.name, first=first) for t in PLEASANTRIES[verb])), [])
     if verb == "react":  # "ugh, that sounds disgusting", "pfft, easy": how the player takes what was said
@@ -106,6 +120,27 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
     line = said.strip().rstrip(".!") or "..."
     return (phrase(state, f"\"{line[:1].upper()}{line[1:]},\" you tell {who.name}, and {first} hears you out.",
                    f"You answer {who.name}: \"{line[:1].upper()}{line[1:]}.\" {first} takes that in."), [])
+
+
+def _last_said(who: PresentNpc, state: GameState) -> str:
+    """What ``who`` told you last turn (the words after the colon of a sentence of last turn's narration that names
+    them, or their quoted words), or '' when last turn had none."""
+    first = who.name.split()[0]
+    told = [s for s in (state.recent[-1].sentences if state.recent else []) if first in s]
+    quoted = [q for s in told for q in re.findall(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]", s)]
+    if quoted:
+        return quoted[-1].strip()
+    passed = [s.split(": ", 1)[1] for s in told if ": " in s and not s.startswith(("This is", "That is"))]
+    return passed[-1].strip() if passed else ""
+
+
+def last_place(state: GameState, pack: EraPack) -> str | None:
+    """The place last turn's narration named last, other than where you stand ('where is that?' after 'the Drowned
+    Abbey is 90 minutes away'), or None."""
+    told = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
+    found = [(told.rfind(loc.name.lower()), loc.id) for loc in pack.locations.values()
+             if loc.id != state.location and loc.name.lower() in told]
+    return max(found)[1] if found else None
 
 
 PLEASANTRIES = {  # (verb -> ways of telling it), {name} and {first} filled in
@@ -266,6 +301,20 @@ def _lodging(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> t
     where = pack.locations[nearest(pack, state.location, [loc.id for loc in beds]) or beds[0].id]
     at = "right here" if where.id == state.location else f"at {the_place(where)} ({_away(state, pack, where.id)})"
     return (f"{told} that you can get a room and a bed for the night {at}; a rest there sets you right.", [])
+
+
+def _menu(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """What there is to eat and drink here: the food and drink sold here with prices, a drink poured at a bar, else
+    what the place does sell."""
+    here = pack.locations[state.location]
+    told, _ = _teller(speaker, locals_)
+    fare = [pack.items[i] for i in here.shop if set(pack.items[i].tags) & (FOOD_TAGS | DRINK_TAGS)]
+    listed = [f"{item.name.lower()} ({money(item.value, pack)})" for item in fare[:4]]
+    if here.type == "bar":
+        listed.append(f"a drink ({money(DRINK_PRICE, pack)})")
+    if not listed:
+        return _what_here(topic, speaker, locals_, state, pack)
+    return (f"{told} that to eat and drink in {the_place(here)} there is {or_list(listed, 'and')}.", [])
 
 
 def _danger(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -452,6 +501,10 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         paid += [_count(n, pack.items[i].name.lower()) for i, n in Counter(reward.items).items() if i in pack.items]
         return (f"{told} that {job.title} pays {or_list(paid, 'and')}." if paid else
                 f"{told} that {job.title} pays in goodwill, not coin.", [])
+    if who is not None and item is None and wanted and wanted <= PAY_WORDS and wanted - {"it", "that", "this"}:
+        other = next((p for p in locals_ if p.id != who.id and _job_of(p, state, pack) is not None), None)
+        return ((f"{who.name} has no job going that pays; {other.name} has one.", []) if other else  # "how much
+                (f"{who.name} has no job going that pays.", []))  # does it pay?" to someone with none
     stock = or_list([f"{pack.items[i].name.lower()} ({money(pack.items[i].value, pack)})" for i in here.shop], "and")
     if {"cheapest", "cheap", "least"} & wanted:  # "what's the cheapest thing you sell"
         sold = sorted((pack.items[i] for i in here.shop if i in pack.items), key=lambda it: it.value)
@@ -470,7 +523,15 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, teller = _teller(speaker, locals_)
-    if topic in references.PRONOUNS and teller is not None:  # "where do i find them?": the job says who, or ask
+    named = last_place(state, pack) if topic in ("that", "it", "there", "this", "") else None
+    if named is not None:  # "where is that exactly?": the place just spoken of
+        loc = pack.locations[named]
+        path = route(pack, state.location, named) or []
+        via = f", by way of {or_list([the_place(pack.locations[lk.to]) for lk in path[:-1]], 'and')}" if len(
+            path) > 1 else ""
+        return (f"{told} that {the_place(loc)} is {_away(state, pack, named)}{via}.", [])
+    if (topic in references.PRONOUNS or not topic) and teller is not None:  # "where do i find them?": the job says
+        # who, or ask
         job = _their_job(teller, state, pack)
         return ((f"{teller.name} comes back to the job: {end(job)}", []) if job else
                 (f"{teller.name} asks who you mean.", []))
@@ -531,7 +592,8 @@ def _who_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 def _time(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     now = clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)
-    return (f"It is {clock.time_of_day(state.world.time_minutes)}, {now}.", [])
+    era = f", in {the_place(pack.era.era)}" if topic in ("year", "age", "era") else ""  # the years of the era
+    return (f"It is {clock.time_of_day(state.world.time_minutes)}, {now}{era}.", [])
 
 
 def _ask(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -592,5 +654,6 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what_here, "where_go": _where_go,
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
-              "lodging": _lodging, "danger": _danger, "worship": _worship, "ask": _ask, "where_sold": _where_sold}
+              "lodging": _lodging, "danger": _danger, "menu": _menu, "worship": _worship, "ask": _ask,
+              "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

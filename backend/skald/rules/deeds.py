@@ -124,7 +124,8 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
         return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
     if verb == "watch":
         what = f"the {topic}" if topic else here
-        return f"You watch {what} for a while. {_line(state, pack)}"
+        seen_there = references.detail(topic, state, pack) if topic else None  # "the guys playing at the corner
+        return f"You watch {what} for a while. {end(seen_there) if seen_there else _line(state, pack)}"  # table"
     if verb == "listen":
         return f"You listen. {_line(state, pack, SOUNDS)}"
     if verb == "smell":

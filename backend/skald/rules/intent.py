@@ -74,6 +74,13 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   # a compliment is flattery: "you're wasted on this crowd"
                                   "(?:you are|you're|youre|ur) (?:wasted on|too good for|the best|lovely|beautiful|"
                                   "gorgeous|brilliant|wonderful|a treasure|an angel|cute|pretty|handsome)",
+                                  "(?:kindest|nicest|prettiest|loveliest|finest|sweetest|warmest|brightest|most "
+                                  "beautiful) (?:eyes|smile|face|voice|laugh|hands)",
+                                  "(?:have|got) (?:such )?(?:a )?(?:kind|lovely|beautiful|pretty|warm|honest|gorgeous) "
+                                  "(?:eyes|smile|face|voice|laugh)",
+                                  # a free drink or a free room asked as a favour: "surely that's worth a free drink"
+                                  "(?:worth|earn me|get me|for) a free (?:drink|round|pint|ale|beer|meal|room|bed|"
+                                  "bite)",
                                   # a coin slipped to someone for what they know or will do is a bribe
                                   "(?:slip|pass|press|offer) (?:him|her|them|the [a-z]+(?: [a-z]+)?) (?:a|some|a few|"
                                   "[0-9]+) (?:coins?|greys?|credits?|money|scrip)(?: [a-z]+)? (?:to|for|if)",
@@ -114,7 +121,7 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                 "go back to", "travel", "head to", "head for", "head back", "walk to", "walking to",
                                 "heading to",
                                 "heading for", "keep going to", "carry on to", "press on to",
-                                "leave for", "return to", "ride to", "make for", "set out", "journey",
+                                "leave for", "return to", "ride to", "make for", "set out", "set off", "journey",
                                 "go", "move to", "drive to", "flee", "run away", "retreat", "escape")),
     (ActionClass.REST, _words("rest", "(?<!in my )(?<!in your )sleep", "nap", "wait", "camp", "take a break", "lie low",
                               "catch my breath")),
@@ -465,6 +472,15 @@ VAGUE_PLACES = frozenset({"somewhere", "anywhere", "elsewhere", "nice", "else", 
                           "forward", "further", "far", "along"})
 _AFTER_VERB = re.compile(r"^.*?\b(?:talk|speak|chat|ask|greet|say (?:hi|hello))(?: (?:up|over))?"
                          r"(?: (?:to|with|at))?\s+")
+# Someone hailed by a description before a question: "hey old man, what do you know about the abbey".
+_HAILED = re.compile(r"^(?:(?:hey|oi|ho|excuse me|pardon me|say|hello|hi|yo|sorry)[ ,]+)?(?P<who>(?:you |the |my )?"
+                     r"[a-z' ]{2,30}?)\s*,\s*(?=(?:what|who|where|why|how|do|does|is|are|can|could|will|would|tell|"
+                     r"any|have|has|got)\b)")
+_SAID_TO_YOU = re.compile(r"\b(?:you|your|youre|you're|youve|you've|ya|u|ur)\b")
+# Things thrown at someone that hurt nobody: "throw a coin at the singer", "throw a wink at her".
+_HARMLESS = re.compile(r"^(?:a |an |some |my |the |one )?(?:coins?|grey|greys|credits?|scrip|money|penny|pennies|"
+                       r"flowers?|rose|kiss|kisses|wink|look|glance|smile|compliment|question|bone|crumbs?|peanuts?|"
+                       r"nuts?|tip)\b")
 _TO_PLACE = re.compile(r"\b(?:to|for|towards?)\s+(?P<where>[a-z' -]{2,40})$")
 HERE_THINGS = frozenset({"bar", "counter", "table", "fire", "hearth", "door", "window", "corner", "stage", "stall",
                          "booth", "bench", "stove", "taps", "up"})  # what a step across the room goes to
@@ -625,7 +641,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
             reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))) and not (
             reading.kind == "go" and _names_a_place(reading.topic, state, pack)) and not (
-            reading.kind == "eat" and re.match(r"(?:give|get|bring|fetch) me\b", text)):  # "give me something to eat"
+            reading.kind == "eat" and re.match(r"(?:give|get|bring|fetch) me\b", text)) and not (
+            reading.verb == "how_much" and reading.topic in ("pay", "fee", "payment")):  # "give me something to eat"
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people, talking_to)
@@ -636,13 +653,18 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         target_npc = _seller(people)  # lot": to whoever sells here
     if target_npc is None and parser.addressee(text).strip() in references.PRONOUNS:  # "ask him if ...": the
         target_npc = talking_to()  # person last spoken with
-    if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe
-        described = _described(text, state, pack, people)
+    if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe (asked to
+        waiting = [p for p in people if p.companion] if action == ActionClass.RECRUIT else []  # join: who would)
+        described = (_described(text, state, pack, waiting) if waiting else None) or _described(text, state, pack,
+                                                                                                people)
         target_npc = described.id if described else None
     if target_npc is None and PRONOUN_WORDS.search(text):  # "thank her": the person last spoken with, when the
         target_npc = _if_fits(talking_to(), text, people, pack)  # pronoun fits them
     if target_npc is None and action in SWAYING | {ActionClass.RECRUIT} and not _TO_EVERYONE.search(text):  # "that's
         target_npc = _if_fits(talking_to(), text, people, pack)  # steep, knock a bit off": said to whom you talk with
+    if target_npc is None and action in SWAYING and _SAID_TO_YOU.search(text) and not _TO_EVERYONE.search(text):
+        target_npc = next((p.id for p in people if not p.companion), None)  # "you've got the kindest eyes": to
+        # whoever is at hand, when nobody was spoken with
     if action is None and reading is None and target_npc is None and len(text.split()) <= 12 and not (
             interact.everyday(text)):  # "knock twice on the bar" is done, not said
         talking = talking_to()  # the conversation goes on: a line said to them
@@ -843,6 +865,10 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if called is not None:  # "forgive me, sir, you with the weathered hands, might i join you": the one told
             found = references.person(called.group("who"), state, pack, people)
             named = found.id if found else None
+        hailed = _HAILED.match(text) if named is None else None
+        if hailed is not None:  # "hey old man, what do you know about the abbey": asked of whom the words describe
+            found = references.person(hailed.group("who"), state, pack, people)
+            named = found.id if found else None
         if named is None and reading.verb == "hello":  # "oi, old man!": whoever the words describe
             found = references.person(text, state, pack, people)
             named = found.id if found else None
@@ -863,6 +889,11 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
             return None  # "drink my water ration": the item's own use
         return out(ActionClass.INTERACT, target_item=item)
     if kind == "deed":
+        hurled = reading.topic.split(" at ", 1)[1] if reading.verb == "throw" and " at " in reading.topic and not \
+            _HARMLESS.match(reading.topic) else None
+        struck = references.person(hurled, state, pack, people) if hurled and state.combat is None else None
+        if struck is not None:  # "throw a stool at the loud one": an attack on them
+            return out(ActionClass.ATTACK, target_npc=struck.id).model_copy(update={"verb": None, "topic": None})
         if reading.verb in ("watch", "listen") and action == ActionClass.INVESTIGATE and named is not None:
             return None  # "watch Gault for a weakness": reading a person is a check
         if reading.verb == "sleep" or (reading.verb == "wait" and LONG_WAIT.search(text)):  # a night's sleep or a
@@ -890,10 +921,16 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
                 fixed = references.respelled(reading.topic, pack)  # "go markit": one slip from the market
                 to = to if fixed != reading.topic and references.names_place(fixed, to, pack) else None
             if to is None:  # "walk up to the bar and say hi", "go chat up the singer": not a journey
-                person = references.person(reading.topic, state, pack, people)
+                person = references.person(reading.topic, state, pack, people) if not references.words(
+                    reading.topic) & references.PLACE_KINDS else None  # "the old abbey" is no old man
                 if person is not None:
                     return out(ActionClass.DIALOGUE_ONLY, target_npc=person.id).model_copy(
                         update={"verb": None, "topic": None})
+                head = references.head_word(reading.topic)
+                if head and len(head) > 2 and head not in references.STOP | references.VAGUE_HEADS and references.place(
+                        reading.topic, state, pack) is None and references.detail(reading.topic, state, pack) is not \
+                        None:  # "walk over to the corner table": a look at it
+                    return out(ActionClass.INVESTIGATE).model_copy(update={"verb": "examine"})
         if kind == "leave" and to is None and action == ActionClass.TRAVEL:
             named_place = _match_location(text, state, pack)
             if named_place == state.location:  # "flee the tavern": out of it

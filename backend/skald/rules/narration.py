@@ -43,6 +43,8 @@ def clauses(text: str) -> tuple[str, ...]:
 
 
 _ACTED = re.compile(r"\*([^*]{2,160})\*")  # "*sits down at an empty table*": what the player's character does
+# Deeds between asterisks, then words without quotes: "*walks over to the loud one* hey, got a minute?"
+_THEN_SAID = re.compile(r"^(?P<deeds>(?:\*[^*]{2,160}\*\s*)+)(?P<said>[^*\"\u201c\u201d]*[A-Za-z][^*\"\u201c\u201d]*)$")
 
 
 def acted(text: str) -> str:
@@ -51,6 +53,9 @@ def acted(text: str) -> str:
     "pull up a chair , 'mind if i join you?'"); ``text`` itself when it has none."""
     if "*" not in text:
         return text
+    then = _THEN_SAID.match(text.strip())
+    if then is not None:  # "*leans in* you've got the kindest eyes": what follows the deed is said
+        return f'{acted(then.group("deeds"))} , "{then.group("said").strip()}"'
     told = _ACTED.sub(lambda m: f" {_plain_verb(_SUBJECT.sub('', m.group(1).strip().lower()))} , ", text)
     return " ".join(told.replace("*", " ").split()).strip(" ,")
 
@@ -70,14 +75,20 @@ def as_own(text: str) -> str | None:
 
 def _plain_verb(clause: str) -> str:
     """``clause`` with its first word in the plain form when it is told ('watches the room' -> 'watch the room',
-    'peering into every corner' -> 'peer into every corner'): as it is when the parser reads it so, else the first
-    of the likely plain forms the parser reads, else the first of them."""
+    'peering into every corner' -> 'peer into every corner'): as it is when the parser reads it so, unless only
+    weakly and a plain form reads plainly; else the first of the likely plain forms the parser reads, else the first
+    of them."""
     first, _, rest = clause.partition(" ")
     forms = _forms(first)
-    if not forms or parser.read(clause) is not None:
+    read = parser.read(clause) if forms else None
+    if not forms or (read is not None and not read.weak):
         return clause
     lines = [f"{form} {rest}".strip() for form in forms]
-    return next((line for line in lines if parser.read(line) is not None), lines[0])
+    reads = {line: parser.read(line) for line in lines}
+    strong = next((line for line in lines if reads[line] is not None and not reads[line].weak), None)
+    if strong is not None or read is not None:  # "walks over to the one nursing her drink": the walk, not the drink
+        return strong or clause
+    return next((line for line in lines if reads[line] is not None), lines[0])
 
 
 def _forms(word: str) -> list[str]:

@@ -247,15 +247,25 @@ def topic_of(words: str) -> str:
     punctuation removed ('the barrel by the hearth' -> 'barrel by the hearth')."""
     words = _TAIL.sub("", words.strip()).strip()
     words = _SECOND_QUESTION.sub("", words)  # "this provost guy and is he as bad as people say": the provost
+    words = _WHY_AFTER.sub("", words)  # "a hospital my arm is killing me": the hospital
     words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
                    r"to|at|lately|recently|these days|nowadays|today|now|for a (?:while|bit|moment|minute|spell)|"
                    r"awhile|from here|without getting lost))+$", "", words)
     words = _FUNCTION.sub("", words + " ").strip() or _ARTICLE.sub("", words).strip()
     words = re.sub(r"^(?:those|these|them|that|this|some|all (?:that|those|the))\s+(?=\w)", "", words)
     words = _PLACE_BY_DEED.sub("", words)  # "where they keep the water tanks": the water tanks
-    return re.sub(r"\s+(?:hanging|sitting|lying|standing|stacked|nailed|pinned|propped|leaning)\b.*$", "", words)
+    thing = re.sub(r"\s+(?:hanging|sitting|lying|standing|stacked|nailed|pinned|propped|leaning)\b.*$", "", words)
+    return words if thing.split()[-1:] and thing.split()[-1] in _VAGUE else thing  # "things hanging by the door":
+    # where they hang is all that names them
 
 
+_VAGUE = frozenset({"thing", "things", "stuff", "one", "ones", "something", "bits", "whatever", "thingy", "thingies"})
+
+
+# A reason run on after the noun phrase: "a hospital my arm is killing me", "a healer im bleeding".
+_WHY_AFTER = re.compile(r"\s+(?:(?:because|cause|cos|coz|since) .*|(?:im|i am|i'm) (?:bleeding|hurt|dying|"
+                        r"starving|hungry|thirsty|sick|injured|wounded|lost|broke|tired|cold)\b.*|my [a-z]+ (?:is|are|"
+                        r"hurts?|was|feels?|got)\b.*)$")
 _SECOND_QUESTION = re.compile(r"\s+(?:,\s+)?and (?:is|are|was|were|does|do|did|can|could|will|would|what|why|how|"
                               r"where|who|when)\b.*$")
 
@@ -303,8 +313,20 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                   "tell me about it", "more", "elaborate", "ok and", "keep going",
                   "(?:tell me |say |go on,? say )?(?:some(?:thing)? )?more about (?:that|it|this|them|him|her|those|"
                   "these)", "tell me (?:about )?(?:that|this)", "go on then", "do tell", "what do you mean by that",
-                  "what did (?:he|she|they|you|it) (?:just )?(?:say|mean)", "come again", "say (?:that|it) again",
-                  "(?:sorry|pardon),? what", "what was that", "i did not (?:catch|hear) that")),
+                  "what did (?:he|she|they|you|it) (?:just )?(?:say|mean)",
+                  # who or what else: "who else knows about this?", "what about the other one?"
+                  "(?:who|anyone|anybody|someone|somebody) else(?: (?:knows?|would know|could i ask|can i ask|is "
+                  "there|heard|saw|seen|was there|might know|i (?:could|can|should) (?:ask|talk to)))?(?: (?:about|of) "
+                  "(?:this|that|it|them|him|her))?", "(?:and |but )?(?:what about |how about )?the other(?: one| ones|"
+                  " two| guy| woman| fella)?")),
+    ("again", _any("come again", "say (?:that|it) again(?: (?:but )?(?:slower|more slowly|slowly|louder))?",
+                   "(?:sorry|pardon),? what", "what was that", "i did not (?:catch|hear) (?:that|you)", "repeat that",
+                   "(?:can|could) you repeat that", "speak up", "slower", "(?:say it )?one more time",
+                   "(?:say|tell me) (?:that|it) (?:again )?(?:slower|more slowly)")),
+    ("if_no", _any("(?:and |but |so )?(?:what )?if (?:i|we) (?:say no|refuse|do not|decline|turn (?:it|you|that) "
+                   "down|walk away|say no to (?:it|that|you)|pass|do not want (?:it|to))",
+                   "what happens if (?:i|we) (?:do not|refuse|say no|decline|pass|walk away)", "(?:and )?if not",
+                   "and if i do not")),
     ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
                     "appreciate it", "i appreciate it", "ta")),
     ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
@@ -358,7 +380,11 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way) (?:safe|dangerous)\b|\b(?:bandits|robbers|"
                r"thieves|raiders|footpads|cutthroats|brigands|outlaws)\b|\bwho should i (?:stay away from|avoid|watch "
                r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|"
-               r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|\bwhere is it dangerous\b"),
+               r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|\bwhere is it dangerous\b|"
+               r"\bwhere (?:should(?:nt| not)|must(?:nt| not)|ought(?: not)? to|should) (?:i|we|one) (?:not )?"
+               r"(?:go|wander|stray|avoid|keep away from|stay away from)\b|\bwhere (?:is|are) (?:it )?(?:not )?safe\b|"
+               r"\bwhat (?:is|makes it) so (?:bad|dangerous|scary|deadly)\b|\bwhat should i (?:avoid|watch out for|"
+               r"steer clear of|be careful of)\b|\bwhat is (?:dangerous|bad) out there\b"),
     ("worship", r"\bwhere (?:do|can|might|does) (?:people|i|we|folk|one|anyone) (?:go to )?(?:pray|worship)\b|"
                 r"\b(?:is there|where is) (?:a |an |the )?(?:chapel|church|shrine|temple|abbey)\b"),
     ("where_go", r"\bwhere (?:can|could|might|do|does) (?:i|we|one|a person|a body|a fellow|people|you) (?:get|go|head)"
@@ -403,6 +429,11 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"sell) (?:any |some )(?P<t8>[a-z ]+?)(?: behind the (?:bar|counter)| for sale| here| on you|"
                  r" in stock)?\s*\??$|\bwhat (?:is|does|do|would|will) (?:the |a |an |your )?"
                  r"(?P<t7>[a-z ]+?) go(?:es)? for\b"),
+    ("where_is", r"^how far (?:away )?(?:is|was) (?P<t>it|that|there|this|that place|the place)\s*\??$|"
+                 r"^where (?:is|was) "
+                 r"(?P<t2>that|it)(?: exactly| again| then)?\s*\??$|^(?:can|could|will) (?:you|u) show me where\b"),
+    ("how_much", r"^(?:and |so |but )?(?:what about |how about )?(?:the )?(?P<t>pay|reward|wages?|fee|payment|cut|"
+                 r"money)\s*\??$"),
     ("where_is", r"\bwhere (?:can|could|do|might|would|should) (?:a person|a body|a fellow|one|i|we|you|someone|"
                  r"somebody) (?:get|be) (?P<t>patched up|stitched up|healed|treated|fixed up|seen to)\b"),
     ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) "
@@ -415,6 +446,10 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                    r"(?:hire|buy|rent|get|use)\b"),
     ("where_is", r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|hunt for)"
                  r" (?:the |a |an )?(?P<t>.+)$"),
+    ("menu", r"\bwhat is (?:there )?(?:to eat|on the menu|for (?:breakfast|lunch|dinner|supper))\b|\bmenu\b|"
+             r"\b(?:anything|something|owt) (?:hot |good |warm |decent |cheap )?(?:to eat|for (?:breakfast|lunch|"
+             r"dinner|supper))\b|\bwhat (?:food|grub) (?:is there|have you got|do you (?:have|serve|do))\b|\bwhat "
+             r"(?:can i|do you|could i) (?:get|have|order) to eat\b|\bdo you (?:serve|do|have) (?:food|meals|grub)\b"),
     ("what_here", r"\bwhat (?:food|drink|drinks|grub|stuff|goods|wares|supplies) (?:do|does|have|can) (?:you|they|"
                   r"u) (?:have|sell|serve|got|offer)\b|\bwhat (?:you have|you have got|you got|have you got) (?:for "
                   r"sale|to sell|on offer)\b|"
@@ -437,8 +472,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"\bhow (?:(?:do|can|would|should) )?(?:i|we) (?:get|go) (?P<t6>there)\b"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
                r"she|they|it)\b"),
-    ("time", r"\bwhat (?:time|hour|day|year|month|season|date) is it\b|\bwhat (?:year|month|season) (?:are we in|is "
-             r"this)\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
+    ("time", r"\bwhat (?P<t>time|hour|day|year|month|season|date|age|era) is it\b|\bwhat (?P<t2>year|month|season|age|"
+             r"era) (?:are we in|is this)\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
              r"\bwhat day is (?:it|today)\b"),
     ("about", r"^(?:what|who) (?:is|are|was|were) (?:the deal with |up with |going on with |the story with |"
               r"wrong with |the matter with |happening with |the problem with |the trouble with |with )?(?P<t>.+)|"
@@ -451,7 +486,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
 ]]
 
 EXAMINE = re.compile(
-    r"^(?:look (?:closely |carefully |more closely |again |hard )?(?:at|over|upon|into|in)|examine|inspect|"
+    r"^(?:look (?:closely |carefully |more closely |again |hard |up |down |over |across |back )?(?:at|over|upon|"
+    r"into|in)|examine|inspect|"
     r"see|have a look at|look closer at|take a peek at|peek at|squint at|study|"
     r"check out|x|l at|l|regard|eye|eyeball|view|peer (?:at|into|inside)|stare at|gaze at|glance at|"
     r"peek (?:in|into|inside|under|behind)|look inside|have a peek (?:at|in|into|inside)|take a peek (?:in|into|"
@@ -480,7 +516,9 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
               r"stench|reek|odou?r|whiff)|what (?:smells|stinks|reeks)|something (?:smells|stinks|reeks)"),
     ("taste", r"taste|lick|sip"),
     ("touch", r"touch|feel|rub|stroke|pat|pet|tap|poke|prod|squeeze|scratch|tickle|knock on|run (?:a|my|one) "
-              r"(?:finger|fingertip|fingers|hand|hands|thumb|palm) (?:along|over|across|down|around)"),
+              r"(?:finger|fingertip|fingers|hand|hands|thumb|palm) (?:along|over|across|down|around)|(?:put|lay|"
+              r"press|place|rest|hold) (?:a|my|one|both) (?:palm|palms|hand|hands|fingers|fingertips|ear|cheek)"
+              r"(?: flat)? (?:on|against|to|over)"),
     ("warm", r"warm (?:my|your|our) (?:hands|feet|self|bones)|warm up|dry (?:off|my|myself|out)|"
              r"stand by the (?:fire|hearth|stove|brazier)|sit by the (?:fire|hearth|stove|brazier)|"
              r"go (?:to|over to|near) the (?:fire|hearth|stove|brazier)"),
@@ -509,8 +547,9 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
     ("write", r"write|scribble|note down|make a note|sketch|draw a"),
     ("do", r"do (?:some |a few )?(?:push-?ups|sit-?ups|stretches|exercises|squats|a handstand|a cartwheel|a trick)|"
            r"exercise|juggle|pace|spit|count|stare|gape|gawk|glare|roll up|fold|unfold|stamp|tap|drum|fidget|sulk|"
-           r"lounge|slouch|sprawl|shiver|tremble|blink|hiccup|snore|sneeze|spin|turn around|look up|look down|"
-           r"look out|turn|shuffle|tidy myself|straighten|comb|brush|fix my hair|adjust|check the time|crack|pop|"
+           r"lounge|slouch|sprawl|shiver|tremble|blink|hiccup|snore|sneeze|spin|turn around|look up(?! at)|"
+           r"look down(?! at)|look out(?! at)|turn|shuffle|tidy myself|straighten|comb|brush|fix my hair|adjust|"
+           r"check the time|crack|pop|"
            r"hum along|tap my foot|keep my head down|bite my|chew my|play with|fiddle with|toy with|flip a coin|"
            r"spin a coin|roll a die|make a face|pull a face|hide my face|cover my face|rub my eyes|warm myself|"
            r"cross my arms|fold my arms|put my feet up|lean back|kick back|relax|calm down|collect myself|"
@@ -553,14 +592,16 @@ FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee
                   r"get me (?:the hell |the heck )?out(?:ta| of) (?:here|there)|book it(?: out(?:ta| of) (?:here|"
                   r"there))?|high[- ]?tail it(?: out(?:ta| of) (?:here|there))?|make tracks|run for (?:my|it|your) "
                   r"life|take off running|hightail it|vamoose|bail)"
-                  r"(?:\s+(?:now|from here|from this place|quickly|fast))*(?:\s+(?:before|while|until|so|because|"
+                  r"(?:\s+(?:now|from here|from this place|quickly|fast|as (?:fast|quick|quickly) as (?:i|we) can))*"
+                  r"(?:\s+(?:before|while|until|so|because|"
                   r"or) [a-z' ]+)?\s*[?!.,]*$")
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
 GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybody|you) (?:please )?)?"
                 r"(?!go through |rifle through |look through )(?:go (?:find|look for|visit|see|check out)|go|head|walk|"
                 r"run|travel|"
                 r"keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
-                r"make (?:my way|for)|set out|hurry|wander|stroll|go up|go down|"
+                r"make (?:my way|for)|set (?:out|off)|hurry|wander|stroll|saunter|amble|stride|go up|go down|approach|"
+                r"sidle|"
                 r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?P<ride>path|road|way|"
                 r"stairs|ladder|door|lift|elevator|ferry|boat|punt|train|tram|cart|bridge|causeway|steps)|"
                 r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|hit(?= the )|direct me|show me to|"
@@ -594,10 +635,15 @@ THERE = ("there", "it", "that way", "")  # a go topic that points back at a plac
 def read(text: str) -> Reading | None:
     """What ``text`` (lower case, markup stripped) asks for, or None when it reads as none of the kinds above. A line
     of several sentences ("thanks doc. who brought me in?", "fine. i am going back to hesper") is read by its last
-    sentence the parser reads firmly, else as a whole."""
+    sentence the parser reads firmly, else as a whole; a question asked through someone ("ask the old man where the
+    market is") as the question itself."""
     said = plain(text)
     if not said:
         return None
+    asked = asked_through(said)
+    if asked is not None:  # as the line reads plainly, when that is a question already ("ask odile who runs this")
+        plainly = _read_clause(said, said)
+        return plainly if plainly is not None and plainly.kind == "question" and plainly.verb != "ask" else asked
     parts = [part for part in _SENTENCE.split(said) if part.strip()]
     if len(parts) > 1:
         for i in range(len(parts) - 1, -1, -1):
@@ -624,8 +670,16 @@ def read(text: str) -> Reading | None:
     whole = courteous(_spelled(text)) if found is not None and found.kind == "question" else ""
     if " , " in whole:
         answered = (_reply(c.strip(), c.strip()) for c in whole.split(" , ")
-                    if c.strip() not in ("ok", "okay", "right", "alright", "well", "so", "fine", "no", "nah"))
+                    if c.strip() not in ("ok", "okay", "right", "alright", "well", "so", "fine", "no", "nah",
+                                         "why not"))
         found = next((r for r in answered if r is not None and r.verb in ("yes", "no")), found)
+    if " , " in whole and found.kind == "question":  # "put my palm on the wall , is it warm?": the deed; the
+        # question asks what it finds
+        head, _, tail = whole.partition(" , ")
+        first = _read_clause(head, head)
+        if first is not None and first.kind in ("deed", "examine") and first.topic and re.search(
+                r"\b(?:it|they|them|this|that|these|those|anything|something)\b", tail):
+            found = first
     main = _SUBORDINATE.match(said) if found is None or found.kind == "go" else None
     if main is not None:  # "before i go anywhere , ask the innkeeper which places are worth a visit": the ask
         found = _read_clause(said[main.end():], said[main.end():]) or found
@@ -643,6 +697,45 @@ def read(text: str) -> Reading | None:
         called = _read_clause(vocative.group("rest"), said)
         found = called if called is not None and called.kind in ("question", "reply") else found
     return found
+
+
+# A question asked through someone: "ask the old man where the market is", "go ask her if she has work".
+_ASK_THROUGH = re.compile(r"^(?:(?:i |let me |lets |let us )?(?:go |will |would )?(?:and )?)?(?:ask|asks|asking) "
+                          r"(?:(?!about |where |what |who |how |why |when |which |whether |if )[a-z']+ ){0,5}?"
+                          r"(?P<q>(?:about|where|what|who|how|why|when|which|whether|if) .+?)\s*\??$")
+# The indirect question made direct: (pattern, the direct question).
+_INDIRECT = [(re.compile(p), d) for p, d in [
+    (r"^where (?P<s>(?:the |a |an |this |that )?[a-z' ]+?) (?P<v>is|are|was|were)$", r"where \g<v> \g<s>"),
+    (r"^(?P<w>where|what|who|how|when) (?P<s>i|we) (?P<m>should|shouldnt|should not|can|could|cant|can not|must|"
+     r"might|ought to|ought not to) (?P<rest>.+)$", r"\g<w> \g<m> \g<s> \g<rest>"),
+    (r"^what there (?P<v>is|are) (?P<rest>.*)$", r"what \g<v> there \g<rest>"),
+    (r"^(?:if|whether) there (?P<v>is|are|was|were) (?P<rest>.+)$", r"\g<v> there \g<rest>?"),
+    (r"^(?:if|whether) (?:he|she|they) (?:has|have|got|has got|have got) (?P<rest>.+)$", r"do you have \g<rest>?"),
+    (r"^(?:if|whether) (?:he|she|they) (?P<v>know|sell|need|want|hire|serve)s? (?P<rest>.+)$",
+     r"do you \g<v> \g<rest>?"),
+    (r"^(?:if|whether) (?:he|she|they) (?:is|are) (?P<rest>.+)$", r"are you \g<rest>?"),
+    (r"^(?:if|whether) (?:he|she|they) (?P<m>can|could|will|would) (?P<rest>.+)$", r"\g<m> you \g<rest>?"),
+    (r"^(?:if|whether) (?P<rest>.+)$", r"\g<rest>?"),
+    (r"^what (?:he|she|they) (?:knows?|thinks?|has heard|have heard|heard|can tell me) (?P<rest>(?:about|of) .+)$",
+     r"what do you know \g<rest>"),
+    (r"^how (?:to|i can|i could|i would|i might) (?P<rest>.+)$", r"how do i \g<rest>"),
+    (r"^about (?:any |some |the )?(?:work|a job|jobs|employment|the job)$", "any work?"),
+    (r"^about (?P<rest>.+)$", r"tell me about \g<rest>"),
+]]
+
+
+def asked_through(said: str) -> Reading | None:
+    """The question of a line that asks it through someone ('ask the old man where the market is' -> where_is
+    'market', 'ask her if she has work' -> any_work), as the parser reads it asked directly; None for any other line
+    (whom it is asked of is the router's to find)."""
+    found = _ASK_THROUGH.match(said)
+    if found is None:
+        return None
+    question = found.group("q")
+    direct = next((pattern.sub(written, question) for pattern, written in _INDIRECT if pattern.match(question)),
+                  question)
+    reading = _read_clause(direct, direct)
+    return reading if reading is not None and reading.kind == "question" and reading.verb != "ask" else None
 
 
 # A clause that says when, before the deed itself: "before i go anywhere , ...", "while everyone is busy , ...".

@@ -54,7 +54,11 @@ KINDRED = [
     {"work", "job", "jobs", "employment", "hire", "hands", "shift", "shifts", "doing"},
     {"looking", "hunting", "seeking", "searching", "wants", "needs", "after", "waits", "waiting", "spoiling"},
     {"loud", "noisy", "rowdy", "boisterous", "cheerful", "laughing"},
-    {"big", "large", "tall", "broad", "burly", "hulking", "huge"},
+    {"big", "large", "tall", "broad", "burly", "hulking", "huge", "strong", "brawny", "muscular", "beefy", "massive"},
+    {"boat", "boats", "punt", "punts", "boatless", "skiff", "dinghy", "ferry"},
+    {"mug", "mugs", "tankard", "tankards", "cup", "cups", "stein", "steins", "flagon", "flagons"},
+    {"hook", "hooks", "peg", "pegs", "nail", "nails"},
+    {"busted", "broken", "pinned", "pins", "bum", "gammy", "lame", "crippled", "bust", "dodgy"},
     {"scarred", "burn", "burns", "burned", "burnt", "scar", "scars"},
 ]
 _KIN = {w: frozenset(group) for group in KINDRED for w in group}
@@ -174,7 +178,7 @@ KEEPER_WORDS = frozenset({"innkeeper", "keeper", "owner", "proprietor", "landlor
                           "boss", "foreman", "steward", "warden", "prior", "provost", "reeve", "chief", "head",
                           "bartender", "publican", "host", "hostess", "quartermaster", "clerk", "factor", "matron"})
 # A person told by keeping the place: "whoever keeps the tab", "the one who runs this place", "the guy pouring".
-_KEEPS = re.compile(r"^(?:(?:whoever|the (?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
+_KEEPS = re.compile(r"^(?:(?:whoever|(?:the )?(?:\w+ )?(?:one|person|guy|man|woman|lady|fellow|bloke|chap|gal) "
                     r"(?:who|that)?|someone who|somebody who)\s*(?:is )?)?(?:(?:runs?|running|keeps?|keeping|owns?|"
                     r"owning|tends?|tending|minds?|minding|serves?|serving|pours?|pouring|manages?|managing) (?:the |"
                     r"this |that )?(?:place|bar|tab|inn|tavern|counter|shop|joint|pub|drinks|ale|beer|taps|books|"
@@ -206,8 +210,8 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         described = {_stem(w) for w in told} - {_stem(w) for w in kin & told}
         manner = _manner_stems(p.id, pack) - described - {_stem(w) for w in kin & told | words(p.role)}
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
-            len(kin & (kindred(p.role) - head)) + len(kin & told) + len(asked & described) + \
-            _manner_hits(asked & manner)
+            len(wanted & words(role[-1] if role else "")) + len(kin & (kindred(p.role) - head)) + len(kin & told) + \
+            len(asked & described) + _manner_hits(asked & manner)
         return 2 * said + (1 if gender is not None and pronoun_of(p, pack) == gender else 0)  # "the woman": a tie
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
 
@@ -232,6 +236,7 @@ def _manners(pack: EraPack) -> dict[str, frozenset[str]]:
 SHE_WORDS = frozenset({"woman", "lady", "girl", "lass", "gal", "she", "her", "madam", "wife", "mother", "granny",
                        "missus", "sister", "daughter", "aunt", "widow", "maid", "barmaid", "landlady", "hostess"})
 HE_WORDS = frozenset({"man", "guy", "fellow", "fella", "bloke", "chap", "lad", "boy", "he", "him", "sir", "husband",
+                      "dude",
                       "father", "grandpa", "brother", "son", "uncle", "gent", "gentleman", "barman", "landlord"})
 
 
@@ -241,6 +246,7 @@ def _stem(word: str) -> str:
         if len(word) > len(ending) + 3 and word.endswith(ending):
             return word[:-len(ending)].rstrip("e") if ending != "y" else word[:-1]
     return word.rstrip("e") if len(word) > 4 else word
+
 
 
 @per_pack
@@ -311,11 +317,18 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
     if any(kindred(" ".join(sorted(telling or named))) & kindred(f"{p.role} {p.description}")
            for p in everyone_at(state, pack, state.location)):
         return None  # "the woman" where two women are here: somebody here, just not one the words single out
-    if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()):
-        return None  # "haggle over the lamp": a thing
+    if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()) or named <= FURNITURE:
+        return None  # "haggle over the lamp", "get up on a chair and rally the room": a thing
     common = _ARTICLE.match(who) or named & (set(_KIN) | _role_words(pack))
     return re.sub(r"^(?:the|a|an|some|a few|a couple of|any)\s+", "", who) if common else who.title()  # a role stays
     # lower case, a name not
+
+
+# Things in any room that are never a person: "stand on a table and rally the room".
+FURNITURE = frozenset({"chair", "chairs", "table", "tables", "stool", "stools", "bench", "benches", "bar", "counter",
+                       "door", "window", "wall", "walls", "floor", "fire", "hearth", "barrel", "barrels", "crate",
+                       "crates", "box", "stage", "roof", "ceiling", "bed", "cart", "mug", "cup", "bottle", "glass",
+                       "tankard", "shelf", "shelves", "stairs", "ladder", "corner", "booth", "step", "steps"})
 
 
 # Words for a person that single nobody out by themselves ("the eel fisher lady": the lady is whoever fishes eels).
@@ -505,6 +518,12 @@ NAME_WORDS = {
     "dock": ("docks", "harbor", "harbour", "quay"),
     "tavern": ("pub", "inn", "bar", "alehouse"),
 }
+
+# Every word that names a kind of place ("abbey", "docks", "market"): never a person.
+PLACE_KINDS = frozenset(w for kinds in (*PLACE_WORDS.values(), *NAME_WORDS.values(), tuple(NAME_WORDS)) for w in kinds
+                        if " " not in w) - {"doctor", "medic", "healer", "physician", "surgeon", "patched", "stitched",
+                                            "healed", "treated", "wounds", "gear", "goods", "wares", "supplies",
+                                            "provisions", "shops", "alms", "charity"}
 
 OUTSIDE_KINDS = ("street", "square", "road", "plaza", "walkway", "yard", "dock", "wilds")
 
