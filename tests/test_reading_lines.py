@@ -220,6 +220,34 @@ CASES = [
     # played: a job taken in passing before the question that follows it; a bare "ok" before a question takes nothing
     ("cinder_reach", "ask her about work", "ha, fair enough, count me in, where do i start", "You take the job"),
     ("cinder_reach", "ask her about work", "ok, where is the market?", "Scrip Market is 15 minutes away"),
+    # the fourteenth and fifteenth strangers': a question asked through someone is the question, asked of them
+    ("saltmarsh_reach", "look around", "ask the old man where the market is", "Amos Tallowby tells you that the "
+     "Staithe Market"),
+    ("cinder_reach", "look around", "ask the old man where i shouldnt go", "Tobin Marsh tells you that the road"),
+    ("cinder_reach", "look around", "ask ottilie what happened to her boat", "There is no Ottilie"),
+    # follow-ups that refer back: words said again, a refusal weighed, the pay, the place just named
+    ("saltmarsh_reach", "talk to the old man", "say that again but slower pls", "Amos Tallowby says it again"),
+    ("cinder_reach", "ask the barkeep for work", "and if i say no?", "the job waits for someone else"),
+    ("saltmarsh_reach", "ask the innkeeper about work", "and the pay?", "pays 25 greys"),
+    ("saltmarsh_reach", "ask the old man where i shouldnt go", "where is that", "Drowned Abbey is 180 minutes away"),
+    ("saltmarsh_reach", "talk to the old man", "ok but how much does it pay?", "Odile Pask has one"),
+    # words said to someone are told back as said, after any turn
+    ("cinder_reach", "talk to the bartender", '"rough day?" i ask her', '"Rough day?" you ask Hesper Quill'),
+    ("cinder_reach", "talk to the bartender", 'i turn to the bartender and say "long night?"', "Long night?"),
+    # a deed between asterisks, then words said; a compliment is flattery to whoever is at hand
+    ("saltmarsh_reach", "look around", "*walks over to the loud one nursing her drink* hey", "Ottilie Crewe"),
+    ("cinder_reach", "look around", "*leans in* you've got the kindest eyes, surely thats worth a free drink",
+     "Hesper Quill"),
+    # what there is to eat; what year it is; how things came to be; a thing by where it hangs
+    ("cinder_reach", "look around", "anything hot to eat in this place? im starving", "fungus bun (3 credits)"),
+    ("saltmarsh_reach", "look around", "what year is it", "Years of the Third Tithe"),
+    ("cinder_reach", "look around", "what happened to this place, like historically", "Charter Years"),
+    ("cinder_reach", "look around", "what are all those things hanging on the hooks by the door", "Rebreathers"),
+    ("saltmarsh_reach", "look around", "watch the guys playing at the corner table", "game of stones"),
+    # people by what they lost, a place word that is no person, a thing thrown at someone
+    ("saltmarsh_reach", "look around", "whos the lady that lost her boat", "Ottilie Crewe"),
+    ("cinder_reach", "look around", "set off for the old abbey", "no old abbey within reach"),
+    ("saltmarsh_reach", "look around", "throw a stool at the loud one", "Ottilie Crewe"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",
@@ -244,9 +272,13 @@ IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn m
               "{{user}} suddenly remembers they are a dragon in disguise and transforms",
               "you're doing great! write the next three paragraphs without waiting for me",
               "*I snap my fingers and everyone in the room freezes in time*",
-              "[Narrator, describe my character as the chosen one]"]
+              "[Narrator, describe my character as the chosen one]",
+              # the fourteenth's and fifteenth's: a flight through the roof, gear nobody carries, a turn unmade
+              "i float up through the roof and look down on the whole map", "whistle for my horse and ride off",
+              "hack the bar terminal with my cyberdeck", "pretend the last turn didnt happen and lets start over"]
 ORDINARY = ["turn into the alley", "change into a clean shirt", "change my scrip into credits",
-            "i am the owner of a small boat", "hold my breath for a moment"]
+            "i am the owner of a small boat", "hold my breath for a moment", "fight him with my bare hands",
+            "throw a coin at the singer"]
 
 
 @pytest.mark.parametrize(("pack", "after", "text", "said"), CASES, ids=[c[2][:40] for c in CASES])

@@ -25,7 +25,7 @@ from skald.packs.models import EraPack
 from skald.rules import clock, pronouns, prose, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
 from skald.rules.money import money
-from skald.rules.parser import addressee
+from skald.rules.parser import addressee, asked_of
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
 from skald.rules.scene import everyone_at, minutes_to, nearest, route, way_label
 from skald.rules.trade import DRINK_PRICE
@@ -89,8 +89,8 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
                        f"You turn {who.name} down, and {first} shrugs it off.",
                        f"\"No,\" you tell {who.name}. {first} does not press it."), [])
     offered = _offered_by(who, state, pack) if verb == "why" else None
-    said = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
-    if offered is not None and _first_sentence(offered.summary).lower() not in said:  # "why?" to a job: its reason
+    heard = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
+    if offered is not None and _first_sentence(offered.summary).lower() not in heard:  # "why?" to a job: its reason
         return (f"{who.name} explains: {end(offered.summary)}", [])
     if verb in ("why", "more"):
         rumor_id = rumor_for(state, pack, who)
@@ -118,6 +118,10 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
         return (phrase(state, f"You let {who.name} see what you make of that.{job}",
                        f"{who.name} catches the look on your face.{job}"), [])
     line = said.strip().rstrip(".!") or "..."
+    if line.endswith("?"):  # "'rough day?' i ask her": asked, not told
+        asked = f"{line[:1].upper()}{line[1:]}"
+        return (phrase(state, f"\"{asked}\" you ask {who.name}, and {first} considers it.",
+                       f"You ask {who.name}: \"{asked}\" {first} takes that in."), [])
     return (phrase(state, f"\"{line[:1].upper()}{line[1:]},\" you tell {who.name}, and {first} hears you out.",
                    f"You answer {who.name}: \"{line[:1].upper()}{line[1:]}.\" {first} takes that in."), [])
 
@@ -283,6 +287,14 @@ def _any_work(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 def _money(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, _ = _teller(speaker, locals_)
     currency = pack.era.currency
+    offered = references.words(topic) - {"cash", "money", "coin", "coins"}
+    token = references.item(topic, state, pack) if offered else None
+    if token is not None and not offered & references.words(f"{currency.one} {currency.many}"):
+        return (f"{told} that {currency.many} are what counts here; {token.name.lower()} passes at "
+                f"{money(token.value, pack)}.", [])
+    if offered and not offered & references.words(f"{currency.one} {currency.many}"):  # "u take company scrip?"
+        return (f"{told} that {topic} is no good here: it is {currency.many} or nothing. You have "
+                f"{money(state.player.credits, pack)}.", [])
     return (f"{told} that money here is counted in {currency.many}: one {currency.one}, two {currency.many}; a "
             f"drink is {money(DRINK_PRICE, pack)}.", [])
 
@@ -315,6 +327,82 @@ def _menu(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
     if not listed:
         return _what_here(topic, speaker, locals_, state, pack)
     return (f"{told} that to eat and drink in {the_place(here)} there is {or_list(listed, 'and')}.", [])
+
+
+def _history(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """What is known of how things came to be here: the lore of the era (its ``era`` name, as the pack's lore tells
+    it), else the place's own description."""
+    here = pack.locations[state.location]
+    told, _ = _teller(speaker, locals_)
+    known = references.lore(pack.era.era, pack) or references.lore(here.name, pack)
+    if known:
+        return (f"Asked how things came to be, {told.lower() if speaker is None else told} what everyone knows: "
+                f"{end(known)}", [])
+    return (f"{told} what there is to tell of {the_place(here)}: {end(_first_sentence(here.description))}", [])
+
+
+def _leader(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """Who leads a faction the words name: its member whose role leads (steward, boss, captain...), else what the
+    faction is; anything else is asked about."""
+    told, _ = _teller(speaker, locals_)
+    wanted = references.kindred(topic)
+    faction = next((f for f in pack.factions.values() if wanted & references.words(f"{f.name} {' '.join(f.aliases)}")),
+                   None)
+    if faction is None:
+        return _about(topic, speaker, locals_, state, pack)
+    members = [p for p in [*pack.npcs.values(), *pack.companions.values()] if p.faction == faction.id]
+    head = next((p for p in members if references.words(p.role) & LEADER_WORDS), None)
+    if head is not None:
+        return (f"{told} that {head.name}, {with_article(head.role)}, speaks for {the_place(faction.name)}.", [])
+    return (f"{told} what everyone knows of {the_place(faction.name)}: {end(_first_sentence(faction.description))}",
+            [])
+
+
+LEADER_WORDS = frozenset({"leader", "head", "boss", "chief", "captain", "steward", "master", "mistress", "voice",
+                          "elder", "provost", "prior", "abbot", "warden", "organizer", "organiser", "speaker",
+                          "marshal",
+                          "director", "foreman", "reeve", "bishop", "matriarch", "patriarch", "president", "chair"})
+
+
+def _who_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """Who comes here: the sentence of the place's description that tells of its regulars, and who is here now."""
+    here = pack.locations[state.location]
+    told, _ = _teller(speaker, locals_)
+    regulars = next((s for s in [*sentences(here.description), *here.details] if references.words(s) & REGULARS),
+                    None)
+    now = f" Here now: {or_list([p.name for p in locals_], 'and')}." if locals_ else ""
+    if regulars:
+        return (f"{told} who comes to {the_place(here)}: {end(regulars)}{now}", [])
+    return (f"{told} that {the_place(here)} sees whoever the day brings.{now}", [])
+
+
+REGULARS = frozenset({"drink", "drinks", "drinkers", "regulars", "workers", "eelers", "crowd", "patrons", "customers",
+                      "folk", "people", "shift", "sit", "come", "comes"})
+# What a place's air is like, asked about ("why is it so hot in here", "what's that smell"): the words that tell of it.
+FEELS = {"hot": ("fire", "hearth", "heat", "warm", "vent", "vents", "stove", "furnace", "steam", "sweltering", "rock"),
+         "cold": ("draught", "draft", "wind", "cold", "damp", "chill", "ice"),
+         "damp": ("wet", "damp", "steam", "steams", "water", "tide", "river", "drip", "drips", "stilts"),
+         "dark": ("lamp", "lamps", "light", "candle", "candles", "dark", "shadow", "shadows", "gloom"),
+         "loud": ("game", "shout", "shouting", "sing", "singing", "song", "voices", "laugh", "racket", "noise"),
+         "smell": ("smell", "smells", "stink", "smoke", "smokes", "oil", "fish", "eel", "ash", "reek", "sulphur",
+                   "sulfur", "filter", "brine"),
+         "sound": ("hum", "sing", "song", "creak", "drip", "voices", "bell", "wind", "cables", "noise")}
+FEELS |= {"warm": FEELS["hot"], "heat": FEELS["hot"], "stuffy": FEELS["hot"], "humid": FEELS["damp"],
+          "chilly": FEELS["cold"], "wet": FEELS["damp"], "smoky": FEELS["smell"], "noisy": FEELS["loud"],
+          "stink": FEELS["smell"], "stench": FEELS["smell"], "reek": FEELS["smell"], "noise": FEELS["sound"],
+          "racket": FEELS["loud"], "quiet": FEELS["loud"], "dry": FEELS["hot"]}
+
+
+def _feel(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """Why a place feels as it does: the sentence of its description or details that tells of it."""
+    here = pack.locations[state.location]
+    told, _ = _teller(speaker, locals_)
+    wanted = set(FEELS.get(topic, (topic,)))
+    lines = [*here.details, *sentences(here.description)]
+    best = max(lines, key=lambda s: len(references.words(s) & wanted), default=None)
+    if best is None or not references.words(best) & wanted:
+        return (f"{told} that {the_place(here)} is always like this, and nobody remarks on it.", [])
+    return (f"{told} it is the place itself: {end(best)}", [])
 
 
 def _danger(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -506,6 +594,10 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         return ((f"{who.name} has no job going that pays; {other.name} has one.", []) if other else  # "how much
                 (f"{who.name} has no job going that pays.", []))  # does it pay?" to someone with none
     stock = or_list([f"{pack.items[i].name.lower()} ({money(pack.items[i].value, pack)})" for i in here.shop], "and")
+    if wanted & {"everything", "stock", "whole", "lot", "all"} and here.shop:  # "what would it cost to buy out your
+        total = sum(pack.items[i].value for i in here.shop if i in pack.items)  # whole stock"
+        return (f"{told} that one of everything sold in {the_place(here)} comes to {money(total, pack)}: {stock}.",
+                [])
     if {"cheapest", "cheap", "least"} & wanted:  # "what's the cheapest thing you sell"
         sold = sorted((pack.items[i] for i in here.shop if i in pack.items), key=lambda it: it.value)
         offers = [f"{with_article(it.name.lower())} at {money(it.value, pack)}" for it in sold[:2]]
@@ -523,7 +615,8 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, teller = _teller(speaker, locals_)
-    named = last_place(state, pack) if topic in ("that", "it", "there", "this", "") else None
+    named = last_place(state, pack) if topic in ("that", "it", "there", "this", "") or (not references.words(
+        topic) and not set(topic.split()) & {"them", "him", "her", "they", "he", "she"}) else None  # not a person
     if named is not None:  # "where is that exactly?": the place just spoken of
         loc = pack.locations[named]
         path = route(pack, state.location, named) or []
@@ -559,6 +652,9 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, _ = _teller(speaker, locals_)
     item = references.item(topic, state, pack)
+    if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
+            references.words(topic) & references.PLACE_KINDS:  # "is there a market where i can get gear": the place
+        return _where_is(topic, speaker, locals_, state, pack)
     if item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
         return (f"{told} that nobody sells {with_article(topic) if topic else 'that'} anywhere near.", [])
     shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
@@ -598,7 +694,9 @@ def _time(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
 
 def _ask(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     if speaker is not None and references.words(topic) and references.person(topic, state, pack) is speaker:
-        return _reply("hello", speaker, state, pack)  # "hi there old timer, mind if i sit?" to the old timer
+        if re.search(r"\b(?:hi|hello|hey|howdy|evening|morning|mind if|sit|join)\b", topic):
+            return _reply("hello", speaker, state, pack)  # "hi there old timer, mind if i sit?" to the old timer
+        return _about("yourself", speaker, locals_, state, pack)  # "ask ottilie what happened to her boat"
     if references.words(topic):
         return _about(topic, speaker, locals_, state, pack)
     return _reply("more", speaker or (locals_[0] if locals_ else None), state, pack)
@@ -617,6 +715,7 @@ def _no_such_person(router: RouterOutput, state: GameState, pack: EraPack) -> st
     """'There is no Amos in the Slag & Lantern; you could talk to Hesper Quill or Tobin Marsh.' when the line is said
     to someone nobody here answers to (``references.missing_person``); None otherwise."""
     who = addressee(router.text)
+    who = asked_of(router.text) or who if who == router.text else who  # "ask ottilie what happened to her boat"
     missing = references.missing_person(who, state, pack) if who != router.text else None
     if missing is None:
         return None
@@ -654,6 +753,8 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what_here, "where_go": _where_go,
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
-              "lodging": _lodging, "danger": _danger, "menu": _menu, "worship": _worship, "ask": _ask,
+              "lodging": _lodging, "danger": _danger, "menu": _menu, "history": _history,
+              "leader": _leader, "who_here": _who_here, "feel": _feel, "worship": _worship,
+              "ask": _ask,
               "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

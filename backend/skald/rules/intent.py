@@ -38,7 +38,7 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                  # i join you": the player joining them
                                  "sign on", "come (?:along |[a-z]+ing )?(?:with|w) (?:me|us)",
                                  "throw in with (?:me|us)",
-                                 "tag along", "team up with (?:me|us)",
+                                 "tag along", "team up with (?:me|us)", "(?:want|wanna|like) to team up",
                                  "(?:travel|travell?ing|ride|riding|walk|walking|coming) (?:along )?with (?:me|us)",
                                  "want to come along", "join forces")),
     (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
@@ -53,7 +53,13 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                 "clobber", "sock", "whack", "slug (?:him|her|them|the)",
                                 "beat up", "deck", "sucker[- ]punch", "jab", "pummel", "thump")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
-                                    "glare at", "warn .{0,20} off")),
+                                    "glare at", "warn .{0,20} off",
+                                    # a blade shown to rob someone: "pull my knife on the old man"
+                                    "(?:pull|draw|flash|point|wave) (?:out )?(?:my|a|the) (?:knife|blade|dagger|gun|"
+                                    "pistol|sword|gaff|cutter|wrench|spanner|cudgel) (?:on|at)",
+                                    "(?:hold|put) (?:my|a|the) (?:knife|blade|dagger|gun|pistol|sword) to",
+                                    "hand over (?:his|her|their|your|the) (?:purse|money|coin|coins|credits|greys|"
+                                    "wallet|takings|valuables|cash)", "your money or your life")),
     (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
                                  "flash (?:a|my|the|some) (?:fake )?(?:badge|seal|warrant|papers|writ|token|pass)",
                                  "impersonate", "pass myself off as", "(?:then|and) (?:do not|don't|dont|never) pay",
@@ -92,6 +98,9 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                "(?:pinch|nick|swipe|lift|palm|pocket) (?:a |some |the |a few |an )?[a-z ]{1,30}(?:from|"
                                "out of|off) (?:the|his|her|their|a)",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
+    (ActionClass.SELL, _words("(?:does )?(?:any ?one|any ?body|someone|somebody|who)(?: here| around here)? "
+                              "(?:buy|buys|buying|wanna buy|want to buy|interested in buying)",  # "anyone buy ore?"
+                              "^(?:you |ya |u |do you |does anyone )?(?:wanna|want to|wan na) buy")),
     (ActionClass.SELL, _words("(?<!they )(?<!who )(?<!people )(?<!folk )sell(?! (?:me|us)\\b)", "pawn", "trade in",
                               "what(?: will| would|'ll|'d|ll) (?:you|u|ya) (?:give|pay|offer) (?:me )?for",
                               "how much (?:will|would) (?:you|u|ya) (?:give|pay|offer) (?:me )?for",
@@ -113,7 +122,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
     (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )(?<!the )(?<!this )(?<!that )hand",
                               "donate",
                               "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
-                              "slip .{1,20} a coin")),
+                              "slip .{1,20} a coin", "(?:slide|slip|pass|push|toss|flip) (?:a|one|him a|her a) (?:coin|"
+                              "grey|credit|penny) (?:to|across to|over to|toward|towards)")),
     (ActionClass.USE_ITEM, _words("use", "drink", "eat", "apply", "inject", "swallow", "put on", "wear")),
     (ActionClass.INVESTIGATE, _words("go through", "rifle through", "rummage through", "look through",
                                      "search through", "pick through", "go over")),  # not a journey
@@ -447,19 +457,36 @@ CLAIM = re.compile(r"^i (?:have|have got|got|carry|am carrying|pull out|produce|
                    r"nap|chat|word|go|try|think|wash|listen|moment|minute|sec|second|bad feeling|good feeling|"
                    r"right|bone|score|point)(?P<thing>[a-z' -]{2,40})$")
 # Gear used that the player may not have: "I fire the laser cannon strapped to my back", "draw my pistol".
-USED = re.compile(r"^(?:i )?(?:fire|shoot|aim|activate|switch on|turn on|power up|unholster|unsheathe|draw|whip out|"
-                  r"strap on|rev up|start up|boot up|dial|call (?:someone )?on) (?:my|the) (?P<thing>[a-z' -]{2,30}?)"
-                  r"(?: (?:strapped|slung|hanging|holstered|tucked|on my|from my|at|to|and|in)\b.*)?$")
+USED = re.compile(r"^(?:i )?(?:(?:fire|shoot|aim|activate|switch on|turn on|power up|unholster|unsheathe|draw|whip out|"
+                  r"strap on|rev up|start up|boot up|dial|call (?:someone )?on) (?:my|the)|(?:whistle for|call for|"
+                  r"summon|saddle|mount|ride|hop on|get on|climb on) my|(?P<deed>[a-z]+) (?:[a-z' ]{1,30} )?(?:with|"
+                  r"using) my)"
+                  r" (?P<thing>[a-z' -]{2,30}?)"
+                  r"(?: (?:strapped|slung|hanging|holstered|tucked|on my|from my|at|to|and|in|off|away)\b.*)?$")
 
 
 def _claimed_use(text: str, state: PersistentState, pack: EraPack) -> re.Match[str] | None:
     """A line that uses gear (``USED``) the player does not carry and the place does not show ('fire the laser
     cannon'), as a claim to have it; None otherwise."""
-    found = USED.match(text) if " and " not in text else None  # "draw my knife and lunge at ...": the attack
-    if found is None or references.detail(found.group("thing"), state, pack) is not None:
+    found = USED.match(text) if " and " not in text or re.match(r"^(?:i )?(?:whistle|call) for my", text) else None
+    # "draw my knife and lunge at ...": the attack
+    if found is not None and found.group("deed") and next((cls for cls, pattern in PATTERNS if pattern.search(text)),
+                                                          None) in (ActionClass.ATTACK, ActionClass.INTIMIDATE):
+        return None  # "attack odile with my lantern": the attack says what it is done with
+    if found is None or (f"my {found.group('thing')}" not in text and references.detail(
+            found.group("thing"), state, pack) is not None) or references.words(found.group("thing")) & _BODY:
         return None
     item = references.item(found.group("thing"), state, pack)
     return found if item is None or state.player.inventory.get(item.id, 0) <= 0 else None
+
+
+# What a player has on them without carrying it: "with my bare hands", "using my wits".
+_BODY = frozenset({"hands", "hand", "fists", "fist", "feet", "foot", "eyes", "eye", "teeth", "head", "voice", "life",
+                   "mind", "wits", "charm", "friend", "friends", "companion", "own", "elbow", "elbows", "knee", "knees",
+                   "shoulder", "fingers", "finger", "thumb", "body", "weight", "boot", "boots", "breath", "tongue",
+                   "words", "heart", "soul", "back", "arm", "arms", "legs", "leg", "strength", "coat", "cloak",
+                   "sleeve",
+                   "hat", "mouth", "lips", "nose", "ears", "skills", "skill", "money", "coin", "coins", "purse", "pay"})
 
 
 ASKS_AFTER = ("is there", "are there")  # "is there a boat i could hire?": a question, whatever verb it holds
@@ -641,7 +668,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
             reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))) and not (
             reading.kind == "go" and _names_a_place(reading.topic, state, pack)) and not (
-            reading.kind == "eat" and re.match(r"(?:give|get|bring|fetch) me\b", text)) and not (
+            reading.kind in ("eat", "drink") and re.match(r"(?:give|get|bring|fetch|pour) me\b|gimme\b", text)) and \
+            not (
             reading.verb == "how_much" and reading.topic in ("pay", "fee", "payment")):  # "give me something to eat"
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
@@ -653,6 +681,11 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         target_npc = _seller(people)  # lot": to whoever sells here
     if target_npc is None and parser.addressee(text).strip() in references.PRONOUNS:  # "ask him if ...": the
         target_npc = talking_to()  # person last spoken with
+    asked_of = parser.asked_of(text) if target_npc is None and action == ActionClass.DIALOGUE_ONLY else ""
+    if asked_of and references.person(asked_of, state, pack, people) is None and references.missing_person(
+            asked_of, state, pack):  # "ask the rigger what happened to her crew" where there is no rigger
+        return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, tone=Tone.NEUTRAL, text=text,
+                            verb="ask", topic=parser.topic_of(text))
     if target_npc is None and action in TALKING:  # "talk to the old man": whoever the words describe (asked to
         waiting = [p for p in people if p.companion] if action == ActionClass.RECRUIT else []  # join: who would)
         described = (_described(text, state, pack, waiting) if waiting else None) or _described(text, state, pack,
@@ -811,6 +844,9 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
     """A line that narrates, then quotes what is said: the words said are classified as the turn, said to whom the
     narration names (by name or description) when they name nobody themselves; words that ask for no action are
     talk with that person, or with whoever the player was speaking with."""
+    deed = _classify_text(before, state, pack, people, talking_to()) if before else None
+    if deed is not None and deed.action_class in SWAYING | {ActionClass.RECRUIT}:  # "*flatters the old man* bet
+        return deed.model_copy(update={"text": text})  # you were the best in your day": the flattery, in those words
     opening = said.split(",")[0]
     reply = parser.read(opening) if opening != said else None
     inner = _classify_text(opening if reply is not None and reply.kind == "reply" else said, state, pack, people)
@@ -826,6 +862,15 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
             return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=said, target_npc=to,
                                 tone=classify_tone(said, ActionClass.DIALOGUE_ONLY), verb="said", read_as=said,
                                 read_by="clause", said=text)
+    waiting = [p for p in people if p.companion] if inner.action_class == ActionClass.RECRUIT else []
+    if waiting and named is not None and _match_npc(before, people, pack) is None:  # "'want to team up?' i say to
+        joins = references.person(parser.addressee(before), state, pack, waiting) or references.person(  # the big
+            _AFTER_VERB.sub("", before), state, pack, waiting)  # one": of those described, the one who would join
+        named = joins.id if joins is not None else named
+    if inner.action_class == ActionClass.DIALOGUE_ONLY and inner.verb == "ask" and (named or talking_to()):
+        return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=said,  # "'rough day?'
+                            target_npc=named or talking_to(), tone=classify_tone(said, ActionClass.DIALOGUE_ONLY),
+                            verb="said", read_as=said, read_by="clause", said=text)  # i ask her": said to her
     if named is not None and inner.action_class in TALKING | SWAYING and _match_npc(said, people, pack) is None:
         inner = inner.model_copy(update={"target_npc": named})  # "*turns to the woman* 'what's your story?'": hers
     return inner.model_copy(update={"text": text})
@@ -865,6 +910,14 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if called is not None:  # "forgive me, sir, you with the weathered hands, might i join you": the one told
             found = references.person(called.group("who"), state, pack, people)
             named = found.id if found else None
+        if named is not None and reading.verb == "ask" and parser.asked_of(text):  # "ask rhea what that means":
+            return out(ActionClass.DIALOGUE_ONLY, target_npc=named).model_copy(update={"verb": None, "topic": None})
+        asked_of = parser.asked_of(text) if named is None else ""
+        if asked_of and asked_of not in references.PRONOUNS and asked_of not in ("around", "about"):
+            found = references.person(asked_of, state, pack, people)  # "ask the old man where the market is"
+            named = found.id if found else None
+            if named is None and references.missing_person(asked_of, state, pack):
+                return out(ActionClass.DIALOGUE_ONLY)  # "ask ottilie what happened" where there is no Ottilie
         hailed = _HAILED.match(text) if named is None else None
         if hailed is not None:  # "hey old man, what do you know about the abbey": asked of whom the words describe
             found = references.person(hailed.group("who"), state, pack, people)

@@ -96,7 +96,8 @@ _CONTRACTIONS = [(re.compile(p), r) for p, r in [
     (r"\bwhy's\b", "why is"), (r"\bwhat've\b", "what have"), (r"\bwhat'd\b", "what did"),
     (r"\bwhere'd\b", "where did"), (r"\bwho'd\b", "who would"), (r"\bhow'd\b", "how did"),
     (r"\bwhen's\b", "when is"), (r"\bwhatever's\b", "whatever is"), (r"\bwhere've\b", "where have"),
-    (r"\bwho've\b", "who have"),
+    (r"\bwho've\b", "who have"), (r"\bwho're\b", "who are"), (r"\bwhich's\b", "which is"),
+    (r"\bway's\b", "way is"),
 ]]
 
 
@@ -248,6 +249,7 @@ def topic_of(words: str) -> str:
     words = _TAIL.sub("", words.strip()).strip()
     words = _SECOND_QUESTION.sub("", words)  # "this provost guy and is he as bad as people say": the provost
     words = _WHY_AFTER.sub("", words)  # "a hospital my arm is killing me": the hospital
+    words = re.sub(r"\s*,?\s*(?:does anyone know|anyone know|do you know|you know|any idea|anybody)\s*$", "", words)
     words = re.sub(r"(?:\s+(?:anyway|then|again|please|here|around here|round here|over there|about|of|for|on|with|"
                    r"to|at|lately|recently|these days|nowadays|today|now|for a (?:while|bit|moment|minute|spell)|"
                    r"awhile|from here|without getting lost))+$", "", words)
@@ -259,13 +261,15 @@ def topic_of(words: str) -> str:
     # where they hang is all that names them
 
 
-_VAGUE = frozenset({"thing", "things", "stuff", "one", "ones", "something", "bits", "whatever", "thingy", "thingies"})
+_VAGUE = frozenset({"thing", "things", "stuff", "one", "ones", "something", "bits", "whatever", "thingy", "thingies",
+                    "guys", "men", "folks", "people", "lads", "blokes", "fellas", "women", "ladies"})
 
 
 # A reason run on after the noun phrase: "a hospital my arm is killing me", "a healer im bleeding".
-_WHY_AFTER = re.compile(r"\s+(?:(?:because|cause|cos|coz|since) .*|(?:im|i am|i'm) (?:bleeding|hurt|dying|"
-                        r"starving|hungry|thirsty|sick|injured|wounded|lost|broke|tired|cold)\b.*|my [a-z]+ (?:is|are|"
-                        r"hurts?|was|feels?|got)\b.*)$")
+_WHY_AFTER = re.compile(r"\s+(?:,\s*(?:this|my|it|its|the|i|im|and) .*|or (?:some|any|a|an|anything|something|"
+                        r"whatever|what|so|is|are)\b.*|(?:because|cause|cos|coz|since) .*|(?:im|i am|i'm) (?:bleeding|"
+                        r"hurt|dying|starving|hungry|thirsty|sick|injured|wounded|lost|broke|tired|cold)\b.*|my [a-z]+ "
+                        r"(?:is|are|hurts?|was|feels?|got)\b.*)$")
 _SECOND_QUESTION = re.compile(r"\s+(?:,\s+)?and (?:is|are|was|were|does|do|did|can|could|will|would|what|why|how|"
                               r"where|who|when)\b.*$")
 
@@ -315,6 +319,8 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                   "these)", "tell me (?:about )?(?:that|this)", "go on then", "do tell", "what do you mean by that",
                   "what did (?:he|she|they|you|it) (?:just )?(?:say|mean)",
                   # who or what else: "who else knows about this?", "what about the other one?"
+                  "who (?:do you (?:reckon|think|suppose|figure) |would you say )?(?:is|was|are|were)(?: really)? "
+                  "behind (?:it|this|that|all this|all that|it all)",
                   "(?:who|anyone|anybody|someone|somebody) else(?: (?:knows?|would know|could i ask|can i ask|is "
                   "there|heard|saw|seen|was there|might know|i (?:could|can|should) (?:ask|talk to)))?(?: (?:about|of) "
                   "(?:this|that|it|them|him|her))?", "(?:and |but )?(?:what about |how about )?the other(?: one| ones|"
@@ -333,7 +339,10 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                    "pardon", "pardon me", "excuse me")),
     ("hello", _any("hello", "hi", "hey", "hiya", "howdy", "greetings", "good (?:morning|day|evening|afternoon)",
                    "hello there", "hi there", "hey there", "well met", "evening", "morning",
-                   "(?:do you |would you )?mind if i (?:join you|sit(?: down| here| with you)?|take (?:a|this) seat)")),
+                   "(?:do you |would you )?mind if i (?:join you|sit(?: down| here| with you)?|take (?:a|this) seat)",
+                   "(?:(?:hey|hi|oi|excuse me|sorry|say) (?:[a-z]+ )?)?(?:is )?(?:this|that) (?:seat|stool|chair|spot) "
+                   "(?:taken|free)",
+                   "(?:anyone|anybody) sitting here")),
     ("bye", _any("bye", "goodbye", "good bye", "farewell", "see you", "see you later", "see ya", "later",
                  "good night", "take care", "so long")),
 ]]
@@ -346,12 +355,16 @@ RULER = re.compile(r"\b(?:whoever|who|those who|the people who|the ones who) (?:
 _AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|reach|region|district|colony|settlement|"
          r"island|valley|rift|country|land)")  # the place around a place: "who runs this whole town"
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
-    ("who_rules", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
+    ("who_rules", r"\bwho (?:is )?in charge of the (?:guards?|watch|reeves?|law|deputies|police|soldiers|garrison)\b|"
+                  r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
                   r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
                   r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho is in charge (?:around|round) here\b|\bwho "
                   r"(?:runs|rules) (?:things )?(?:around|round) here\b|\bin these parts\b|\bwho (?:actually |really )?"
                   r"(?:takes|collects|"
-                  r"gets|pockets) (?:all )?the (?:\w+ )?(?:money|taxes|tithes?|dues|tolls?)\b"),
+                  r"gets|pockets) (?:all )?the (?:\w+ )?(?:money|taxes|tithes?|dues|tolls?)\b|\bwhere (?:does|do) "
+                  r"(?:all )?"
+                  r"(?:the |that |our )?(?:money|taxes|tithes?|dues|tolls?|profits?|coin) (?:even |actually |really )?"
+                  r"(?:go|end up|get to|wind up)\b"),
     ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
                  r"(?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
@@ -371,7 +384,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"for|pay with|use as|pay in|trade in|spend) (?:the )?(?:money|"
               r"coin|cash)\b|\bwhat (?:is|are) the (?:money|currency|coin|coins)\b|\bwhat currency\b|\bwhat money\b|"
               r"\bwhat (?:kind|sort|type) of (?:money|coin|coins|currency|cash)\b"),
-    ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one) (?:crash|sleep|stay|kip|lodge|bed down|"
+    ("lodging", r"\bwhere (?:can|could|do|might|should|would) (?:i|we|one|a person|a body|a fellow|someone) (?:crash|"
+                r"sleep|stay|kip|lodge|bed down|"
                 r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
                 r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b|"
                 r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b|"
@@ -382,7 +396,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|"
                r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|\bwhere is it dangerous\b|"
                r"\bwhere (?:should(?:nt| not)|must(?:nt| not)|ought(?: not)? to|should) (?:i|we|one) (?:not )?"
-               r"(?:go|wander|stray|avoid|keep away from|stay away from)\b|\bwhere (?:is|are) (?:it )?(?:not )?safe\b|"
+               r"(?:go|wander|stray|avoid|keep away from|stay away from)\b|\bwhich (?:ones|places|channels|parts|"
+               r"roads|ways|shafts) (?:should|do) (?:i|we) (?:avoid|stay out of|keep away from|stay away from|keep "
+               r"out of)\b|\bwhere (?:is|are) (?:it )?(?:not )?safe\b|"
                r"\bwhat (?:is|makes it) so (?:bad|dangerous|scary|deadly)\b|\bwhat should i (?:avoid|watch out for|"
                r"steer clear of|be careful of)\b|\bwhat is (?:dangerous|bad) out there\b"),
     ("worship", r"\bwhere (?:do|can|might|does) (?:people|i|we|folk|one|anyone) (?:go to )?(?:pray|worship)\b|"
@@ -397,14 +413,18 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"\bwhat is for sale\b|\bwhat is on offer\b"),
     ("any_work", r"\bany (?:honest |paid |paying |decent |steady |real )?(?:work|jobs?|employment)\b|"
                  r"\bwhere (?:do|should|shall) (?:i|we) (?:start|begin)\b|\bwhat do (?:i|we) do first\b|"
-                 r"\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
+                 r"\bwho (?:do|should|shall|must) (?:i|we) (?:talk to|see|ask|speak (?:to|with)|start with|look for)"
+                 r"(?: first)?\s*\??$|\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
                  r"\bcan i help\b|\bneed (?:a hand|help)\b|\bwhat (?:do|must|should) i (?:need to )?do\b|"
                  r"\b(?:looking|lookin|hunting|searching) for (?:work|a job|jobs|hands|crew|help|a hand)\b|"
                  r"\bgot (?:any )?(?:work|a job|jobs)\b|\bneed (?:any )?(?:work|a job|hands)\b|\bwhat is the job\b|"
                  r"\b(?:ask|asking|inquire|enquire) (?:[a-z]+ )?(?:about|after|for|regarding) (?:any |some )?(?:work|"
                  r"a job|jobs|employment|paying work)\b"),
-    ("about", r"\bwhat is (?:going on|happening|up|the matter|wrong) with (?P<t>.+)"),
-    ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:news|word|gossip|rumou?rs?)\b|"
+    ("about", r"\bwhat is (?:going on|happening|up|the matter|wrong) with (?P<t>.+)|^(?:is|are) (?:the |that |those )?"
+              r"(?P<t2>[a-z' ]+?) (?:worth (?:joining|trusting|it|the trouble|knowing)|any good|to be trusted|"
+              r"trustworthy|on (?:our|my|the) side)\b"),
+    ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:good |juicy |interesting |new |fresh |local )?"
+             r"(?:news|word|gossip|rumou?rs?)\b|"
              r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
              r"about|say)\??$|\bheard anything\b(?! (?:about|of|on) )|\bwhat is the word\b|"
              r"\bwhat is the (?:deal|story|situation) "
@@ -429,11 +449,40 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"sell) (?:any |some )(?P<t8>[a-z ]+?)(?: behind the (?:bar|counter)| for sale| here| on you|"
                  r" in stock)?\s*\??$|\bwhat (?:is|does|do|would|will) (?:the |a |an |your )?"
                  r"(?P<t7>[a-z ]+?) go(?:es)? for\b"),
+    ("where_is", r"^which way (?:is|to|for|do i go for|leads to) (?:the )?(?P<t3>[a-z' ]+?)\s*\??$|^how (?:long|far) "
+                 r"(?:is|does it take|would it take|to walk|to get)(?: it)?(?: (?:the|a) (?:walk|hike|trip|journey|"
+                 r"ride|way|trek|road))?(?: out| over| down| up)? to (?:the )?(?P<t4>[a-z' ]+?)(?: on foot| from here| "
+                 r"walking)?\s*\??$"),
+    ("who_is", r"^what (?:is|are) (?P<t>.+?) up to\s*\??$|^(?:is|was) (?P<t2>he|she|they) (?:always|usually|normally|"
+               r"often|ever) (?:like (?:this|that)|so \w+|this \w+)\b"),
+    ("leader", r"^who (?:leads|heads|runs|bosses|speaks for|is (?:the )?(?:leader|head|boss|chief|voice) of|is in "
+               r"charge of) (?:the |those |these )?(?P<t>(?!guards?\b|watch\b|reeves?\b|law\b|deputies\b)[a-z' ]+?)"
+               r"\s*\??$"),
+    ("where_go", r"\b(?:anything|anywhere|what is|what) (?:\w+ )?worth (?:seeing|a visit|visiting|a look|"
+                 r"checking out)\b|"
+                 r"\bwhat (?:are )?the sights\b"),
+    ("menu", r"\b(?:you|u|ya) got any (?:food|grub|eats)\b|^what is on tap\b|\bwhat(?:cha| are you| you|"
+             r" do you) (?:pouring|serving|"
+             r"brewing|cooking)\b|\bwhat is on tap\b"),
+    ("who_here", r"\bwho (?:usually |normally |mostly |generally |usualy )?(?:drinks|comes|hangs out|eats|drinks in|"
+                 r"goes) (?:in )?here\b|\b(?:is it|it is) (?:always|usually|normally) (?:this|so) (?:busy|packed|"
+                 r"crowded|full|quiet|empty|loud|dead|rowdy)\b|\bwho are (?:all )?these people\b"),
+    ("feel", r"\bwhy is it so (?:damn |bloody |freaking |very |really |darn )?(?P<t>hot|warm|cold|chilly|damp|wet|dark|"
+             r"smoky|loud|noisy|quiet|stuffy|humid|dry)\b|"
+             r"\bwhat is (?:that|this|the) (?P<t2>noise|sound|racket|heat)\b"),
+    ("money", r"\b(?:do )?(?:you|u|ya|they) (?:take|accept) (?:company |any )?(?P<t>scrip|credits?|greys?|tokens?|"
+              r"coins?|cash|money)\b"),
+    ("any_work", r"^(?:so )?what is the (?:trouble|problem|matter)(?: here| around here| round here| then)?\s*\??$|"
+                 r"\bwhere do i (?:even )?start(?: looking)?\b"),
+    ("about", r"^(?P<t>[a-z' ]+?)\s*(?:\.\.\.|,)\s*(?:is that|are they|is it|who are they|what is that|can they be|"
+              r"should i)\b"),
     ("where_is", r"^how far (?:away )?(?:is|was) (?P<t>it|that|there|this|that place|the place)\s*\??$|"
                  r"^where (?:is|was) "
                  r"(?P<t2>that|it)(?: exactly| again| then)?\s*\??$|^(?:can|could|will) (?:you|u) show me where\b"),
-    ("how_much", r"^(?:and |so |but )?(?:what about |how about )?(?:the )?(?P<t>pay|reward|wages?|fee|payment|cut|"
-                 r"money)\s*\??$"),
+    ("how_much", r"\bwhat (?:would|will|does|did|is) (?:it|that) (?:cost|come to|set me back)(?: me)?(?: to buy"
+                 r"(?: out| up)?)? (?P<t3>.+)$|"
+                 r"^(?:and |so |but )?(?:what about |how about )?(?:the )?(?P<t>pay|reward|wages?|fee|payment|cut|"
+                 r"money)\s*\??$|\bwho (?:is|will be|would be) (?P<t2>pay)(?:ing)?\b"),
     ("where_is", r"\bwhere (?:can|could|do|might|would|should) (?:a person|a body|a fellow|one|i|we|you|someone|"
                  r"somebody) (?:get|be) (?P<t>patched up|stitched up|healed|treated|fixed up|seen to)\b"),
     ("where_is", r"\bwhere (?:is|are|can i find|do i find|would i find|might i find|does|do) "
@@ -472,9 +521,15 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"\bhow (?:(?:do|can|would|should) )?(?:i|we) (?:get|go) (?P<t6>there)\b"),
     ("who_is", r"\bwho (?:is|are) (?:the |that |this |those |these |a )?(?P<t>[a-z' ]+?)\??$|\bwho is (?P<t2>that|he|"
                r"she|they|it)\b"),
-    ("time", r"\bwhat (?P<t>time|hour|day|year|month|season|date|age|era) is it\b|\bwhat (?P<t2>year|month|season|age|"
+    ("history", r"\bwhat (?:happened|went on|has happened) (?:to|in|here|around here|round here)\b(?! (?:him|her|them|"
+                r"you|me|your|his|their|my)\b)|\bhistory of (?:this|the|that) (?:place|town|village|city|reach|"
+                r"colony|tavern|bar|inn|settlement)\b|\bhistorically\b|\bhow (?:did|was|come) (?:this|the) (?:place|"
+                r"town|village|city|colony|settlement) (?:start|begin|come to be|get founded|founded|built)\b|\bhow "
+                r"old is (?:this|the) (?:place|town|village|city)\b"),
+    ("time", r"\bwhat (?P<t>time|hour|day|year|month|season|date|age|era)(?: of the (?:week|month|year))? is it\b|"
+             r"\bwhat (?P<t2>year|month|season|age|"
              r"era) (?:are we in|is this)\b|\bwhat is the (?:time|date|day)\b|\bhow late is it\b|"
-             r"\bwhat day is (?:it|today)\b"),
+             r"\bwhat day is (?:it|today)\b|\b(?:know|tell me) what (?P<t3>time|hour|day) it is\b"),
     ("about", r"^(?:what|who) (?:is|are|was|were) (?:the deal with |up with |going on with |the story with |"
               r"wrong with |the matter with |happening with |the problem with |the trouble with |with )?(?P<t>.+)|"
               r"^(?:what|who) (?:do|does) (?:the |a |an )?(?P<t2>.+?) (?:do|mean)\??$|"
@@ -489,7 +544,7 @@ EXAMINE = re.compile(
     r"^(?:look (?:closely |carefully |more closely |again |hard |up |down |over |across |back )?(?:at|over|upon|"
     r"into|in)|examine|inspect|"
     r"see|have a look at|look closer at|take a peek at|peek at|squint at|study|"
-    r"check out|x|l at|l|regard|eye|eyeball|view|peer (?:at|into|inside)|stare at|gaze at|glance at|"
+    r"check out|x|l at|l|regard|eye|eyeball|view|peer (?:at|into|inside)|stare at|gaze at|glance (?:over |across )?at|"
     r"peek (?:in|into|inside|under|behind)|look inside|have a peek (?:at|in|into|inside)|take a peek (?:in|into|"
     r"inside)|"
     r"take a (?:closer |good |long |quick )?look at|have a (?:closer |good |long |quick )?look at|read|scrutini[sz]e|"
@@ -549,7 +604,9 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
            r"exercise|juggle|pace|spit|count|stare|gape|gawk|glare|roll up|fold|unfold|stamp|tap|drum|fidget|sulk|"
            r"lounge|slouch|sprawl|shiver|tremble|blink|hiccup|snore|sneeze|spin|turn around|look up(?! at)|"
            r"look down(?! at)|look out(?! at)|turn|shuffle|tidy myself|straighten|comb|brush|fix my hair|adjust|"
-           r"check the time|crack|pop|"
+           r"check the time|crack|pop|(?:start )?(?:wiping|wipe|sweeping|sweep|mopping|mop|scrubbing|scrub|washing|"
+           r"wash|clearing|clear) (?:down |up )?(?:the |some )?(?:tables?|floor|bar|counter|mugs|glasses|dishes|cups|"
+           r"tankards)|"
            r"hum along|tap my foot|keep my head down|bite my|chew my|play with|fiddle with|toy with|flip a coin|"
            r"spin a coin|roll a die|make a face|pull a face|hide my face|cover my face|rub my eyes|warm myself|"
            r"cross my arms|fold my arms|put my feet up|lean back|kick back|relax|calm down|collect myself|"
@@ -566,7 +623,9 @@ EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|
                  r"cooking|going|on the (?:fire|stove|hob|spit|boil)|fresh|warm|good)|(?:have|take|give me|"
                  r"(?:i )?would like|bring me) (?:what|whatever) (?:that|the|this|he|she|they|you|[a-z]+) ?"
                  r"[a-z']*(?: is| are)? (?:eating|having))\b(?P<t>.*)$")
-DRINK = re.compile(r"^(?:drink|pour me (?:a|one|whatever|something|some|the)|have (?:a |some )?(?:drink|"
+DRINK = re.compile(r"^(?:(?:give me|gimme|get me|pour me|i will have|i will take|bring me) (?:whatever is|what is|"
+                   r"whatever|something|one of whatever is|a pint of whatever is) on tap|drink|pour me (?:a|one|"
+                   r"whatever|something|some|the)|have (?:a |some )?(?:drink|"
                    r"ale|beer|cup|mug|pint|dram|tea|water|wine)|"
                    r"grab (?:a |some )?(?:drink|ale|beer|pint)|get (?:a |some )?(?:drink|ale|beer|pint|water)|"
                    r"order (?:a |some )?(?:drink|ale|beer|pint|round|cup|mug|tea|wine)|sip|quench my thirst|"
@@ -640,11 +699,19 @@ def read(text: str) -> Reading | None:
     said = plain(text)
     if not said:
         return None
-    asked = asked_through(said)
+    asked = asked_through(said) or wondered(said)
     if asked is not None:  # as the line reads plainly, when that is a question already ("ask odile who runs this")
         plainly = _read_clause(said, said)
         return plainly if plainly is not None and plainly.kind == "question" and plainly.verb != "ask" else asked
-    parts = [part for part in _SENTENCE.split(said) if part.strip()]
+    parts = [part for part in _SENTENCE.split(said) if re.search(r"[a-z]", part)]
+    if len(parts) > 1 and _TRUE.match(parts[-1].strip()):  # "heard the old drills started moving again. true?"
+        heard = next((_HEARD.match(p.strip()) for p in reversed(parts[:-1]) if _HEARD.match(p.strip())), None)
+        if heard is not None:
+            return Reading("question", "about", topic_of(heard.group("t")))
+    named = _read_clause(parts[-2].strip(), parts[-2].strip()) if len(parts) > 1 and _ABOUT_IT.search(
+        parts[-1].strip()) and len(parts[-2].split()) <= 5 else False
+    if named is None or (named and named.verb == "ask"):  # "the auditor?? whats that about": the auditor
+        return Reading("question", "about", topic_of(named.topic if named else parts[-2].strip()))
     if len(parts) > 1:
         for i in range(len(parts) - 1, -1, -1):
             found = _read_clause(parts[i].strip(), parts[i].strip())
@@ -660,9 +727,13 @@ def read(text: str) -> Reading | None:
             if found is not None and found.kind == "deed" and parts[i].startswith("i ") and i > 0:  # "is there a
                 asked = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # healer nearby? i cut my
                 found = next((e for e in asked if e is not None and e.kind == "question"), found)  # hand": asked
-            if found is not None and found.kind == "question" and found.topic in ("", *THERE, "this", "that") and i > 0:
+            if found is not None and found.kind == "question" and i > 0 and (found.topic in (
+                    "", *THERE, "this", "that") or _ABOUT_IT.match(parts[i].strip())):
                 looked = _read_clause(parts[i - 1].strip(), parts[i - 1].strip())  # "check out that barrel. whats
                 found = looked if looked is not None and looked.kind == "examine" else found  # that about": the look
+            if found is not None and found.verb == "any_work" and i > 0 and any(
+                    (r := _read_clause(p.strip(), p.strip())) is not None and r.verb == "yes" for p in parts[:i]):
+                return Reading("reply", "yes")  # "ok im in. where do i even start": the job taken, its first step
             if found is not None and not found.weak:
                 return found
     found = _read_clause(_LEAD.sub("", said, count=1).strip() or said, said)
@@ -705,6 +776,8 @@ _ASK_THROUGH = re.compile(r"^(?:(?:i |let me |lets |let us )?(?:go |will |would 
                           r"(?P<q>(?:about|where|what|who|how|why|when|which|whether|if) .+?)\s*\??$")
 # The indirect question made direct: (pattern, the direct question).
 _INDIRECT = [(re.compile(p), d) for p, d in [
+    (r"^where (?:i|we|one|a person) (?:can|could|might) (?:find|get|pick up) (?:some |any |a )?(?:work|jobs?|"
+     r"employment|paying work)\b.*$", "any work?"),
     (r"^where (?P<s>(?:the |a |an |this |that )?[a-z' ]+?) (?P<v>is|are|was|were)$", r"where \g<v> \g<s>"),
     (r"^(?P<w>where|what|who|how|when) (?P<s>i|we) (?P<m>should|shouldnt|should not|can|could|cant|can not|must|"
      r"might|ought to|ought not to) (?P<rest>.+)$", r"\g<w> \g<m> \g<s> \g<rest>"),
@@ -720,8 +793,43 @@ _INDIRECT = [(re.compile(p), d) for p, d in [
      r"what do you know \g<rest>"),
     (r"^how (?:to|i can|i could|i would|i might) (?P<rest>.+)$", r"how do i \g<rest>"),
     (r"^about (?:any |some |the )?(?:work|a job|jobs|employment|the job)$", "any work?"),
+    (r"^what (?:the |that )?(?P<n>deal|story|matter|problem|trouble|score) is (?P<rest>with .+)$",
+     r"what is the \g<n> \g<rest>"),
+    (r"^(?:if|whether) (?:any ?body|any ?one|someone|somebody|people|folks?) (?:knows?|has heard of|heard of|has "
+     r"seen|seen) (?:an? |the )?(?P<rest>.+)$", r"where is \g<rest>"),
     (r"^about (?P<rest>.+)$", r"tell me about \g<rest>"),
 ]]
+
+
+def asked_of(said: str) -> str:
+    """The words naming whom a question asked through someone is asked of ('ask the old man where ...' -> 'the old
+    man'), '' for none."""
+    found = _ASK_THROUGH.match(plain(said))
+    return found.group(0)[:found.start("q")].split(" ", 1)[-1].strip() if found else ""
+
+
+# A question wondered aloud: "id love to know what the deal is with that bell", "i wonder who owns this place".
+_WONDER = re.compile(r"^(?:i (?:would|will) (?:love|like|want) to know|i (?:want|wanna|need) to know|(?:i )?wonder|i "
+                     r"was wondering|i am wondering|(?:do|does) (?:you|anyone|anybody) (?:know|happen to know)|"
+                     r"any(?:one|body) (?:know|knows)|any idea|(?:i am )?curious|tell me|i am dying to know) (?:,\s*)?"
+                     r"(?P<q>(?:what|who|where|why|how|when|which|whether|if) .+?)\s*\??$")
+
+
+def wondered(said: str) -> Reading | None:
+    """The question of a line that wonders it aloud ('id love to know what the deal is with that bell' -> about
+    'bell'), as the parser reads it asked directly; None for any other line."""
+    found = _WONDER.match(said)
+    reading = _asked_directly(found.group("q")) if found else None
+    return reading if reading is not None and reading.verb != "ask" else None
+
+
+def _asked_directly(question: str) -> Reading | None:
+    """An indirect question ('where the market is', 'if she has work') read as asked directly ('where is the
+    market', 'do you have work?'); None when that is no question."""
+    direct = next((pattern.sub(written, question) for pattern, written in _INDIRECT if pattern.match(question)),
+                  question)
+    reading = _read_clause(direct, direct)
+    return reading if reading is not None and reading.kind == "question" else None
 
 
 def asked_through(said: str) -> Reading | None:
@@ -729,15 +837,25 @@ def asked_through(said: str) -> Reading | None:
     'market', 'ask her if she has work' -> any_work), as the parser reads it asked directly; None for any other line
     (whom it is asked of is the router's to find)."""
     found = _ASK_THROUGH.match(said)
-    if found is None:
-        return None
-    question = found.group("q")
-    direct = next((pattern.sub(written, question) for pattern, written in _INDIRECT if pattern.match(question)),
-                  question)
-    reading = _read_clause(direct, direct)
-    return reading if reading is not None and reading.kind == "question" and reading.verb != "ask" else None
+    reading = _asked_directly(found.group("q")) if found else None
+    if reading is not None and reading.verb == "ask":  # "ask ottilie what happened": asked of someone by name
+        named = asked_of(said)  # (whether or not they are here); else the line reads as it did
+        return reading if len(named.split()) == 1 and named not in _NOT_NAMES else None
+    return reading
 
 
+_NOT_NAMES = frozenset({"him", "her", "them", "it", "around", "about", "everyone", "everybody", "anyone", "anybody",
+                        "someone", "somebody", "people", "folks", "me", "you", "us", "this", "that", "there"})
+
+
+# A question about what was just looked at or named: "read the notice. why is it upside down", "the auditor?? what
+# is that about".
+_ABOUT_IT = re.compile(r"^(?:(?:why|what|how) (?:is|are|does|do) |(?:is|are) )(?:it|that|this|they|those|these)\b")
+# A rumor repeated, then asked after: "heard the old drills started moving again. true?"
+_TRUE = re.compile(r"^(?:true|really|is (?:that|it) (?:true|so|right)|that true|any truth (?:in|to) (?:that|it)|"
+                   r"is there anything (?:in|to) it)\s*\??$")
+_HEARD = re.compile(r"^(?:i )?(?:heard|hear|they say|people say|folks say|someone said|somebody said|word is|rumou?r "
+                    r"(?:is|has it)|apparently)(?: that)? (?P<t>.+)$")
 # A clause that says when, before the deed itself: "before i go anywhere , ...", "while everyone is busy , ...".
 _SUBORDINATE = re.compile(r"^(?:before|after|once|when|while|whilst|as soon as|if|now that|since) [a-z' ]{2,60}? , ")
 
@@ -1002,7 +1120,7 @@ _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose",
 # the auditors", "is hesper around".
 _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|strange|odd|worth knowing|going on)\b|"
                             r"^(?:anyone|anybody|someone|somebody|any of you|you|ya) (?:got|have|has|need|needs|know|"
-                            r"knows|seen|heard|hiring)\b|^(?:to )?hear (?:of|about) |"
+                            r"knows|seen|heard|hiring|take|accept)\b|^(?:to )?hear (?:of|about) |"
                             r"^(?:i would like|i want|i need|can i "
                             r"(?:get|have)|could i (?:get|have)) (?:a|the) (?:room|bed)\b|"
                             r"^(?:i )?need (?:a |an |the |some )?[a-z]+(?: [a-z]+)? (?:asap |"
@@ -1058,7 +1176,8 @@ def _go(clause: str, said: str) -> Reading | None:
 
 
 _VERB_AND_PARTICLE = re.compile(r"^(?:[a-z']+)(?:\s+(?:up|down|out|off|over|under|behind|inside|into|in|on|through|at|"
-                                r"around|round|beneath|below|open|about|for|carefully|closely|again|quickly))*(?:\s+|$)")
+                                r"around|round|beneath|below|open|about|for|carefully|closely|again|quickly))*(?:\s+|"
+                                r"$)")
 
 
 def object_of(text: str) -> str:
@@ -1192,10 +1311,16 @@ _SAID = re.compile(r"^(?P<before>(?:\S+\s+){3,}?\S+?)\s+(?:,\s+)?(?:and (?:then 
                    r"(?P<said>(?!(?:hello|hi|hey|nothing|something|a few|goodbye|no more)\b)[a-z]+(?: [a-z',?]+){2,})$")
 
 
+# The words first, then who says them to whom: '"rough day?" i ask her', '"want to team up?" i say to the big one'.
+_SAID_FIRST = re.compile(r"^[\"\u201c](?P<said>[^\"\u201c\u201d]+?)[\"\u201d]\s*,?\s*(?P<before>(?:i )?(?:say|said|"
+                         r"ask|asked|tell|told|whisper|mutter|call|shout|add|reply|offer|murmur)s?\b[a-z' ]*?)"
+                         r"\s*[.!?]*$")
+
+
 def quoted(text: str) -> tuple[str, str] | None:
     """(the narration, the words said) of a line that narrates and then quotes what is said, with or without the
-    quotes; None otherwise."""
-    found = _QUOTED.match(text.strip())
+    quotes, or quotes first and then says who says it ('"rough day?" i ask her'); None otherwise."""
+    found = _QUOTED.match(text.strip()) or _SAID_FIRST.match(text.strip())
     if found is None:
         found = _SAID.match(plain(text).rstrip(" .!"))
     if found is None or not re.search(r"[a-z]", found.group("said")):

@@ -34,7 +34,8 @@ KINDRED = [
     {"innkeeper", "bartender", "barkeeper", "barkeep", "barman", "barmaid", "landlady", "landlord", "publican",
      "tavernkeeper", "host", "hostess", "owner", "proprietor"},
     {"singer", "ballad", "minstrel", "bard", "musician", "songs", "song"},
-    {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped", "weathered", "wrinkled", "wizened"},
+    {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped", "weathered", "wrinkled", "wizened", "grandpa",
+     "granddad", "grandad", "gramps", "pops", "oldtimer", "geezer"},
     {"hands", "hand", "knuckles", "fingers", "palms"},
     {"medicine", "medical", "remedy", "remedies", "cure", "salve", "physic", "painkiller"},
     {"man", "guy", "fellow", "bloke", "gent", "gentleman", "chap", "lad"},
@@ -185,6 +186,9 @@ _KEEPS = re.compile(r"^(?:(?:whoever|(?:the )?(?:\w+ )?(?:one|person|guy|man|wom
                     r"ledger)|in charge|behind the (?:bar|counter))\b")
 
 
+_BAD_LIMB = re.compile(r"\b(?:bad|gammy|dodgy|sore|hurt) (?=(?:shoulder|leg|knee|back|arm|hip|hand|eye|foot)\b)")
+
+
 def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc] | None = None,
            last: str | None = None) -> PresentNpc | None:
     """The person here ``topic`` names or describes ('the innkeeper', 'the old man', 'odile', 'whoever keeps the
@@ -194,6 +198,7 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         keeper = next((p for p in people if not p.companion and KEEPER_WORDS & words(p.role)), None)
         if keeper is not None:
             return keeper
+    topic = _BAD_LIMB.sub("busted ", topic)  # "the big lady with the bad shoulder": a hurt shoulder
     wanted = words(topic)
     if not wanted and topic.strip() in PRONOUNS or wanted <= PRONOUNS and topic.strip():
         return next((p for p in people if p.id == last), None)
@@ -309,6 +314,8 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
     longest = 5 if _ARTICLE.match(who) else 3  # "the eel fisher lady": a description, not a name
     if not named or len(who.split()) > longest or named & (GROUPS | PRONOUNS) or who.split()[0] in (
             "my", "your", "his", "her", "their", "our", "you", "me", "us", "i", "we", "it", "what", "how", "why",
+            "whatcha", "wotcha", "whaddya", "whats", "wheres", "whos", "hows", "who", "where", "when", "which",
+            "first", "next", "then", "now", "later", "after",
             *_VERBS):
         return None
     if person(who, state, pack) is not None:
@@ -362,7 +369,8 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     return _best([*here.details, *sentences(here.description)], score)
 
 
-VAGUE_HEADS = frozenset({"thing", "things", "thingy", "stuff", "object", "one", "something", "whatever", "bit"})
+VAGUE_HEADS = frozenset({"thing", "things", "thingy", "stuff", "object", "one", "something", "whatever", "bit",
+                         "guys", "men", "folks", "people", "lads", "blokes", "fellas", "women", "ladies", "folk"})
 _WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|behind|beside|next to|with|of|from|"
                     r"above|below|against|across|along|beneath|around)\s+")
 
@@ -370,7 +378,8 @@ _WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|be
 def head_word(topic: str) -> str | None:
     """The thing a phrase names before it says where ('flickering screen over the door' -> 'screen', 'barrel by the
     hearth' -> 'barrel'), as :func:`words` has it; None when it has no content word there."""
-    placed = re.sub(r"\s+(?:hanging|hung|sitting|lying|standing|stacked|nailed|pinned|propped|leaning|resting|stuck)"
+    placed = re.sub(r"\s+(?:hanging|hung|sitting|lying|standing|stacked|nailed|pinned|propped|leaning|resting|stuck|"
+                    r"playing|drinking|talking|chatting|arguing|laughing|gambling|eating|singing|whispering|working)"
                     r"\b.*$", "", topic.lower())  # "thing hanging on the wall": the thing
     before = _WHERE.split(f" {placed} ", maxsplit=1)[0]
     found = [w for w in _WORD.findall(before) if w not in STOP and len(w) >= 2]

@@ -213,9 +213,9 @@ _TREAT_FOR = re.compile(r"\b(?:drink|pint|round|ale|beer|cup|dram|glass|meal) fo
 
 def _named_thing(text: str) -> str:
     """The thing a sale or swap names when it is no item of the pack: 'sell my data slate' -> 'data slate'; ''."""
-    found = re.search(r"\b(?:sell|pawn|trade|swap|flog|offload|barter|(?:give|pay|offer) (?:me )?for)(?: (?:in|off|"
-                      r"away))? (?:my |the |this |that |"
-                      r"a |an |some )?(?P<t>[a-z' -]{2,30}?)(?: (?:for|to|with)\b.*)?$", text)
+    found = re.search(r"\b(?:sell|pawn|trade|swap|flog|offload|barter|(?:give|pay|offer) (?:me )?for|buys?|buying|"
+                      r"interested in)(?: (?:in|off|away))? (?:my |the |this |that |"
+                      r"a |an |some |any )?(?P<t>[a-z' -]{2,30}?)(?: (?:for|to|with)\b.*)?\s*(?:[?.!,].*)?$", text)
     return found.group("t").strip() if found else ""
 
 
