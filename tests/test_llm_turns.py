@@ -19,6 +19,7 @@ import pytest
 from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_reply, prompt_tokens, taking_turns, text
 from skald.engine import start_campaign
 from skald.graph import PIPELINE, run_turn, stream_turn
+from skald.llm import prompts
 from skald.llm.client import LLMClient
 from skald.llm.hygiene import sentences
 from skald.packs.loader import load_pack
@@ -217,7 +218,13 @@ def test_the_directors_brief_is_written_after_a_turn_and_reported_with_the_turn_
     # the director's request: structured output (a BriefDraft), built from the scene the turn before left
     director = server.chat_requests("dir")[-1]
     assert set(director["format"]["required"]) == {"summary", "key_facts", "npc_intentions", "suggested_topics"}
-    assert "Already in the brief:" in director["messages"][1]["content"]
+    # it starts with the narrator's request of the turn before, up to its recent turns, byte for byte (Ollama serves
+    # that from the narrator's cache), then asks for the brief, improving on the one the narrator had
+    system, user = (m["content"] for m in director["messages"])
+    heads = [r["messages"][1]["content"].split("\n\nThis turn:")[0] for r in server.chat_requests("nar")
+             if r["messages"][0]["content"] == system]
+    assert any(user.startswith(head + "\n\nTurn ") for head in heads)
+    assert prompts.DIRECTOR_AFTER_NARRATOR in user and MARKER in user
     # the narrator of the turn that uses it reads the model's brief, in the marked block
     block = brief_block(server.chat_requests("nar")[-1])
     assert BRIEF["summary"] in block and BRIEF["key_facts"][0] in block

@@ -65,13 +65,14 @@ def test_the_narrator_gets_the_actions_to_reword_last_and_its_lore_within_budget
     assert lore and sum(estimate_tokens(s.render()) + 1 for s in lore) <= prompts.LORE_TOKENS
 
 
-def test_the_history_window_grows_by_a_turn_then_starts_anew(conn, campaign, pack, offline_llm):
-    states = played(conn, campaign, pack, offline_llm, 7)
+def test_the_history_window_grows_by_a_turn_then_starts_anew_with_the_last_turn(conn, campaign, pack, offline_llm):
+    states = played(conn, campaign, pack, offline_llm, 8)
     windows = [[s.rank for s in prompts.history_sections(st, prompts.HISTORY_BLOCK)] for st in states]
+    for state, window in zip(states, windows, strict=True):
+        assert 1 <= len(window) <= prompts.HISTORY_BLOCK and window[-1] == state.recent[-1].turn  # the last, always
     for before, after in zip(windows, windows[1:], strict=False):
-        if before and after and after[0] == before[0]:
-            assert after[:len(before)] == before  # the same turns, one added: the prompt's prefix holds
-    assert any(len(w) == prompts.HISTORY_BLOCK + 1 for w in windows)
+        assert after[:-1] == before or len(after) == 1  # one turn added (the prefix holds), or the last alone
+    assert any(len(w) == prompts.HISTORY_BLOCK for w in windows) and any(len(w) == 1 for w in windows[1:])
 
 
 def test_per_turn_content_is_only_in_the_user_sections(conn, campaign, pack, offline_llm):
@@ -139,6 +140,57 @@ def test_each_roles_prompt_prefix_is_byte_identical_across_the_turns_of_a_scene(
     refiner = {fit(prompts.refiner_prompt(s, pack, s.suggested_actions), "suggestion_refiner", 4096, 320).system
                for s in states}
     assert len(refiner) == 1  # the refiner's prompt is all this turn's but for its system text
+
+
+def test_the_directors_prompt_starts_with_the_narrators_of_the_turn_just_played(conn, campaign, pack):
+    """The Director's brief of a scene is written after a turn played there (in the background): its request starts
+    with that turn's narrator request byte for byte, system message included, up to the narrator's recent turns, so
+    Ollama serves all of that from the narrator's cache, on one slot as on several. What only the Director reads
+    comes after: the turn just played, then its task (the people by id, the time) last."""
+    import json
+
+    from skald.llm.client import ROLE_HEADER, LLMClient
+    from skald.replay.scripted import ScriptedOllama
+    from skald.replay.session import REPLAY_URL
+    from skald.settings import Settings
+
+    sent: list[tuple[str, list[dict]]] = []
+
+    class Noting(ScriptedOllama):
+        def handle_request(self, request):
+            sent.append((request.headers[ROLE_HEADER], json.loads(request.content)["messages"]))
+            return super().handle_request(request)
+
+    llm = LLMClient(Settings(llm="on", ollama_base_url=REPLAY_URL, retrieval=False), online=True,
+                    transport=Noting(lambda: 1), sleep=lambda seconds: None)
+    state = campaign
+    for line in ("look around", "talk to Hesper", "ask Hesper about the water", "wait a while"):
+        state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm)
+        assert llm.briefs.settle(30)
+    briefed = 0
+    for i, (role, messages) in enumerate(sent):
+        if role != "director" or "Already in the brief:" in messages[-1]["content"]:
+            continue  # a brief with no narrator prompt before it in its scene has a prompt of its own
+        narrator = next(m for r, m in reversed(sent[:i]) if r == "narrator")
+        head = narrator[-1]["content"].split("\n\nThis turn:")[0]
+        assert messages[0] == narrator[0]  # the system message, byte for byte
+        assert messages[-1]["content"].startswith(head + "\n\nTurn ")  # then the turn just played
+        task = messages[-1]["content"][len(head):]
+        assert prompts.DIRECTOR_AFTER_NARRATOR in task and "Present: id hesper_quill: " in task
+        assert task.rstrip().splitlines()[-1].startswith("Time: ")
+        briefed += 1
+    assert briefed >= 1
+    llm.close()
+
+
+def test_the_brief_as_it_reads_now_is_given_where_it_differs_from_the_narrators():
+    shown = "\n".join([MARKER, "Scene: The bar. A bartender is here.", "Keep in mind:", "- Dry.", "People:",
+                        "- a bartender wants water (friendly toward the player).", END_MARKER])
+    now = shown.replace("A bartender is", "Hesper Quill is").replace("- Dry.\n", "- Dry.\n- Hot.\n")
+    assert prompts.brief_changes(shown, shown) == []
+    assert prompts.brief_changes(shown, now) == ["Scene: The bar. Hesper Quill is here.", "Keep in mind:", "- Dry.",
+                                                 "- Hot."]
+    assert prompts.brief_changes(shown, shown.replace("Keep in mind:\n- Dry.\n", "")) == ["Keep in mind: none"]
 
 
 def test_the_narrators_scene_part_holds_whoever_a_turn_is_about(conn, campaign, pack, offline_llm):

@@ -26,7 +26,7 @@ from skald.replay.recording import FILE, RecordingError, read
 from skald.replay.scripted import ScriptedOllama, load_faults
 from skald.replay.session import Recorder, find_recordings, recording_transport, replay, source_of
 from skald.rules import dc, prose
-from skald.scene_brief import BriefDraft
+from skald.scene_brief import END_MARKER, MARKER, BriefDraft
 from skald.settings import Settings
 from skald.vocab import Risk
 from typer.testing import CliRunner
@@ -427,7 +427,7 @@ def ask(model: ScriptedOllama, role: str, user: str, fmt: dict | None = None,
 
 DIRECTOR_SCENE = ("Location: The Scrip Market. A covered market.\nPresent: id juno_farrow: Juno Farrow, water broker. "
                   "Sharp.\nPresent: id oda_brannock: a scrip changer (not yet met: do not name them), scrip changer."
-                  "\nAlready in the brief: Keep in mind:\nAlready in the brief: - Water is short.")
+                  "\nAlready in the brief:\nKeep in mind:\n- Water is short.")
 
 
 def test_scripted_narrator_writes_from_the_scene():
@@ -449,6 +449,16 @@ def test_scripted_narrator_writes_from_the_scene():
     assert BriefDraft.model_validate(brief).summary.startswith("The Scrip Market")
     assert [i["npc_id"] for i in brief["npc_intentions"]] == ["juno_farrow"]
     assert brief["key_facts"] == ["Water is short."]
+    # after a narrator's prompt (prompts.director_prompt with its head): the brief between the markers, with the parts
+    # that read otherwise now in place of the same parts
+    after = (f"The scene:\nLocation: The Scrip Market.\n\n{MARKER}\nScene: A market.\nKeep in mind:\n"
+             f"- Water is short.\n- Dust.\nPeople:\n- Juno wants water.\n{END_MARKER}\n\nTurn 3 (look):\nYou look.\n\n"
+             "Now you are the director.\nPresent: id juno_farrow: Juno Farrow, water broker.\n"
+             "The brief now reads (in place of the same parts above):\nKeep in mind:\n- Water is rationed.\n"
+             "Time: Haulday (day 1), 08:00")
+    brief = json.loads(ask(model, "director", after)[1])
+    assert brief["key_facts"] == ["Water is rationed.", "Juno wants water."]
+    assert brief["summary"].startswith("The Scrip Market") and brief["npc_intentions"][0]["npc_id"] == "juno_farrow"
 
 
 def test_scripted_refiner_keeps_tone_risk_and_names():

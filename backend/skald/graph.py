@@ -239,13 +239,14 @@ def stream_turn(conn: sqlite3.Connection, state: GameState, *, pack: EraPack | N
 
 def _prefetch(context: TurnContext, played: GameState) -> None:
     """Once a turn has committed in the scene it started in, start the Director's brief of that scene in the
-    background (``llm.briefs.prefetch``), if it has none yet: the player reads and types meanwhile. A failure here
-    never touches the turn."""
+    background (``llm.briefs.prefetch``), if it has none yet: the player reads and types meanwhile. Its prompt starts
+    with the turn's narrator prompt (``GameState.narrator_head``), which Ollama has just cached. A failure here never
+    touches the turn."""
     shown = played.director_instructions
     if played.view is None or shown is None or shown.scene_changed:  # nothing committed, or a scene just entered:
         return  # a place passed through in one turn costs no call; one the player stays in is briefed after that turn
     try:
         briefs.prefetch(context.conn, context.llm, played.persistent(), context.pack, context.retriever,
-                        played.branch)
+                        played.branch, played.narrator_head)
     except Exception as exc:  # noqa: BLE001 - the next turn briefs its scene itself
         logging.getLogger(__name__).warning("brief prefetch failed: %s: %s", type(exc).__name__, exc)

@@ -125,6 +125,20 @@ class SceneInstructions(Model):
     scene_changed: bool = Field(False, description="this turn ended in another scene than it started in")
 
 
+class PromptHead(Model):
+    """The start of the narrator's prompt as this turn sent it: its system message and its user message up to the end
+    of its recent turns (the scene, its lore, the brief, who is on stage, the turns so far here). The Director's brief
+    of the scene, written after the turn, starts with it byte for byte (``llm.prompts.director_prompt``), so Ollama
+    serves it from the narrator's cache."""
+
+    system: str
+    user: str
+    location: str = Field(description="the place it is about")
+    last_turn: int = Field(0, description="the newest turn among its recent turns (0: none)")
+    brief: str = Field("", description="the brief as it showed it (scene_brief.whisper), empty without one")
+    names: dict[str, str] = Field(default_factory=dict, description="NPC id -> how that brief named them")
+
+
 class LLMCall(Model):
     """Metrics of one LLM call (or of one skipped by an open circuit). Times in milliseconds of wall clock."""
 
@@ -244,6 +258,8 @@ class TurnFields(Model):
     final_text: str = ""
     narrated_actions: list[str] | None = Field(None, description="the four suggestions' labels as the narrator "
                                                "reworded them after its prose (llm.tail), for the Refiner to check")
+    narrator_head: PromptHead | None = Field(None, description="the start of the narrator's prompt as sent this turn, "
+                                             "for the Director's brief of the scene (llm.briefs.prefetch)")
     warnings: Annotated[list[str], operator.add] = Field(default_factory=list)
     llm_calls: Annotated[list[LLMCall], operator.add] = Field(default_factory=list)
     lore_citations: Annotated[list[str], operator.add] = Field(

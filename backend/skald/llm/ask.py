@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from skald.llm.budget import Prompt
+from skald.llm.budget import Fitted, Prompt
 from skald.llm.client import LLMClient, LLMUnavailable, TokenSink
 from skald.state import LLMCall
 
@@ -23,6 +23,7 @@ class Asked:
     warnings: list[str] = field(default_factory=list)
     stats: list[dict[str, Any]] = field(default_factory=list)
     tail: str | None = None  # with ``ask(..., tail=True)``: the reply's text after its [ACTIONS] line, if it had one
+    fitted: Fitted | None = None  # the prompt as sent, when the role was called
 
     def update(self) -> dict[str, Any]:
         """The state update for these records (``llm_calls``, ``warnings``, ``context_stats``)."""
@@ -45,7 +46,7 @@ def ask(llm: LLMClient, role: str, prompt: Callable[[], Prompt], *, schema: type
     except LLMUnavailable as exc:  # offline or disabled: a setting, not this turn's problem (no warning)
         return Asked(warnings=[] if exc.offline else [str(exc)], calls=[exc.call] if exc.call else [])
     fitted = llm.fit(role, prompt())
-    asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()])
+    asked = Asked(warnings=list(fitted.warnings), stats=[fitted.stats.model_dump()], fitted=fitted)
     try:
         if schema is None:
             after: list[str] | None = [] if tail else None

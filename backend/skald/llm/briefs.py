@@ -30,6 +30,7 @@ from skald.persistent import PersistentState
 from skald.rules import brief as rules
 from skald.rules import memory
 from skald.scene_brief import BriefDraft
+from skald.state import PromptHead
 from skald.store import briefs as stored
 from skald.store import memories, timeline
 from skald.store.timeline import MAIN
@@ -40,11 +41,13 @@ WAIT_SHARE = 0.25  # and never more than this share of what is left of the turn'
 
 
 def write(llm: LLMClient, state: PersistentState, pack: EraPack, retriever: Any = None,
-          recent: list[tuple[int, str]] = (), *, turn: int, deadline: float | None = None) -> Briefing:
+          recent: list[tuple[int, str]] = (), *, turn: int, deadline: float | None = None,
+          head: PromptHead | None = None) -> Briefing:
     """The brief of the scene ``state`` stands in, from the ``director`` role (its :class:`BriefDraft` merged into
     the rules' brief), or the rules' brief with a warning when the role cannot answer within ``deadline``
     (``time.monotonic()`` seconds; None: the role's timeout) or its reply never validates. ``recent``: (turn,
-    summary) rows for episodic recall. Never raises for the role's failures."""
+    summary) rows for episodic recall. ``head``: the start of the narrator's prompt of the turn just played here,
+    which the role's prompt then starts with (``prompts.director_prompt``). Never raises for the role's failures."""
     base = rules.offline_brief(state, pack, turn)
     people = rules.cast_at(state, pack)
     names = rules.names_for(state, pack)
@@ -62,7 +65,7 @@ def write(llm: LLMClient, state: PersistentState, pack: EraPack, retriever: Any 
                                               lambda texts: retriever.embed(pack, texts)))
             except Exception as exc:  # noqa: BLE001 - memory is a nicety; the brief goes on without it
                 warnings.append(f"memory: recall failed ({type(exc).__name__}); briefing without it")
-        return director_prompt(state, people, names, pack, base, found[0] if found else None, recalled)
+        return director_prompt(state, people, names, pack, base, found[0] if found else None, recalled, head)
 
     asked = ask(llm, ROLE, prompt, schema=BriefDraft, deadline=deadline)
     warnings += asked.warnings + [w for r in found for w in r.warnings]
@@ -117,12 +120,13 @@ def for_scene(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, 
 
 
 def prefetch(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, pack: EraPack,
-             retriever: Any = None, branch: str | None = None) -> Future | None:
+             retriever: Any = None, branch: str | None = None, head: PromptHead | None = None) -> Future | None:
     """Start writing, in the background, the ``director`` role's brief of the scene ``state`` (a committed state)
     stands in, when the role can be called and neither this process nor the save file holds one from it. Returns the
     future, or None when nothing was started. Reads what it needs from ``conn`` now; the background thread never
     touches the database. ``branch``: the branch ``state`` is the head of (default: the current one); only its
-    line's memories are recalled."""
+    line's memories are recalled. ``head``: the start of the narrator's prompt of the turn that committed ``state``
+    (``GameState.narrator_head``), for the role's prompt to start with (:func:`write`)."""
     try:
         llm.check(ROLE, None)
     except LLMUnavailable:
@@ -141,7 +145,7 @@ def prefetch(conn: sqlite3.Connection, llm: LLMClient, state: PersistentState, p
     recent = memories.recent(conn, state.campaign.id, branch, turn + 1, memory.WINDOW) if retriever is not None else []
 
     def job() -> Briefing:
-        briefing = write(llm, state, pack, retriever, recent, turn=turn)
+        briefing = write(llm, state, pack, retriever, recent, turn=turn, head=head)
         briefing.background = True
         return briefing
 

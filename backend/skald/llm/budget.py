@@ -30,7 +30,8 @@ Rendering
     out static first, so that a turn's prompt shares the longest prefix with the one before it (Ollama reuses the
     cached prefix and evaluates only the rest): what holds for the campaign and the scene, then lore, then the turns
     so far, then this turn's facts last, where they sit closest to the reply. A section with a title is rendered as
-    ``title + "\\n" + text``. Sections are separated by a blank line.
+    ``title + "\\n" + text``. Sections are separated by a blank line. ``Fitted.head`` is the user message's start that
+    the prompt's first ``Prompt.head`` sections rendered (the kept ones), for another role's prompt to start with.
 
 Accounting
     Each section is charged ``count(rendered section + "\\n\\n")``, i.e. including a separator, and the system
@@ -100,10 +101,13 @@ class Section:
 
 @dataclass(frozen=True)
 class Prompt:
-    """A static system part (never trimmed) and the per-turn sections."""
+    """A static system part (never trimmed) and the per-turn sections. ``head``: how many of the first sections another
+    role's prompt may start with, byte for byte (the narrator's scene, up to its recent turns, which the Director's
+    brief of the same scene starts with: ``llm.prompts.director_prompt``); ``Fitted.head`` renders them as sent."""
 
     system: str
     sections: tuple[Section, ...]
+    head: int = 0
 
 
 class TokenCounter:
@@ -179,6 +183,7 @@ class Fitted(NamedTuple):
     user: str
     stats: ContextStats
     warnings: list[str]
+    head: str = ""  # the user message's start that the prompt's first ``Prompt.head`` sections rendered, as sent
 
 
 def fit(
@@ -223,6 +228,7 @@ def fit(
     kept_lore = [(i, s) for i, s in lore if i not in dropped]
     kept_history = [(i, s) for i, s in history if i not in dropped]
     user = SEPARATOR.join(s.render() for i, s in indexed if i not in dropped)
+    head = SEPARATOR.join(s.render() for i, s in indexed if i < prompt.head and i not in dropped)
 
     history_dropped = len(history) - len(kept_history)
     lore_dropped = len(lore) - len(kept_lore)
@@ -251,7 +257,7 @@ def fit(
         )
     if total > budget:
         warnings.append(f"{role}: prompt exceeds its budget ({total} of {budget} tokens) even after trimming")
-    return Fitted(system=prompt.system, user=user, stats=stats, warnings=warnings)
+    return Fitted(system=prompt.system, user=user, stats=stats, warnings=warnings, head=head)
 
 
 def _clamp(value: float, low: float, high: float) -> float:

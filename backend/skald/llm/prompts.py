@@ -8,6 +8,11 @@ brief and the scene's place, people and player (never trimmed), lore about what 
 first), the recent turns (trimmed oldest first), and this turn's facts last. Each role's prompt is held to its
 ``prompt_tokens`` budget (``Settings.roles``).
 
+The Director's brief of a scene is written after a turn played there, and its prompt starts with that turn's narrator
+prompt byte for byte, system message included, up to the narrator's recent turns (:func:`narrator_head`,
+:func:`director_prompt`): Ollama serves all of that from the narrator's cache (on one slot, the Director's prompt no
+longer pushes the narrator's out), and the Director reads only the turn just played and its task afresh.
+
 The narrator rewords the turn's four suggested actions after its prose, below a line ``[ACTIONS]`` (``llm.tail``),
 so a story turn costs one call; the ``suggestion_refiner`` prompt is used only when that part is missing.
 """
@@ -22,13 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from skald import events as ev
 from skald.llm import tail
-from skald.llm.budget import Prompt, Section, SectionKind, estimate_tokens
+from skald.llm.budget import Fitted, Prompt, Section, SectionKind, estimate_tokens
 from skald.llm.lore import Retrieved, scene_entities
 from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, interpretation, pronouns, prose
 from skald.rules.scene import everyone_at
 from skald.scene_brief import END_MARKER, MARKER, SceneBrief, party_line, whisper
-from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNpc, Suggestion
+from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNpc, PromptHead, Suggestion
 
 NARRATOR_RULES = (
     "You narrate one turn of a text role-playing game. Write 5 to 8 sentences, at most 250 words, in the second "
@@ -40,12 +45,14 @@ NARRATOR_RULES = (
     "line, numbered 1 to 4 in their order, each reworded to fit your prose: same meaning, imperative, at most 80 "
     "characters, naming only people present."
 )
-DIRECTOR_RULES = (
-    "You are the director of a text role-playing game. Write the brief the narrator keeps in mind for this scene: "
-    "a summary of at most 3 sentences, at most 5 short key facts, what at most 3 of the people present want (by "
-    "their id, exactly as listed), and at most 3 topics the player might raise. Use only the facts given; keep the "
-    "secrets out of all of it. Do not write the narration itself. Reply with JSON only."
+DIRECTOR_TASK = (
+    "Write the brief the narrator keeps in mind for this scene: a summary of at most 3 sentences, at most 5 short key "
+    "facts, what at most 3 of the people present want (by their id, exactly as listed), and at most 3 topics the "
+    "player might raise. Use only the facts given; keep the secrets out of all of it. Do not write the narration "
+    "itself. Reply with JSON only."
 )
+DIRECTOR_RULES = "You are the director of a text role-playing game. " + DIRECTOR_TASK
+DIRECTOR_AFTER_NARRATOR = "Now you are the director, not the narrator: improve on the brief above. " + DIRECTOR_TASK
 REFINER_RULES = (
     "Rewrite four suggested player actions so they fit the narration. Keep each action's meaning, tone and "
     "risk; keep the tone order PARAGON, INVESTIGATE, RENEGADE, NEUTRAL; each label at most 80 characters, in "
@@ -326,7 +333,7 @@ def turn_lore(retrieved: Retrieved | None, scene_lore: list[Section]) -> list[Se
                     title=f"Lore, {hit.heading} ({hit.source_path}):") for hit in fresh]
 
 
-HISTORY_BLOCK = 2  # the narrator's window of recent turns starts anew every this many turns (see history_sections)
+HISTORY_BLOCK = 3  # the narrator's window of recent turns holds 1 to this many turns (see history_sections)
 LORE_TOKENS = 350  # the narrator's lore: the most relevant sections that fit, the same for every turn of a scene
 LORE_HIT_TOKENS = 110  # of a lore chunk the index found, its first sentences up to this many tokens
 
@@ -344,14 +351,16 @@ def _lead(text: str, tokens: int) -> str:
 
 def history_sections(state: PersistentState, block: int | None = None, place: str | None = None) -> list[Section]:
     """The recent turns (``state.recent``), trimmed oldest first. With ``block``, only those from the start of the
-    last whole block of ``block`` turns: the window grows by a turn, then starts anew, so that every other turn's
-    prompt is the last one's with a turn added (a prefix the model has cached) rather than shifted by one. With
-    ``place`` (a location id), only the turns played there since the player last arrived, or the last turn alone on
-    arriving (how they came): what happened in another place is the last scene's, not this one's."""
+    current block of ``block`` turns (turns 1 to ``block``, then ``block`` + 1 to 2 x ``block``...): the window grows
+    by a turn, from the last turn alone to ``block`` turns, then starts anew with the last turn alone, so that every
+    prompt is the last one's with a turn added (a prefix the model has cached) rather than shifted by one, and a
+    window that starts anew costs no more to read than one that grew (the last turn is new to the cache either way).
+    With ``place`` (a location id), only the turns played there since the player last arrived, or the last turn alone
+    on arriving (how they came): what happened in another place is the last scene's, not this one's."""
     recent = state.recent
     if block and recent:
         last = recent[-1].turn
-        start = block * (last // block) - block + 1
+        start = block * ((last - 1) // block) + 1
         recent = [t for t in recent if t.turn >= start]
     if place is not None and recent:
         here = len(recent)
@@ -379,44 +388,126 @@ def narrator_prompt(state: GameState, pack: EraPack, retrieved: Retrieved | None
     same every turn) and the rules. User, laid out so that each part changes less often than the next (the prefix a
     local model has cached holds): the player and the place; lore and voices about the place and who is on stage
     (:func:`lore_sections` within :data:`LORE_TOKENS`); the Director's brief for the scene; who is on stage; the recent
-    turns; the lore the index found for this turn (:func:`turn_lore`); then this turn's facts, the Director's notes,
-    the scene's lines and the actions to reword."""
+    turns (up to here, ``Prompt.head``: what the Director's brief of this scene starts with, :func:`narrator_head`);
+    the lore the index found for this turn (:func:`turn_lore`); then this turn's facts, the Director's notes, the
+    scene's lines and the actions to reword."""
     style = [hit.text for hit in retrieved.style] if retrieved is not None else []
     lore = within(lore_sections(state, pack, retrieved), LORE_TOKENS)
     sections = [Section(SectionKind.SCENE, scene_head(state, pack), title="The scene:"), *lore]
     block = brief_block(state, pack)
     sections += [Section(SectionKind.SCENE, block)] if block else []
     sections += [Section(SectionKind.SCENE, present_line(state, pack)),
-                 *history_sections(state, HISTORY_BLOCK, state.after.location),
-                 *turn_lore(retrieved, lore)]
+                 *history_sections(state, HISTORY_BLOCK, state.after.location)]
+    head = len(sections)  # what the Director's brief of this scene starts with (director_prompt)
+    sections += turn_lore(retrieved, lore)
     told = turn_text(state, pack)
     sections.append(Section(SectionKind.TURN, told, title="This turn:"))
     sections += [Section(SectionKind.TURN, extra) for extra in (turn_notes(state, told), scene_lines_block(state),
                                                                  actions_block(state)) if extra]
-    return Prompt(_system(NARRATOR_RULES, pack, style), tuple(sections))
+    return Prompt(_system(NARRATOR_RULES, pack, style), tuple(sections), head=head)
+
+
+def narrator_head(state: GameState, pack: EraPack, fitted: Fitted) -> PromptHead:
+    """The start of the narrator's prompt as ``fitted`` sent it (:func:`narrator_prompt`'s head: the system message,
+    the scene, its lore, the brief, who is on stage and the recent turns), for the Director's brief of this scene
+    (:func:`director_prompt`)."""
+    window = history_sections(state, HISTORY_BLOCK, state.after.location)
+    sent = [s.rank for s in window if s.render() in fitted.head]
+    d = state.director_instructions
+    return PromptHead(system=fitted.system, user=fitted.head, location=state.after.location,
+                      last_turn=max(sent, default=0), brief=brief_block(state, pack) or "",
+                      names=dict(d.names) if d is not None else {})
 
 
 def director_prompt(state: PersistentState, people: list[PresentNpc], names: dict[str, str], pack: EraPack,
-                    base: SceneBrief, retrieved: Retrieved | None = None, memories: list[Any] = ()) -> Prompt:
+                    base: SceneBrief, retrieved: Retrieved | None = None, memories: list[Any] = (),
+                    head: PromptHead | None = None) -> Prompt:
     """The scene to brief (``state`` where a turn left it, ``people`` there, the deterministic brief ``base`` to
-    improve on), recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane)."""
+    improve on), recent turns, recalled older turns (episodic memory) and adventure hooks (the hooks lane).
+
+    With ``head``, the start of the narrator's prompt of the turn just played in this place (``narrator_head``), the
+    prompt starts with it byte for byte (its system message too), so that Ollama serves all of that from the
+    narrator's cache, on one slot as on several: the scene, its lore, the brief as the narrator had it, who is on
+    stage and the turns so far here. Then what only the Director reads: the turns played since (the one just played),
+    the memories and hooks, and its task last (:data:`DIRECTOR_AFTER_NARRATOR`, the people by id, the parts of the
+    brief that read otherwise now, the time). Without one (a brief asked for on connect, or no narrator call this
+    turn), the Director's own prompt: the place and everyone there, the brief, recent turns and the time."""
     location = pack.locations[state.location]
+    now = f"Time: {clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)}"
+    recalled = [Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
+                        title=f"Remembered, turn {memory.turn}:") for memory in memories]
+    recalled += [Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
+                         title=f"Possible hook ({hit.source_path}):")
+                 for hit in (retrieved.hooks if retrieved is not None else [])]
+    if head is not None and head.location == state.location:
+        return _director_after(state, people, names, base, head, recalled, now)
     facts = [f"Location: {location.name}. {location.description}"]
     for person in people:
-        met = names.get(person.id, person.name)
-        who = person.name if met == person.name else f"{met} (not yet met: do not name them)"
-        facts.append(f"Present: id {person.id}: {who}, {person.role}. {person.description}")
-    facts += [f"Already in the brief: {line}" for line in whisper(base, names).splitlines()[1:-1]]
-    now = f"Time: {clock.clock_text(state.world.time_minutes, pack.era.calendar.day_names)}"
-    sections = [Section(SectionKind.SCENE, "\n".join(facts))]
-    for memory in memories:
-        sections.append(Section(SectionKind.LORE, memory.summary, rank=70 + round(20 * memory.score),
-                                title=f"Remembered, turn {memory.turn}:"))
-    for hit in retrieved.hooks if retrieved is not None else []:
-        sections.append(Section(SectionKind.LORE, hit.text, rank=40 + round(9 * max(0.0, hit.score)),
-                                title=f"Possible hook ({hit.source_path}):"))
-    sections += [*history_sections(state), Section(SectionKind.TURN, now)]
+        facts.append(f"{_present_id(person, names)} {person.description}")
+    facts += ["Already in the brief:", *whisper(base, names).splitlines()[1:-1]]
+    sections = [Section(SectionKind.SCENE, "\n".join(facts)), *history_sections(state), *recalled,
+                Section(SectionKind.TURN, now)]
     return Prompt(_system(DIRECTOR_RULES, pack, style=False), tuple(sections))
+
+
+def _present_id(person: PresentNpc, names: dict[str, str]) -> str:
+    """``Present: id ID: Name, role.``: how the Director's prompt lists someone, by the id its reply uses (someone
+    the player has not met is listed as the brief names them, and not to be named)."""
+    met = names.get(person.id, person.name)
+    who = person.name if met == person.name else f"{met} (not yet met: do not name them)"
+    return f"Present: id {person.id}: {who}, {person.role}."
+
+
+def _director_after(state: PersistentState, people: list[PresentNpc], names: dict[str, str], base: SceneBrief,
+                    head: PromptHead, recalled: list[Section], now: str) -> Prompt:
+    """The Director's prompt that starts with the narrator's ``head`` (see :func:`director_prompt`). Someone whose
+    description the narrator's lore left out gets it on their line; the brief's parts that read otherwise now than
+    in ``head`` (a standing or a fight moved on, a secret told, an attitude changed) are given as they read now,
+    whole, but for its scene line and focus (:data:`NAMED_PARTS`)."""
+    sections = [Section(SectionKind.SCENE, head.user)]
+    sections += [Section(SectionKind.SCENE, " ".join(t.sentences), title=f"Turn {t.turn} ({t.input}):")
+                 for t in state.recent if t.turn > head.last_turn]  # the turn just played
+    task = [DIRECTOR_AFTER_NARRATOR]
+    for person in people:
+        known = f"About {person.name}:\n{person.description}" in head.user
+        task.append(_present_id(person, names) + ("" if known else f" {person.description}"))
+    changed = brief_changes(head.brief, whisper(base, head.names or names), skip=NAMED_PARTS if head.brief else ())
+    if changed:
+        task += ["The brief now reads (in place of the same parts above):", *changed]
+    task.append(now)
+    sections += [*recalled, Section(SectionKind.TURN, "\n".join(task))]
+    return Prompt(head.system, tuple(sections))
+
+
+def brief_parts(block: str) -> dict[str, list[str]]:
+    """A brief's lines (``scene_brief.whisper``, between its markers) by part: each part's first line (``Scene:
+    ...``, ``Keep in mind:``) and the items under it, keyed by its label (the text before its first colon)."""
+    parts: dict[str, list[str]] = {}
+    key = None
+    for line in block.splitlines():
+        if line in (MARKER, END_MARKER):
+            continue
+        if line.startswith("- ") and key is not None:
+            parts[key].append(line)
+        else:
+            key = line.split(":", 1)[0]
+            parts[key] = [line]
+    return parts
+
+
+# Within one scene (rules.brief.scene_key: the place, its cast, quests, episode beat and world tick) the brief's scene
+# line and focus differ from turn to turn only in the names the player has learned and the hour, which the
+# Director's prompt gives anyway (who is not met yet, by id, and the time): they are not given again when they differ.
+NAMED_PARTS = ("Scene", "Focus")
+
+
+def brief_changes(shown: str, now: str, skip: tuple[str, ...] = ()) -> list[str]:
+    """The lines of the parts of the brief ``now`` whose lines differ from the brief ``shown`` (both as
+    ``scene_brief.whisper`` renders them), in ``now``'s order, but for the parts labelled as in ``skip``; a part
+    ``now`` no longer has reads ``Label: none``."""
+    before, after = brief_parts(shown), brief_parts(now)
+    out = [line for key, lines in after.items() if key not in skip and before.get(key) != lines for line in lines]
+    return out + [f"{key}: none" for key in before if key not in after and key not in skip]
 
 
 def refiner_prompt(state: GameState, pack: EraPack, suggestions: list[Suggestion]) -> Prompt:

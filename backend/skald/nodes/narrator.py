@@ -22,8 +22,9 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     ``rules.prose.limits`` room for each), narrated_actions (the four suggestions as the reply reworded them after its
     ``[ACTIONS]`` line, ``llm.tail``, for the Refiner to check; None when it had none), llm_calls, context_stats,
     lore_citations, warnings (fallback used, prompt trimmed, the lore index unusable, option lists or meta sections
-    stripped, prose cut, NPCs named who are not in the scene). The prompt's style, lore and voice lanes are fetched
-    here through the context. The call ends by the turn's deadline (``TurnContext.deadline``).
+    stripped, prose cut, NPCs named who are not in the scene), narrator_head (the start of the prompt as sent, which
+    the Director's brief of this scene starts with: ``prompts.narrator_head``). The prompt's style, lore and voice
+    lanes are fetched here through the context. The call ends by the turn's deadline (``TurnContext.deadline``).
 
     Streams each token as a LangGraph custom event ``{"kind": "token", "text": ...}``. The player keeps what they
     read: a reply that breaks off after its first tokens (a timeout, the turn budget running out, a broken stream)
@@ -86,8 +87,9 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
             continue
         warnings.append(f"narrator: names {name}, who is not in the scene")
     actions = tail.actions(asked.tail) if asked.tail and asked.value is not None else None
+    head = prompts.narrator_head(state, pack, asked.fitted) if asked.fitted is not None else None
     return asked.update() | {"final_text": text, "warnings": warnings, "lore_citations": cited,
-                             "narrated_actions": actions}
+                             "narrated_actions": actions, "narrator_head": head}
 
 
 def _given(state: GameState, pack: EraPack) -> str:

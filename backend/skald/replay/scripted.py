@@ -8,7 +8,8 @@
 
 The role comes from the ``X-Skald-Role`` header. Replies are built from the request itself, never at random:
 
-* ``director``: a scene brief draft (JSON) from the ``Location:``, ``Present:`` and ``Already in the brief:`` lines.
+* ``director``: a scene brief draft (JSON) from the ``Location:`` and ``Present: id`` lines and the brief it is given
+  (``Already in the brief:``, or the narrator's brief block and the parts that read otherwise now).
 * ``narrator``: five to seven second-person sentences from the ``Location:``, ``Present:``, ``Outcome:``,
   ``Say these plainly:`` and ``Consequences:`` lines (and the companion line the Director asks for), phrasings
   picked by a stable hash; in a multi-character scene, every line of its ``Scene lines:`` woven in, words verbatim;
@@ -54,6 +55,7 @@ import yaml
 from skald.llm import tail
 from skald.llm.client import ROLE_HEADER
 from skald.rules import prose
+from skald.scene_brief import END_MARKER, MARKER
 from skald.settings import ROLES
 
 MODEL = "scripted"
@@ -192,6 +194,36 @@ def _lines(text: str, prefix: str) -> list[str]:
     return [line[len(prefix):].strip() for line in text.splitlines() if line.startswith(prefix)]
 
 
+BRIEF_LABELS = ("Keep in mind", "This turn must convey", "People", "The player may raise",
+                "Keep secret (never state, confirm or deny)")
+CHANGED = "The brief now reads (in place of"
+
+
+def _brief_items(text: str) -> list[str]:
+    """The brief's items ("- ...") a director prompt gives, by part in this order: what to keep in mind, what this
+    turn must convey, what people want, what the player may raise, the secrets (whatever order the prompt shows them
+    in). The brief is the lines after ``Already in the brief:``, or else its block between the markers with the parts
+    that read otherwise now (after a line starting :data:`CHANGED`) in place of the same parts."""
+    given = text.partition("\nAlready in the brief:\n")[2]
+    if given:
+        lines = given.split("\n\n")[0].splitlines()
+    else:
+        block = text.partition(MARKER)[2].partition(END_MARKER)[0]
+        changed = text.partition(f"\n{CHANGED}")[2].partition("\n")[2]
+        lines = [*block.splitlines(), *changed.splitlines()]
+    parts: dict[str, list[str]] = {}
+    label = None
+    for line in lines:
+        if line.startswith("- ") and label is not None:
+            parts[label].append(line[2:])
+        elif line.startswith("Time:"):
+            break
+        elif ":" in line:
+            label = line.split(":", 1)[0]
+            parts[label] = []
+    return [item for label in BRIEF_LABELS for item in parts.get(label, [])]
+
+
 def _present(text: str) -> list[str]:
     """Names from ``Present: Name (role), Name (role)`` (nobody -> [])."""
     line = next(iter(_lines(text, "Present:")), "")
@@ -300,12 +332,12 @@ class ScriptedOllama(httpx.BaseTransport):
 
     @staticmethod
     def _director(text: str) -> str:
-        """A brief draft (``scene_brief.BriefDraft``) from the ``Location:``, ``Present: id ...`` and ``Already in
-        the brief:`` lines of the scene."""
+        """A brief draft (``scene_brief.BriefDraft``) from the ``Location:`` and ``Present: id ...`` lines of the
+        scene and the brief it is given (:func:`_brief_items`)."""
         place = next(iter(_lines(text, "Location:")), "the scene").split(".")[0].strip() or "the scene"
         people = [re.match(r"id (\S+): ([^,]+),", line) for line in _lines(text, "Present:")]
         people = [m for m in people if m and "not yet met" not in m.group(2)]
-        known = [line.removeprefix("- ") for line in _lines(text, "Already in the brief:") if line.startswith("- ")]
+        known = _brief_items(text)
         who = " and ".join(m.group(2) for m in people[:2])
         summary = f"{place} holds its breath around the player." + (f" {who} watch what comes next." if who else "")
         return json.dumps({
