@@ -61,8 +61,15 @@ map-deps:
 	$(call system_package,graphviz,dot,the pack map)
 
 # PYTEST_ARGS: more pytest options (.ci/run adds --durations=15, so a creeping suite shows).
+# The suite runs on every core (pytest-xdist): TEST_WORKERS=auto is a worker a core, TEST_WORKERS=0 (or
+# PYTEST_ARGS="-n 0" or "-p no:xdist") runs it in one process. Each test module runs on one worker (--dist loadfile),
+# so a fixture built once for a module is built once; the modules that have one are handed out first
+# (tests/conftest.py orders them, --no-loadscope-reorder keeps that order). `pytest tests/test_x.py` runs in one process.
+TEST_WORKERS ?= auto
+XDIST = $(if $(findstring no:xdist,$(PYTEST_ARGS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+
 test: $(STAMP) test-deps
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 replay: $(STAMP)
 	$(BIN)/skald replay data/recordings

@@ -41,6 +41,29 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only: about SQLite save files; not run on PostgreSQL")
 
 
+def _builds_a_module_fixture(item) -> bool:
+    """Whether ``item`` uses a fixture built once for its module or class, or a session fixture its module defines."""
+    module = item.nodeid.split("::", 1)[0]
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        defs[-1].scope in ("class", "module", "package") or (defs[-1].scope == "session" and defs[-1].baseid == module)
+        for defs in info.name2fixturedefs.values() if defs)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile --no-loadscope-reorder``: each module
+    on one worker, so a fixture built once for a module is built once), the modules with such a fixture come first,
+    each module's tests kept together and in order. xdist hands the modules out in this order, so the costly ones
+    start early, the last ones handed out are short, and the workers finish together."""
+    if not hasattr(config, "workerinput"):  # one process: the order stays as collected
+        return
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    costly = {name for name, tests in modules.items() if any(_builds_a_module_fixture(test) for test in tests)}
+    items[:] = [test for name in sorted(modules, key=lambda name: name not in costly) for test in modules[name]]
+
+
 def pytest_generate_tests(metafunc):
     if "store" in metafunc.fixturenames and getattr(metafunc.module, "BOTH_STORES", False) and \
             metafunc.definition.get_closest_marker("sqlite_only") is None:

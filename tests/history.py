@@ -40,6 +40,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,10 +145,23 @@ class Server:
             return ""
 
 
+def port_range() -> tuple[int, int]:
+    """The part of :data:`PORTS` this process picks from: all of it, or under pytest-xdist the worker's own slice
+    (``gw0`` the first of ``PYTEST_XDIST_WORKER_COUNT``), so two workers never probe the same port at once and start
+    servers on it (a probed port is free only until someone binds it)."""
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if not (worker.startswith("gw") and worker[2:].isdigit() and count.isdigit() and int(count) > 1):
+        return PORTS
+    index, size = int(worker[2:]), (PORTS[1] - PORTS[0]) // int(count)
+    return PORTS[0] + index * size, PORTS[0] + (index + 1) * size
+
+
 def free_port(rng: random.Random | None = None) -> int:
+    """A port on 127.0.0.1 that nobody listens on now, from :func:`port_range`: a server started on it may still
+    find it taken (by a process outside this test run), so its starter retries on another."""
     rng = rng or random.Random()
     for _ in range(200):
-        port = rng.randrange(*PORTS)
+        port = rng.randrange(*port_range())
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
@@ -155,6 +169,15 @@ def free_port(rng: random.Random | None = None) -> int:
                 continue
             return port
     raise RuntimeError("no free port")
+
+
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections while the block runs: bound here but never listening, so no other
+    process (another test worker's server) can take it meanwhile."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 @dataclass

@@ -54,13 +54,22 @@ def server() -> Iterator[str]:
         if user:
             owner = pwd.getpwnam(user)
             os.chown(path, owner.pw_uid, owner.pw_gid)
-    port = free_port()
     log = folder / "server.log"
     subprocess.run(_as_owner([str(bindir / "initdb"), "-D", str(data), "-U", "skald", "--auth=trust", "-E", "UTF8",
                               "--no-sync"], user), check=True, capture_output=True)
-    subprocess.run(_as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o",
-                              f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off", "start"], user),
-                   check=True, capture_output=True)
+    for attempt in range(3):  # the port can be taken between the probe and the start: then another one
+        port = free_port()
+        logged = log.stat().st_size if log.exists() else 0
+        started = subprocess.run(_as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t",
+                                            "60", "-o", f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 "
+                                            "-c fsync=off", "start"], user), capture_output=True)
+        if started.returncode == 0:
+            break
+        said = log.read_bytes()[logged:].decode(errors="replace") if log.exists() else ""
+        if "already in use" not in said or attempt == 2:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise RuntimeError(f"PostgreSQL did not start on port {port}: "
+                               f"{started.stderr.decode(errors='replace')}\n{said[-3000:]}")
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -8,13 +8,12 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from fake_ollama import FakeOllama, json_reply, text
+from history import free_port
 from skald.api import create_app
 from skald.api.server import LiveServer
 from skald.graph import PIPELINE, build_graph
@@ -522,22 +522,36 @@ def test_reload_packs_swaps_in_an_edited_pack_and_keeps_the_last_good_one_on_err
 
 
 def test_skald_serve_runs_the_api_and_claims_the_admin_key(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     skald = Path(sys.executable).with_name("skald")
     env = os.environ | {"SKALD_ADMIN_KEY": "serve-admin"}
-    server = subprocess.Popen([str(skald), "serve", "--port", str(port), "--db", str(tmp_path / "served.db")],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server, url = _serving(lambda port: subprocess.Popen(
+        [str(skald), "serve", "--port", str(port), "--db", str(tmp_path / "served.db")], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
     try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_until_serving(server, url)
         created = httpx.post(f"{url}/campaigns", json={"pack": PACK, "seed": 1}).json()
         listed = httpx.get(f"{url}/campaigns", headers=bearer("serve-admin")).json()["campaigns"]
         assert [c["campaign_id"] for c in listed] == [created["campaign_id"]]
     finally:
         server.terminate()
         server.wait(15)
+
+
+def _serving(start: Callable[[int], subprocess.Popen]) -> tuple[subprocess.Popen, str]:
+    """``start(port)`` on a free port, once it answers: (the process, its URL). A port taken between the probe and
+    the bind (the server exits saying so) is replaced by another."""
+    for attempt in range(3):
+        port = free_port()
+        server = start(port)
+        try:
+            _wait_until_serving(server, f"http://127.0.0.1:{port}")
+        except AssertionError as failed:
+            server.kill()
+            server.wait(15)
+            if "address already in use" not in str(failed).lower() or attempt == 2:
+                raise
+            continue
+        return server, f"http://127.0.0.1:{port}"
+    raise AssertionError("unreachable")
 
 
 def _wait_until_serving(server: subprocess.Popen, url: str) -> None:
@@ -559,18 +573,16 @@ def _wait_until_serving(server: subprocess.Popen, url: str) -> None:
 
 @pytest.mark.parametrize("access_log", [False, True])
 def test_skald_serve_logs_requests_to_the_log_file_unless_asked_to_print_them(tmp_path: Path, access_log) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     env = os.environ | {"SKALD_LOG_FILE": str(tmp_path / "logs" / "skald.log")}
-    command = [sys.executable, "-m", "skald", "serve", "--port", str(port), "--db", str(tmp_path / "served.db")]
-    server = subprocess.Popen(command + (["--access-log"] if access_log else []), env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        _wait_until_serving(server, f"http://127.0.0.1:{port}")
-    finally:
-        server.terminate()
-        out, err = server.communicate(timeout=15)
+
+    def start(port: int) -> subprocess.Popen:
+        command = [sys.executable, "-m", "skald", "serve", "--port", str(port), "--db", str(tmp_path / "served.db")]
+        return subprocess.Popen(command + (["--access-log"] if access_log else []), env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    server, _ = _serving(start)
+    server.terminate()
+    out, err = server.communicate(timeout=15)
     assert "Uvicorn running on" in err and "Application shutdown complete" in err  # its own lines stay on stderr
     log = tmp_path / "logs" / "skald.log"
     logged = log.read_text(encoding="utf-8") if log.exists() else ""  # made when its first line is written

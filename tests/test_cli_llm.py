@@ -6,13 +6,13 @@ import os
 import pty
 import re
 import select
-import socket
 import subprocess
 import sys
 import time
 
 import pytest
 from fake_ollama import FakeOllama, json_reply, slow, text
+from history import closed_port
 
 SKALD = [sys.executable, "-m", "skald"]
 ROLES_ENV = {"SKALD_DIRECTOR_MODEL": "dir", "SKALD_NARRATOR_MODEL": "nar", "SKALD_SUGGESTION_REFINER_MODEL": "ref",
@@ -31,15 +31,10 @@ def skald(*args: str, **extra: str) -> subprocess.CompletedProcess:
     return subprocess.run([*SKALD, *args], capture_output=True, text=True, env=env(**extra), timeout=60)
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_doctor_without_ollama_prints_how_to_start_it(tmp_path):
-    url = f"http://127.0.0.1:{closed_port()}"
-    out = skald("doctor", "--db", str(tmp_path / "d.db"), SKALD_OLLAMA_BASE_URL=url)
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        out = skald("doctor", "--db", str(tmp_path / "d.db"), SKALD_OLLAMA_BASE_URL=url)
     assert out.returncode == 1
     assert f"PROBLEM  Ollama does not answer at {url}" in out.stdout
     assert f"fix: OLLAMA_HOST={url} ollama serve" in out.stdout

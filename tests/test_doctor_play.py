@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from fake_ollama import ANY, FakeOllama, Reply, hang, http_error, prompt_tokens, text
+from history import closed_port
 from skald.llm.acceptance import RoleFigures, fallback_kind, percentile, verdict
 from skald.llm.client import LLMClient, LLMUnavailable
 from skald.llm.prompt_cache import LOADED_S, PromptLedger, estimated_cached, prompt_text, shared_prefix
@@ -180,10 +180,9 @@ def test_refusals_and_broken_json_make_roles_unusable_and_the_run_fail(tmp_path:
 
 
 def test_no_ollama_exits_2_with_the_fix_and_plays_nothing(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    run = doctor_play(tmp_path, url)
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        run = doctor_play(tmp_path, url)
     assert run.returncode == 2, run.stdout + run.stderr
     assert f"PROBLEM  Ollama does not answer at {url} (ConnectError)" in run.stdout
     assert f"fix: OLLAMA_HOST={url} ollama serve" in run.stdout
@@ -269,12 +268,12 @@ def test_each_failure_the_client_records_is_grouped_by_why() -> None:
             with pytest.raises(LLMUnavailable) as failed:
                 ask()
             calls.append(failed.value.call)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    nobody = LLMClient(Settings(ollama_base_url=url, llm="on", retries=0, retrieval=False), transport=PromptLedger())
-    with pytest.raises(LLMUnavailable) as failed:
-        nobody.text("narrator", SYSTEM, "Go.")
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        nobody = LLMClient(Settings(ollama_base_url=url, llm="on", retries=0, retrieval=False),
+                           transport=PromptLedger())
+        with pytest.raises(LLMUnavailable) as failed:
+            nobody.text("narrator", SYSTEM, "Go.")
     calls.append(failed.value.call)
     assert [fallback_kind(c) for c in calls] == ["HTTP error", "empty", "refusal", "invalid JSON", "timeout",
                                                  "HTTP error"], [c.fallback_reason for c in calls]

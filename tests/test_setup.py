@@ -212,7 +212,7 @@ def test_the_offline_chain_asks_the_backgrounds_own_questions(pack):
 
 def _env(**extra: str) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith("SKALD_")}
-    return keep | {"SKALD_RETRIEVAL": "false"} | extra
+    return keep | {"SKALD_RETRIEVAL": "false", "SKALD_LOG_FILE": ""} | extra  # no log file in the working folder
 
 
 def test_skald_new_offline_from_a_pipe(tmp_path):

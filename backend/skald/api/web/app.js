@@ -533,9 +533,10 @@ async function play(input, shown, typed = false) {
   try {
     await streamTurn(input, (kind, data) => {
       waiting();  // something came: the quiet starts over
-      if (kind === "progress") $("progress").textContent = `${NODE_WORDS[data.node] || data.node}…`;
+      // a turn being stopped keeps saying so: a stage that reports after the click does not take its words back
+      if (kind === "progress") { if (!stopping) $("progress").textContent = `${NODE_WORDS[data.node] || data.node}…`; }
       else if (kind === "token") {  // the narration is arriving: that is the stage running, whatever came before
-        if (!streamed) $("progress").textContent = `${NODE_WORDS.narrator}…`;
+        if (!streamed && !stopping) $("progress").textContent = `${NODE_WORDS.narrator}…`;
         streamed += data.text;
         setText(body, streamed);
       }
