@@ -248,6 +248,9 @@ CASES = [
     ("saltmarsh_reach", "look around", "whos the lady that lost her boat", "Ottilie Crewe"),
     ("cinder_reach", "look around", "set off for the old abbey", "no old abbey within reach"),
     ("saltmarsh_reach", "look around", "throw a stool at the loud one", "Ottilie Crewe"),
+    # found by playing: what is worth seeing names places beyond the door, asked of the one hailed
+    ("cinder_reach", "look around", "hey old timer, anything worth seeing round here?", "Tobin Marsh tells you what "
+     "a newcomer should see: the Lowvent Clinic"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

@@ -452,6 +452,21 @@ def _where_go(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     return (_ways(state, pack), [])
 
 
+SIGHTS = 4  # places a newcomer is told are worth seeing
+
+
+def _sights(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """What is worth seeing: the :data:`SIGHTS` nearest places within reach other than streets and wilds, each with
+    its minutes away and the first words of its description; the ways out when none is."""
+    told, _ = _teller(speaker, locals_)
+    reach = sorted((m, loc.name, loc.id) for loc in pack.locations.values() if loc.id != state.location and
+                   loc.type not in ("street", "wilds", "road") and (m := minutes_to(pack, state.location, loc.id)))
+    if not reach:
+        return (_ways(state, pack), [])
+    seen = [f"{the_place(pack.locations[loc])} ({minutes} min)" for minutes, _, loc in reach[:SIGHTS]]
+    return (f"{told} what a newcomer should see: {or_list(seen, 'and')}. {_ways(state, pack)}", [])
+
+
 def _where_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     here = pack.locations[state.location]
     return (f"You are in {the_place(here)}: {end(_first_sentence(here.description))} {_ways(state, pack)}", [])
@@ -754,7 +769,7 @@ _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
               "lodging": _lodging, "danger": _danger, "menu": _menu, "history": _history,
-              "leader": _leader, "who_here": _who_here, "feel": _feel, "worship": _worship,
+              "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
               "ask": _ask,
               "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

@@ -502,7 +502,7 @@ _AFTER_VERB = re.compile(r"^.*?\b(?:talk|speak|chat|ask|greet|say (?:hi|hello))(
 # Someone hailed by a description before a question: "hey old man, what do you know about the abbey".
 _HAILED = re.compile(r"^(?:(?:hey|oi|ho|excuse me|pardon me|say|hello|hi|yo|sorry)[ ,]+)?(?P<who>(?:you |the |my )?"
                      r"[a-z' ]{2,30}?)\s*,\s*(?=(?:what|who|where|why|how|do|does|is|are|can|could|will|would|tell|"
-                     r"any|have|has|got)\b)")
+                     r"any|anything|anyone|anybody|anywhere|have|has|got)\b)")
 _SAID_TO_YOU = re.compile(r"\b(?:you|your|youre|you're|youve|you've|ya|u|ur)\b")
 # Things thrown at someone that hurt nobody: "throw a coin at the singer", "throw a wink at her".
 _HARMLESS = re.compile(r"^(?:a |an |some |my |the |one )?(?:coins?|grey|greys|credits?|scrip|money|penny|pennies|"

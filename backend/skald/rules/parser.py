@@ -458,9 +458,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("leader", r"^who (?:leads|heads|runs|bosses|speaks for|is (?:the )?(?:leader|head|boss|chief|voice) of|is in "
                r"charge of) (?:the |those |these )?(?P<t>(?!guards?\b|watch\b|reeves?\b|law\b|deputies\b)[a-z' ]+?)"
                r"\s*\??$"),
-    ("where_go", r"\b(?:anything|anywhere|what is|what) (?:\w+ )?worth (?:seeing|a visit|visiting|a look|"
-                 r"checking out)\b|"
-                 r"\bwhat (?:are )?the sights\b"),
+    ("sights", r"\b(?:anything|anywhere|what is|what) (?:\w+ )?worth (?:seeing|a visit|visiting|a look|"
+               r"checking out)\b|\bwhat (?:are )?the sights\b"),
     ("menu", r"\b(?:you|u|ya) got any (?:food|grub|eats)\b|^what is on tap\b|\bwhat(?:cha| are you| you|"
              r" do you) (?:pouring|serving|"
              r"brewing|cooking)\b|\bwhat is on tap\b"),
@@ -474,7 +473,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"coins?|cash|money)\b"),
     ("any_work", r"^(?:so )?what is the (?:trouble|problem|matter)(?: here| around here| round here| then)?\s*\??$|"
                  r"\bwhere do i (?:even )?start(?: looking)?\b"),
-    ("about", r"^(?P<t>[a-z' ]+?)\s*(?:\.\.\.|,)\s*(?:is that|are they|is it|who are they|what is that|can they be|"
+    ("about", r"^(?!(?:what|who|where|how|why|when|which)\b)(?P<t>[a-z' ]+?)\s*(?:\.\.\.|,)\s*(?:is that|are they|"
+              r"is it|who are they|what is that|can they be|"
               r"should i)\b"),
     ("where_is", r"^how far (?:away )?(?:is|was) (?P<t>it|that|there|this|that place|the place)\s*\??$|"
                  r"^where (?:is|was) "

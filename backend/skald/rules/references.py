@@ -35,7 +35,7 @@ KINDRED = [
      "tavernkeeper", "host", "hostess", "owner", "proprietor"},
     {"singer", "ballad", "minstrel", "bard", "musician", "songs", "song"},
     {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped", "weathered", "wrinkled", "wizened", "grandpa",
-     "granddad", "grandad", "gramps", "pops", "oldtimer", "geezer"},
+     "granddad", "grandad", "gramps", "pops", "oldtimer", "geezer", "timer"},
     {"hands", "hand", "knuckles", "fingers", "palms"},
     {"medicine", "medical", "remedy", "remedies", "cure", "salve", "physic", "painkiller"},
     {"man", "guy", "fellow", "bloke", "gent", "gentleman", "chap", "lad"},
