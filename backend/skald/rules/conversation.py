@@ -288,11 +288,11 @@ def _money(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     told, _ = _teller(speaker, locals_)
     currency = pack.era.currency
     offered = references.words(topic) - {"cash", "money", "coin", "coins"}
-    token = references.item(topic, state, pack) if offered else None
-    if token is not None and not offered & references.words(f"{currency.one} {currency.many}"):
-        return (f"{told} that {currency.many} are what counts here; {token.name.lower()} passes at "
-                f"{money(token.value, pack)}.", [])
     if offered and not offered & references.words(f"{currency.one} {currency.many}"):  # "u take company scrip?"
+        token = references.item(topic, state, pack)
+        if token is not None:
+            return (f"{told} that {currency.many} are what counts here; {token.name.lower()} passes at "
+                    f"{money(token.value, pack)}.", [])
         return (f"{told} that {topic} is no good here: it is {currency.many} or nothing. You have "
                 f"{money(state.player.credits, pack)}.", [])
     return (f"{told} that money here is counted in {currency.many}: one {currency.one}, two {currency.many}; a "

@@ -261,8 +261,10 @@ def topic_of(words: str) -> str:
     # where they hang is all that names them
 
 
-_VAGUE = frozenset({"thing", "things", "stuff", "one", "ones", "something", "bits", "whatever", "thingy", "thingies",
-                    "guys", "men", "folks", "people", "lads", "blokes", "fellas", "women", "ladies"})
+# People told only as a crowd ("the guys sitting by the window"): words that name nobody in particular.
+CROWD_WORDS = frozenset({"guys", "men", "folks", "people", "lads", "blokes", "fellas", "women", "ladies"})
+_VAGUE = frozenset({"thing", "things", "stuff", "one", "ones", "something", "bits", "whatever", "thingy",
+                    "thingies"}) | CROWD_WORDS
 
 
 # A reason run on after the noun phrase: "a hospital my arm is killing me", "a healer im bleeding".
@@ -705,13 +707,12 @@ def read(text: str) -> Reading | None:
         return plainly if plainly is not None and plainly.kind == "question" and plainly.verb != "ask" else asked
     parts = [part for part in _SENTENCE.split(said) if re.search(r"[a-z]", part)]
     if len(parts) > 1 and _TRUE.match(parts[-1].strip()):  # "heard the old drills started moving again. true?"
-        heard = next((_HEARD.match(p.strip()) for p in reversed(parts[:-1]) if _HEARD.match(p.strip())), None)
+        heard = next((found for p in reversed(parts[:-1]) if (found := _HEARD.match(p.strip()))), None)
         if heard is not None:
             return Reading("question", "about", topic_of(heard.group("t")))
-    named = _read_clause(parts[-2].strip(), parts[-2].strip()) if len(parts) > 1 and _ABOUT_IT.search(
-        parts[-1].strip()) and len(parts[-2].split()) <= 5 else False
-    if named is None or (named and named.verb == "ask"):  # "the auditor?? whats that about": the auditor
-        return Reading("question", "about", topic_of(named.topic if named else parts[-2].strip()))
+    named = _asked_after_naming(parts)
+    if named is not None:
+        return named
     if len(parts) > 1:
         for i in range(len(parts) - 1, -1, -1):
             found = _read_clause(parts[i].strip(), parts[i].strip())
@@ -804,7 +805,11 @@ _INDIRECT = [(re.compile(p), d) for p, d in [
 def asked_of(said: str) -> str:
     """The words naming whom a question asked through someone is asked of ('ask the old man where ...' -> 'the old
     man'), '' for none."""
-    found = _ASK_THROUGH.match(plain(said))
+    return _asked_of(_ASK_THROUGH.match(plain(said)))
+
+
+def _asked_of(found: re.Match[str] | None) -> str:
+    """The words between the verb and the question of an ``_ASK_THROUGH`` match, '' for none."""
     return found.group(0)[:found.start("q")].split(" ", 1)[-1].strip() if found else ""
 
 
@@ -839,7 +844,7 @@ def asked_through(said: str) -> Reading | None:
     found = _ASK_THROUGH.match(said)
     reading = _asked_directly(found.group("q")) if found else None
     if reading is not None and reading.verb == "ask":  # "ask ottilie what happened": asked of someone by name
-        named = asked_of(said)  # (whether or not they are here); else the line reads as it did
+        named = _asked_of(found)  # (whether or not they are here); else the line reads as it did
         return reading if len(named.split()) == 1 and named not in _NOT_NAMES else None
     return reading
 
@@ -856,6 +861,18 @@ _TRUE = re.compile(r"^(?:true|really|is (?:that|it) (?:true|so|right)|that true|
                    r"is there anything (?:in|to) it)\s*\??$")
 _HEARD = re.compile(r"^(?:i )?(?:heard|hear|they say|people say|folks say|someone said|somebody said|word is|rumou?r "
                     r"(?:is|has it)|apparently)(?: that)? (?P<t>.+)$")
+def _asked_after_naming(parts: list[str]) -> Reading | None:
+    """A thing named in one sentence and asked about in the next ("the auditor?? whats that about"): about what the
+    sentence named, when the parser reads it as no deed or as a bare question; None otherwise."""
+    if len(parts) < 2 or not _ABOUT_IT.search(parts[-1].strip()) or len(parts[-2].split()) > 5:
+        return None
+    named = parts[-2].strip()
+    read = _read_clause(named, named)
+    if read is None:
+        return Reading("question", "about", topic_of(named))
+    return Reading("question", "about", topic_of(read.topic)) if read.verb == "ask" else None
+
+
 # A clause that says when, before the deed itself: "before i go anywhere , ...", "while everyone is busy , ...".
 _SUBORDINATE = re.compile(r"^(?:before|after|once|when|while|whilst|as soon as|if|now that|since) [a-z' ]{2,60}? , ")
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack, Item, Rumor
-from skald.rules import pronouns
+from skald.rules import parser, pronouns
 from skald.rules.scene import everyone_at
 from skald.state import GameState, PresentNpc
 from skald.text import sentences
@@ -370,7 +370,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
 
 
 VAGUE_HEADS = frozenset({"thing", "things", "thingy", "stuff", "object", "one", "something", "whatever", "bit",
-                         "guys", "men", "folks", "people", "lads", "blokes", "fellas", "women", "ladies", "folk"})
+                         "folk"}) | parser.CROWD_WORDS
 _WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|behind|beside|next to|with|of|from|"
                     r"above|below|against|across|along|beneath|around)\s+")
 
