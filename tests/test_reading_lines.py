@@ -108,7 +108,7 @@ CASES = [
     ("saltmarsh_reach", "ask the innkeeper about work", "ha, thats more than i bargained for, but sure, count me "
      "in, where do i start", "You take the job"),
     ("saltmarsh_reach", "look around", "I knock the grit off my boots, drift over to the bar and, leaning on my "
-     "elbows like I own the place, order whatever is cheapest", "pours you a drink for 2 greys"),
+     "elbows like I own the place, order whatever is cheapest", "pours you a cup of brown ale for 2 greys"),
     ("cinder_reach", "look around", "I keep one eye on the dice game in the corner, trying to work out the rules",
      "You watch the dice game in the corner"),
     # a parser game's habits: a compass point, a shop's list, everything at once, a coin given bare
@@ -179,7 +179,7 @@ CASES = [
      "visit", "Cockle Row"),
     ("cinder_reach", "look around", "count my coins and go through my pack before I spend anything", "You carry"),
     ("saltmarsh_reach", "look around", "offer the old man a drink in exchange for telling me which places are "
-     "dangerous", "You buy Amos Tallowby a drink"),
+     "dangerous", "You buy Amos Tallowby a cup of brown ale"),
     ("cinder_reach", "look around", "eat something now so I'm not hungry later, then settle up", "fungus bun"),
     # courtesies around the request
     ("saltmarsh_reach", "look around", "Would it be too much trouble to have something warm to eat, if the kitchen is "
@@ -223,13 +223,14 @@ CASES = [
     # the fourteenth and fifteenth strangers': a question asked through someone is the question, asked of them
     ("saltmarsh_reach", "look around", "ask the old man where the market is", "Amos Tallowby tells you that the "
      "Staithe Market"),
-    ("cinder_reach", "look around", "ask the old man where i shouldnt go", "Tobin Marsh tells you that the road"),
+    ("cinder_reach", "look around", "ask the old man where i shouldnt go",
+     "Tobin Marsh tells you that you would do well to keep clear of Shaft Seven"),
     ("cinder_reach", "look around", "ask ottilie what happened to her boat", "There is no Ottilie"),
     # follow-ups that refer back: words said again, a refusal weighed, the pay, the place just named
     ("saltmarsh_reach", "talk to the old man", "say that again but slower pls", "Amos Tallowby says it again"),
     ("cinder_reach", "ask the barkeep for work", "and if i say no?", "the job waits for someone else"),
     ("saltmarsh_reach", "ask the innkeeper about work", "and the pay?", "pays 25 greys"),
-    ("saltmarsh_reach", "ask the old man where i shouldnt go", "where is that", "Drowned Abbey is 180 minutes away"),
+    ("saltmarsh_reach", "ask the old man where i shouldnt go", "where is that", "Whimbrel Flats is 170 minutes away"),
     ("saltmarsh_reach", "talk to the old man", "ok but how much does it pay?", "Odile Pask has one"),
     # words said to someone are told back as said, after any turn
     ("cinder_reach", "talk to the bartender", '"rough day?" i ask her', '"Rough day?" you ask Hesper Quill'),
@@ -251,6 +252,26 @@ CASES = [
     # found by playing: what is worth seeing names places beyond the door, asked of the one hailed
     ("cinder_reach", "look around", "hey old timer, anything worth seeing round here?", "Tobin Marsh tells you what "
      "a newcomer should see: the Lowvent Clinic"),
+    # a seventeenth stranger's: the house drink by name, in the measure asked for
+    ("saltmarsh_reach", "look around", "drink", "pours you a cup of brown ale"),
+    ("cinder_reach", "look around", "pint of your finest please", "pours you a pint of tap beer"),
+    ("cinder_reach", "look around", "buy the old man a drink", "You buy Tobin Marsh a mug of tap beer"),
+    # the weather, from the place's own lines (rain before wind), else from the nearest place outside
+    ("saltmarsh_reach", "look around", "whats the weather doing outside, is it still chucking it down",
+     "Rain drums on the shutters"),
+    ("cinder_reach", "look around", "hows the weather", "what the weather is doing outside"),
+    # where danger waits, nearest first, with what waits there
+    ("cinder_reach", "look around", "are the roads out of town safe or am i gonna get robbed",
+     "keep clear of Shaft Seven (80 min, for the rockfall)"),
+    ("saltmarsh_reach", "talk to the old man", "anywhere i should stay away from", "the Long Causeway"),
+    # a question typed without its subject, or of a thing in the room
+    ("saltmarsh_reach", "look around", "heard any good rumours lately", "what people are saying"),
+    ("saltmarsh_reach", "look around", "any rooms free tonight or am i sleeping in the mud", "a room"),
+    ("cinder_reach", "look around", "whose cat is that", "cat"),
+    ("saltmarsh_reach", "look around", "who owns the cat", "A cat sleeps on the warm end of the bar"),
+    ("saltmarsh_reach", "look around", "ok so who actually runs things around here", "the Salt See holds the power"),
+    # the size of the pay just offered
+    ("saltmarsh_reach", "ask the bartender about a job", "how much are we talking here", "pays 25 greys"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

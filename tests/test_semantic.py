@@ -115,7 +115,7 @@ PLAYED = [
     ("look around", "bust some moves", "dance", lambda s: s.router_output.verb == "dance"),
     ("look around", "plonk down on a stool", "sit down", lambda s: s.router_output.verb == "sit"),
     ("look around", "mull things over", "think", lambda s: s.router_output.verb == "think"),
-    ("look around", "heard any gossip", "any news?", lambda s: s.router_output.verb == "news"),
+    ("look around", "catch me up on the local chatter", "any news?", lambda s: s.router_output.verb == "news"),
     ("look around", "whys that", "why?", lambda s: s.router_output.verb == "why"),
     ("look around", "oops my bad", "sorry", lambda s: s.router_output.verb == "sorry"),
     ("look around", "looking for some coin", "work", lambda s: s.mechanic_result.minutes == interact.WORK_MINUTES),

@@ -3,11 +3,10 @@
 through the real engine and a real SQLite file (``bench/understanding.py`` measures; ``make bench`` prints the same
 figures beside the issue's targets).
 
-These are deterministic quality gates, not timings. Understood is gated at the target (97%) and every impossible
-request must be refused; addressed is gated near what the parser reaches today (87%, target 90%), so it can only get
-better. The held-out set, never tuned on, is gated on understood (97%) and refused (80%: two of its ten impossible
-requests still get through; the target is 100%). With the interpreter role on the scripted model every ordinary
-input of both sets is understood.
+These are deterministic quality gates, not timings, each at the issue's target: understood 97%, addressed 90%, and
+every impossible request refused, on the tuning corpus and on the held-out set (never tuned on: a failure there prints
+its figure, not its lines). With the interpreter role on the scripted model every ordinary input of both sets is
+understood.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ understanding = sys.modules.setdefault(_spec.name, importlib.util.module_from_sp
 _spec.loader.exec_module(understanding)
 
 UNDERSTOOD_FLOOR, ADDRESSED_FLOOR = 0.97, 0.90
-HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.97, 0.9
+HOLDOUT_UNDERSTOOD_FLOOR, HOLDOUT_ADDRESSED_FLOOR, HOLDOUT_REFUSED_FLOOR = 0.97, 0.90, 1.0
 
 
 @pytest.fixture(scope="module", params=understanding.PACKS)
@@ -61,9 +60,10 @@ def test_every_impossible_request_is_refused_honestly(figures):
     assert not let_through
 
 
-def test_the_held_out_set_is_understood_and_its_impossible_requests_refused(holdout):
-    assert holdout.understood >= HOLDOUT_UNDERSTOOD_FLOOR
-    assert holdout.refused >= HOLDOUT_REFUSED_FLOOR
+def test_the_held_out_set_is_understood_answered_about_what_was_asked_and_its_impossible_requests_refused(holdout):
+    assert holdout.understood >= HOLDOUT_UNDERSTOOD_FLOOR, f"{holdout.understood:.1%}"
+    assert holdout.addressed >= HOLDOUT_ADDRESSED_FLOOR, f"{holdout.addressed:.1%}"
+    assert holdout.refused >= HOLDOUT_REFUSED_FLOOR, f"{holdout.refused:.1%}"
 
 
 def _interpreted_misses(measured) -> list:

@@ -164,7 +164,7 @@ def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
     ("cinder_reach", "keep walking to kettle row", "You travel to Kettle Row."),
     ("cinder_reach", "i could murder a pie", "You buy a fungus bun"),
     ("cinder_reach", "say hello to everyone", "You speak to the room, and Hesper Quill and Tobin Marsh hear you out."),
-    ("saltmarsh_reach", "buy the old man a drink", "You buy Amos Tallowby a drink for 2 greys"),
+    ("saltmarsh_reach", "buy the old man a drink", "You buy Amos Tallowby a cup of brown ale for 2 greys"),
     ("saltmarsh_reach", "tip the innkeeper", "You tip Odile Pask 1 grey"),
     ("saltmarsh_reach", "sell my data slate", "You carry no data slate; you have a fen poultice"),
     ("cinder_reach", "oi, old man!", "You greet Tobin Marsh"),
@@ -181,8 +181,8 @@ def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
                                                                   "greys"),
     ("saltmarsh_reach", "where can i crash tonight",
      "Odile Pask tells you that you can get a room and a bed for the night right"),
-    ("saltmarsh_reach", "are there bandits on the roads?", "Odile Pask tells you that the road to the Drowned Abbey is "
-                                                           "the dangerous one, and Ula Stannard (a cutthroat)"),
+    ("saltmarsh_reach", "are there bandits on the roads?", "Odile Pask tells you that you would do well to keep clear "
+                                                           "of the Long Causeway (75 min, for the wandering glim)"),
     ("cinder_reach", "where do people go to pray around here", "Hesper Quill tells you that people go to the Lamplight "
                                                                "Chapel to pray"),
     ("saltmarsh_reach", "find the linkboy", "Odile Pask tells you that Pim Oakes, a linkboy, is at Cockle Row."),
@@ -361,7 +361,7 @@ def test_a_small_deed_mid_conversation_is_done_not_said(tmp_path, llm):
     ("cinder_reach", "one fungus bun pls", "You buy the fungus bun for 3 credits."),
     ("cinder_reach", "i'll have the fungus bun", "You buy the fungus bun for 3 credits."),
     ("saltmarsh_reach", "one fungus bun pls", "You have no fungus bun to eat, and none is sold in the Brass Eel"),
-    ("cinder_reach", "a pint please", "Hesper Quill pours you a pint for 2 credits"),
+    ("cinder_reach", "a pint please", "Hesper Quill pours you a pint of tap beer for 2 credits"),
     ("cinder_reach", "i want to speak with the eel fisher lady", "There is no eel fisher lady in the Slag & Lantern"),
     ("cinder_reach", "I draw my knife and lunge at the ballad girl", "You see no ballad girl here to fight."),
     ("cinder_reach", "whats the weather like in london today", "That is beyond you, and beyond anyone"),

@@ -152,6 +152,9 @@ class Location(Strict):
     hazards: list[Hazard] = Field(default_factory=list)
     discoveries: list[Discovery] = Field(default_factory=list)
     shop: list[Id] = Field(default_factory=list, description="item ids for sale here")
+    drink: str | None = Field(None, min_length=1, description="what a bar pours a player who asks for a drink "
+                              "without naming one, as prose reads it after 'pours you': 'a cup of brown ale'; "
+                              "default: 'a drink'")
 
     @field_validator("prose_name")
     @classmethod

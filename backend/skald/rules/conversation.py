@@ -405,30 +405,81 @@ def _feel(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
     return (f"{told} it is the place itself: {end(best)}", [])
 
 
+DANGERS = 3  # the places a warning names, nearest first
+
+
 def _danger(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
-    """What is dangerous about here: the risky ways out, and who is trouble (hostile people the pack places near)."""
+    """What is dangerous about here: the risky ways out, the :data:`DANGERS` nearest places where trouble waits (a
+    hazard, or only a DANGEROUS road in), each with what waits there and its minutes away, and who is trouble (hostile
+    people the pack places near)."""
     told, _ = _teller(speaker, locals_)
     here = pack.locations[state.location]
+    asked = references.place(topic, state, pack) if topic else None
+    if asked is not None and asked != here.id:  # "is the causeway safe after dark": that place
+        loc, minutes = pack.locations[asked], minutes_to(pack, here.id, asked)
+        worst = max((link.risk for link in route(pack, here.id, asked) or []), key=list(Risk).index, default=Risk.SAFE)
+        waits = f"; the {loc.hazards[0].name.lower()} is the thing to fear there" if loc.hazards else ""
+        way = "safe enough" if worst == Risk.SAFE else "risky" if worst == Risk.RISKY else "dangerous"
+        far = f" ({minutes} min)" if minutes else ""
+        return (f"{told} that the way to {the_place(loc)}{far} is {way}{waits}.", [])
+    nowhere = f"there is no {topic} near {the_place(here)}, and " if topic and asked is None else ""
     risky = [link for link in here.links if link.risk != "SAFE"]
-    roads = [link for loc in pack.locations.values() for link in loc.links if link.risk == "DANGEROUS"]
+    feared = {link.to for loc in pack.locations.values() for link in loc.links if link.risk == "DANGEROUS"}
+    near = sorted((m, loc.id) for loc in pack.locations.values() if loc.id != here.id and (
+        loc.hazards or loc.id in feared) and (m := minutes_to(pack, here.id, loc.id)) is not None)
     parts = []
     if risky:
         parts.append(f"the way to {or_list([the_place(pack.locations[link.to]) for link in risky[:2]], 'and')} is "
                      f"not to be taken lightly")
-    elif roads:
-        link = roads[0]
-        parts.append(f"the road to {the_place(pack.locations[link.to])} is the dangerous one")
+    if near:
+        named = []
+        for minutes, loc_id in near[:DANGERS]:
+            loc = pack.locations[loc_id]
+            waits = f", for the {loc.hazards[0].name.lower()}" if loc.hazards else ""
+            named.append(f"{the_place(loc)} ({minutes} min{waits})")
+        parts.append(f"you would do well to keep clear of {or_list(named, 'and')}")
     trouble = [n for n in pack.npcs.values() if n.disposition == "hostile" and n.id not in state.world.defeated_npcs]
     if trouble:
         parts.append(f"{or_list([f'{n.name} ({with_article(n.role)})' for n in trouble[:2]], 'and')} "
                      f"{'are' if len(trouble[:2]) > 1 else 'is'} trouble")
     if not parts:
-        return (f"{told} that these parts are as safe as anywhere.", [])
-    return (f"{told} that {', and '.join(parts)}.", [])
+        return (f"{told} that {nowhere}these parts are as safe as anywhere.", [])
+    return (f"{told} that {nowhere}{', and '.join(parts)}.", [])
 
 
 WORSHIP_WORDS = frozenset({"chapel", "church", "shrine", "temple", "abbey", "almonry", "pray", "prayer", "prayers",
                            "altar", "priest", "prior", "saint", "saints", "candle", "candles", "holy", "bell"})
+
+
+WEATHER_WORDS = frozenset({"rain", "rains", "raining", "wind", "winds", "windy", "storm", "storms", "stormy", "fog",
+                           "foggy", "mist", "misty", "snow", "sleet", "hail", "drizzle", "cloud", "clouds", "sun",
+                           "sunlight", "ash", "ashfall", "dust", "heat", "cold", "frost", "tide", "thunder",
+                           "lightning", "sky", "weather", "gale", "shower", "showers", "damp"})
+
+
+WEATHER_RANK = {w: i for i, w in enumerate(("rain", "raining", "rains", "drizzle", "shower", "showers", "storm",
+                                              "storms",
+                                              "stormy", "snow", "sleet", "hail", "fog", "foggy", "mist", "misty",
+                                              "ashfall", "gale", "wind", "winds", "windy", "thunder", "lightning"))}
+MILD_WEATHER = frozenset({"tide", "cold", "heat", "damp", "sun", "sunlight", "dust", "ash", "sky"})  # weather, but
+# also the floor's tide and the bar's heat: a line of rain or wind first
+
+
+def _weather(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'what's the weather doing', 'is it still raining': what the place's own lines say of the sky, rain, wind,
+    ash or tide (its details, then its description), else those of the nearest place outside."""
+    told, _ = _teller(speaker, locals_)
+    here = pack.locations[state.location]
+    outside = [pack.locations[link.to] for link in sorted(here.links, key=lambda link: link.minutes)]
+    for tier in (WEATHER_WORDS - MILD_WEATHER, WEATHER_WORDS):
+        for loc in (here, *outside):
+            lines = [line for line in (*loc.details, *sentences(loc.description)) if references.words(line) & tier]
+            if lines:  # the line of rain before the line of wind
+                said = min(lines, key=lambda line: min(WEATHER_RANK.get(w, len(WEATHER_RANK)) for w in
+                                                       references.words(line)))
+                where = "" if loc.id == here.id else " outside"
+                return (f"{told} what the weather is doing{where}: {end(said)}", [])
+    return (f"{told} that the weather is doing nothing worth remarking on.", [])
 
 
 def _worship(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -753,7 +804,13 @@ _SAID = re.compile(r"^(?:i )?(?:tell|say|announce|shout|whisper|call out|explain
 def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -> str:
     """Talk aimed at somebody who is not here: who was asked for, and who is here to talk to instead."""
     locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
-    if references.words(addressee(router.text)) & GROUP_WORDS and locals_:  # "say hello to everyone"
+    told = references.words(addressee(router.text))
+    extras = references.detail(addressee(router.text), state, pack) if told & GROUP_WORDS and told - GROUP_WORDS - {
+        "everyone", "everybody", "all", "room", "crowd", "here", "you", "lot"} else None
+    if extras is not None and references.PEOPLE_LINE.search(extras):  # "talk to the men playing dice": the place's
+        others = f"; the talk here is with {or_list(locals_[:3])}" if locals_ else ""  # extras, who keep to themselves
+        return f"{end(extras)} They keep to themselves{others}."
+    if told & GROUP_WORDS and locals_:  # "say hello to everyone"
         return f"You speak to the room, and {or_list(locals_[:4], 'and')} hear you out."
     missing = _no_such_person(router, state, pack)
     if missing is not None:
@@ -768,7 +825,7 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what_here, "where_go": _where_go,
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
-              "lodging": _lodging, "danger": _danger, "menu": _menu, "history": _history,
+              "lodging": _lodging, "danger": _danger, "weather": _weather, "menu": _menu, "history": _history,
               "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
               "ask": _ask,
               "where_sold": _where_sold}

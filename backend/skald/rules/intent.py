@@ -964,7 +964,14 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if kind == "go" and reading.topic and " and " in reading.topic and references.words(
                 reading.topic.split(" and ")[0]) <= HERE_THINGS | references.words(
                 f"{pack.locations[state.location].name} {pack.locations[state.location].type}"):
-            return None  # "walk up to the bar and say hi to the woman behind it": the second clause is the deed
+            walked, rest = (part.strip() for part in reading.topic.split(" and ", 1))  # "walk up to the bar and
+            # say hi to the woman behind it": the second clause is the deed, and "it" is the bar
+            walked = walked if re.match(r"(?:the|a|an|that|this|my) ", walked) else f"the {walked}"
+            rest = re.sub(r"\b(?:it|there)$", walked, rest)
+            if rest:  # read on its own, or the walk is taken for a journey
+                return _classify_text(rest, state, pack, people).model_copy(
+                    update={"read_as": rest, "read_by": "clause", "said": text})
+            return None
         if kind == "go" and reading.topic and parser.RULER.search(reading.topic) and pack.factions:
             ruling = max(pack.factions.values(), key=lambda f: f.power)  # "the offices of whoever governs this town"
             reading = parser.Reading("go", "go", ruling.name)

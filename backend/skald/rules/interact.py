@@ -64,6 +64,8 @@ WISH_ANSWERS: dict[Wish, str] = {
     "instructions": "You say it aloud to no one in particular. The world does not take orders, and nothing changes.",
     "fiat": "Wishing does not fill a purse or mend a wound; nothing changes.",
     "victory": "Saying it does not make it so; the world carries on exactly as it was.",
+    "outcome": "You can say what you try, not how it turns out: that is for the dice and the people here to decide, "
+               "and nothing changes.",
     "feat": "That is beyond you, and beyond anyone in this place and age: nothing happens.",
 }
 

@@ -75,7 +75,8 @@ SLIPS = {
     "lil": "little", "fella": "fellow",
     "wit": "with", "any1": "anyone", "some1": "someone", "every1": "everyone", "no1": "no one", "b4": "before",
     "gr8": "great", "m8": "mate", "ight": "alright", "aight": "alright", "doc": "doctor", "docs": "doctors",
-    "whatevers": "whatever is", "youve": "you have", "theres": "there is",
+    "whatevers": "whatever is", "whoevers": "whoever is", "causway": "causeway", "cosway": "causeway",
+    "youve": "you have", "theres": "there is",
     "everybodys": "everybody's", "kitty": "cat", "kitten": "cat", "pussycat": "cat", "moggy": "cat",
     "doggy": "dog", "doggo": "dog", "puppy": "dog", "pup": "dog",
 }
@@ -124,8 +125,7 @@ def _unstretched(word: str) -> str:
 
 # Digits texted for words: "work 4 me", "how much 4 a drink", "go 2 the market" (a digit before a thing is a number).
 _TEXTED = [(re.compile(r"\b4(?= (?:a|an|the|me|you|u|us|him|her|them|it|this|that|loot|sale|free|real|now|ever|good|"
-                       r"sure|"
-                       r"what|nothing|work|cash|money|coin|coins|food|later)\b)"), "for"),
+                       r"sure|what|nothing|work|cash|money|coin|coins|food|later)\b)"), "for"),
            (re.compile(r"\b2(?= (?:the|a|me|you|u|him|her|them|my|your|go|see|get|do|be|talk|speak|eat|drink|sleep|"
                        r"town|market|bed)\b)"), "to")]
 
@@ -187,8 +187,7 @@ _COURTESY = re.compile(
     r"^(?:(?:i beg your pardon|begging your pardon|forgive me|pardon me|excuse me|if it is not too (?:forward|much "
     r"trouble)|if you please|if i may)(?: , (?:sir|madam|miss|ma'am|gentlemen|ladies|friend|good sir|my lady|my good "
     r"(?:man|woman|sir)))? , (?:but )?)?(?P<ask>would it be too much trouble to|(?:might|could|may|can) i trouble "
-    r"you (?:for|to)|"
-    r"would you "
+    r"you (?:for|to)|would you "
     r"be so (?:good|kind) as to|would you kindly|could you kindly|would you please|i would be (?:most |very |so )?"
     r"grateful(?: , [a-z]+(?: [a-z]+)? ,)? (?:if you could|to|for)|i would be (?:most |very )?(?:honou?red|delighted|"
     r"glad)(?: , [a-z]+(?: [a-z]+)? ,)? if|would you mind "
@@ -361,12 +360,16 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
                   r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
                   r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho is in charge (?:around|round) here\b|\bwho "
-                  r"(?:runs|rules) (?:things )?(?:around|round) here\b|\bin these parts\b|\bwho (?:actually |really )?"
+                  r"(?:actually |really |even )?(?:runs|rules) (?:things |stuff |everything )?(?:around|round) here\b"
+                  r"|\bin these parts\b|\bwho (?:actually |really )?"
                   r"(?:takes|collects|"
                   r"gets|pockets) (?:all )?the (?:\w+ )?(?:money|taxes|tithes?|dues|tolls?)\b|\bwhere (?:does|do) "
                   r"(?:all )?"
                   r"(?:the |that |our )?(?:money|taxes|tithes?|dues|tolls?|profits?|coin) (?:even |actually |really )?"
                   r"(?:go|end up|get to|wind up)\b"),
+    ("about", r"^whose (?P<t>[a-z' ]+?) is (?:that|this|it)\b|\bwho (?:owns|does) (?P<t2>(?:the|that|this) (?!"
+              r"(?:place|tavern|inn|bar|pub|shop|joint|house|building|hall|town|city|village)\b)[a-z' ]+?)(?: belong "
+              r"to)?\s*\??$"),
     ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
                  r"(?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
@@ -393,7 +396,11 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                 r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b|"
                 r"^(?:i would like|i want|i need|can i "
                 r"(?:get|have)|could i (?:get|have)) (?:a|the) (?:room|bed)\b"),
-    ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way) (?:safe|dangerous)\b|\b(?:bandits|robbers|"
+    ("danger", r"^(?:so |and |but )?(?:is|are) (?:the |that )?(?P<t>(?!(?:it|roads?|ways?|paths?|streets?|town|"
+               r"place|area|here|there|out there|this|that)\b)[a-z' ]{3,30}?) (?:safe|dangerous|risky)\b"),
+    ("danger", r"\b(?:is it|it is|are the roads?|is the road|is the way|(?:are|is) (?:the|it|that) (?:roads?|ways?|"
+               r"paths?|streets?|causeway|crossing|walk|trip|journey)(?: [a-z]+){0,4}?) (?:safe|dangerous|risky)\b|"
+               r"\b(?:get|be|getting) (?:robbed|mugged|jumped|attacked|knifed)\b|\b(?:bandits|robbers|"
                r"thieves|raiders|footpads|cutthroats|brigands|outlaws)\b|\bwho should i (?:stay away from|avoid|watch "
                r"out for|be afraid of|steer clear of)\b|\b(?:any|what) (?:danger|trouble)s?\b.*\?|"
                r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|\bwhere is it dangerous\b|"
@@ -401,8 +408,14 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"(?:go|wander|stray|avoid|keep away from|stay away from)\b|\bwhich (?:ones|places|channels|parts|"
                r"roads|ways|shafts) (?:should|do) (?:i|we) (?:avoid|stay out of|keep away from|stay away from|keep "
                r"out of)\b|\bwhere (?:is|are) (?:it )?(?:not )?safe\b|"
-               r"\bwhat (?:is|makes it) so (?:bad|dangerous|scary|deadly)\b|\bwhat should i (?:avoid|watch out for|"
+               r"\bwhat (?:is|makes it) so (?:bad|dangerous|scary|deadly)\b|\b(?:anywhere|any ?place|any places?|"
+               r"places?|parts?) (?:i|we|one) (?:should|ought to|had better|better)? ?(?:avoid|stay away from|keep "
+               r"(?:clear|away|out) (?:of|from)|not go|steer clear of)\b|\bwhat should i (?:avoid|watch out for|"
                r"steer clear of|be careful of)\b|\bwhat is (?:dangerous|bad) out there\b"),
+    ("weather", r"\b(?:what|how) is the weather\b|\bthe weather (?:like|doing|out|outside|today|tonight)\b|"
+                r"\bis it (?:still )?(?:raining|pouring|snowing|windy|stormy|cold|foggy|misty|chucking it down)\b|"
+                r"\b(?:still|stopped) (?:raining|pouring|snowing|blowing|chucking it down)\b|\bweather (?:is )?"
+                r"(?:doing|like|looking)\b|\bhow is it (?:out|outside) there\b"),
     ("worship", r"\bwhere (?:do|can|might|does) (?:people|i|we|folk|one|anyone) (?:go to )?(?:pray|worship)\b|"
                 r"\b(?:is there|where is) (?:a |an |the )?(?:chapel|church|shrine|temple|abbey)\b"),
     ("where_go", r"\bwhere (?:can|could|might|do|does) (?:i|we|one|a person|a body|a fellow|people|you) (?:get|go|head)"
@@ -441,12 +454,13 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"know anything|heard anything) about (?P<t2>.+)|"
               r"\bask (?:\w+ )?(?:about|after|regarding) (?P<t3>.+)|\bwhat about (?P<t4>.+)|"
               r"\bany (?:news|word|rumou?rs?) (?:of|about|on) (?P<t5>.+)"),
-    ("how_much", r"\bwhat is (?:the )?(?P<t9>(?:cheapest|least expensive)\b.*?)\??$|"
+    ("how_much", r"^how much(?: exactly| then| is it| would it be| are we talking| we talking| do i get| will i get| "
+                 r"would i get| does it pay| is in it for me)?(?: here| about| then| exactly| roughly)*\s*\??$|"
+                 r"\bwhat is (?:the )?(?P<t9>(?:cheapest|least expensive)\b.*?)\??$|"
                  r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
                  r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)|"
                  r"\bwhat (?:does|will|would) (?:it|that|this|the (?:job|work) |the \w+ job )(?P<t4>pay)\b|"
                  r"^what is (?:the|my) (?P<t5>pay|reward|fee|cut|wage)\b|"
-                 r"^how much(?: exactly| then| is it| would it be| are we talking| do i get| will i get)?\s*\??$|"
                  r"^what is in it for (?P<t6>me)\b|^(?:got|you got|have you got|do you have|do you sell|you sell|"
                  r"sell) (?:any |some )(?P<t8>[a-z ]+?)(?: behind the (?:bar|counter)| for sale| here| on you|"
                  r" in stock)?\s*\??$|\bwhat (?:is|does|do|would|will) (?:the |a |an |your )?"
@@ -619,8 +633,7 @@ EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|
                  r"snack)|grab (?:a bite|some food|something to eat)|order (?:some )?(?:food|a meal|something to "
                  r"eat|breakfast|lunch|dinner|supper)|get (?:some )?(?:food|something to eat)|find (?:some )?food|"
                  r"chew|munch|feast|dine|snack|break my fast|fill my belly|have something (?:warm |hot |hearty |"
-                 r"filling )?to "
-                 r"eat|(?:give|get|bring|fetch) me (?:something|"
+                 r"filling )?to eat|(?:give|get|bring|fetch) me (?:something|"
                  r"anything|some food|food|a bite)(?: to eat)?|(?:i will have |give me |bring me )?whatever is (?:hot|"
                  r"cooking|going|on the (?:fire|stove|hob|spit|boil)|fresh|warm|good)|(?:have|take|give me|"
                  r"(?:i )?would like|bring me) (?:what|whatever) (?:that|the|this|he|she|they|you|[a-z]+) ?"
@@ -659,8 +672,7 @@ FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
 GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybody|you) (?:please )?)?"
                 r"(?!go through |rifle through |look through )(?:go (?:find|look for|visit|see|check out)|go|head|walk|"
-                r"run|travel|"
-                r"keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
+                r"run|travel|keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
                 r"make (?:my way|for)|set (?:out|off)|hurry|wander|stroll|saunter|amble|stride|go up|go down|approach|"
                 r"sidle|"
                 r"march|sail|row|ride|follow the (?:\w+ )?(?:path|road|way)|take the (?:\w+ )?(?P<ride>path|road|way|"
@@ -905,7 +917,8 @@ _FILLERS = frozenset("""so ok okay well um uh er erm hmm hm ugh ew eww ewww wow 
 crikey man dude mate guys folks sir madam lady friend pal buddy boss kid lad lass love dear listen look oh ah aha yo oi
 hey hi hello excuse wait right alright and but also anyway seriously honestly really actually quick sorry please
 thanks cheers yes no yeah yep nah nope sure fine i we they he she it this that there here then now got roughly about
-approximately exactly basically like just quickly""".split())
+approximately exactly basically like just quickly heard seen know had need want""".split())  # a subject dropped:
+# "heard any good rumours lately", "seen any strangers"
 
 
 # "ask (around) what/whether ...": the question asked, read as the question (one asked of a person is theirs to
@@ -1062,8 +1075,8 @@ FOOD = re.compile(r"\bsomething (?:hot|warm|hearty|filling)\b|\b(?:bun|buns|brea
                   r"burgers?|steak|chops?|roast|pudding|noodles|rice|beans|eggs?|bacon|ham|chicken|pickles?)\b")
 LOOSE_EAT = re.compile(r"\b(?:eat|food|starving|starved|hungry|meal|feed me|bite to eat|stew|bread|supper|breakfast|"
                        r"lunch|dinner|rations?|(?:murder|demolish|go for|kill for) (?:a|an|some|the)? ?(?:pie|stew|"
-                       r"bread|meal|sandwich|bun|pasty|plate|bowl|steak|chop|roast|fish|eel|pudding|cake|sausage|broth|soup|"
-                       r"something hot))\b")
+                       r"bread|meal|sandwich|bun|pasty|plate|bowl|steak|chop|roast|fish|eel|pudding|cake|sausage|broth"
+                       r"|soup|something hot))\b")
 
 
 def _eat(clause: str, said: str) -> Reading | None:
@@ -1143,7 +1156,9 @@ _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|stra
                             r"^(?:i )?need (?:a |an |the |some )?[a-z]+(?: [a-z]+)? (?:asap |"
                             r"now |quick |fast |urgently |badly )?where\s*\??$|"
                             r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|"
-                            r"^(?:heard|hear|know|knows) anything (?:about|of|on)\b|^(?:got|you got) (?:any|some)\b|"
+                            r"^(?:heard|hear|know|knows) anything (?:about|of|on)\b|^(?:heard|seen|got|had|know) any\b|"
+                            r"^any ?(?:where|place)\b|^(?:got|you got) (?:any|some)\b|"
+                            r"^any (?!(?:of (?:you|ya|yall|y'all)|one|body|way|how|more|longer)\b)[a-z]+\b|"
                             r"^is [a-z]+(?: [a-z]+)? (?:around|"
                             r"about|here|in|in today|in tonight)\s*$")
 

@@ -183,7 +183,8 @@ _KEEPS = re.compile(r"^(?:(?:whoever|(?:the )?(?:\w+ )?(?:one|person|guy|man|wom
                     r"(?:who|that)?|someone who|somebody who)\s*(?:is )?)?(?:(?:runs?|running|keeps?|keeping|owns?|"
                     r"owning|tends?|tending|minds?|minding|serves?|serving|pours?|pouring|manages?|managing) (?:the |"
                     r"this |that )?(?:place|bar|tab|inn|tavern|counter|shop|joint|pub|drinks|ale|beer|taps|books|"
-                    r"ledger)|in charge|behind the (?:bar|counter))\b")
+                    r"ledger)|in charge|behind the (?:bar|counter)|(?:serving|pouring|tending|working)(?: (?:tonight"
+                    r"|today|here|now))?\s*$)\b")
 
 
 _BAD_LIMB = re.compile(r"\b(?:bad|gammy|dodgy|sore|hurt) (?=(?:shoulder|leg|knee|back|arm|hip|hand|eye|foot)\b)")
@@ -207,6 +208,10 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
 
     asked = {_stem(w) for w in kin}
     gender = "she" if kin & SHE_WORDS else "he" if kin & HE_WORDS else None
+    looks = {p.id: {_stem(w) for w in words(f"{p.role} {p.description}")} for p in people}
+    marks = {_stem(w) for w in wanted - SHE_WORDS - HE_WORDS - _ANYONE - set(_VERBS) - STOP if len(w) > 2} if wanted & (
+        SHE_WORDS | HE_WORDS | _SOMEONE) else set()  # the words of a description ("the freckled woman", "the one
+    # with the pins") that could tell one apart: "freckled", "pins", not "say" or "woman"
 
     def score(p: PresentNpc) -> int:
         role = p.role.split()
@@ -214,11 +219,21 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         told = words(p.description)
         described = {_stem(w) for w in told} - {_stem(w) for w in kin & told}
         manner = _manner_stems(p.id, pack) - described - {_stem(w) for w in kin & told | words(p.role)}
+        others = set().union(*(seen for pid, seen in looks.items() if pid != p.id))
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
-            len(wanted & words(role[-1] if role else "")) + len(kin & (kindred(p.role) - head)) + len(kin & told) + \
-            len(asked & described) + _manner_hits(asked & manner)
+            len(wanted & words(role[-1] if role else "")) + len(kin & (kindred(p.role) - head)) + \
+            len(kin & told) + len(asked & described) + _manner_hits(asked & manner) + \
+            _telling(marks, looks.get(p.id, set()), others)
+        # a word of the look nobody else here shares ("the freckled woman") tells them apart by itself
         return 2 * said + (1 if gender is not None and pronoun_of(p, pack) == gender else 0)  # "the woman": a tie
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
+
+
+def _telling(marks: set[str], look: set[str], others: set[str]) -> int:
+    """How far the words of a description tell this person apart: each that only their look has counts twice, and
+    each that their look lacks counts against ("the woman with the satchel full of papers" is not the rigger with a
+    shoulder full of pins); never below nothing."""
+    return max(0, 3 * len(marks & look - others) - len(marks))
 
 
 def _manner_stems(person_id: str, pack: EraPack) -> frozenset[str]:
@@ -238,6 +253,12 @@ def _manners(pack: EraPack) -> dict[str, frozenset[str]]:
             for p in [*pack.npcs.values(), *pack.companions.values()]}
 
 
+_SOMEONE = frozenset({"one", "person", "someone", "somebody", "fellow", "sort", "type", "kind", "bloke", "chap", "gal",
+                      "folk", "character", "figure", "stranger", "local", "patron", "drinker", "customer"})
+_ANYONE = frozenset({"person", "one", "people", "someone", "somebody", "folk", "sort", "type", "kind", "fellow", "with",
+                     "all", "here", "there", "over", "sitting", "standing", "says", "said", "tells", "told", "asks",
+                     "asked", "talks", "looks", "about", "back", "just", "really", "then", "them", "they", "that",
+                     "this", "what", "where", "when", "whose", "which"})
 SHE_WORDS = frozenset({"woman", "lady", "girl", "lass", "gal", "she", "her", "madam", "wife", "mother", "granny",
                        "missus", "sister", "daughter", "aunt", "widow", "maid", "barmaid", "landlady", "hostess"})
 HE_WORDS = frozenset({"man", "guy", "fellow", "fella", "bloke", "chap", "lad", "boy", "he", "him", "sir", "husband",
@@ -361,12 +382,24 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     head = None if head in VAGUE_HEADS else head  # "that thing hanging on the wall by the door": where it is says
 
     kin = kindred(topic)
+    stems = {_stem(w) for w in wanted - STOP}
+    crowd = bool(wanted & parser.CROWD_WORDS)
 
     def score(line: str) -> int:  # the thing itself, not only where it is ("the screen over the door")
         said = words(line)
         held = head is None or head in said or kindred(head) & said or get_close_matches(head, said, 1, 0.8)
-        return len(wanted & said) + len((kin - wanted) & said) if held else 0
+        if not held:
+            return 0
+        near = len(stems & {_stem(w) for w in said - wanted})  # "playing" for the line's "play"
+        return len(wanted & said) + len((kin - wanted) & said) + near + (1 if crowd and PEOPLE_LINE.search(line) else 0)
     return _best([*here.details, *sentences(here.description)], score)
+
+
+# A line of a place that tells of people in it ("Eelers play a slow game of stones at a corner table", "Two
+# drillers bend over a dice game"): its extras, who are not the pack's people but can be asked after and watched.
+PEOPLE_LINE = re.compile(r"\b(?:\w+ers|men|women|people|folk|regulars|reeves|deputies|guards|lads|kids|children|crew|"
+                         r"crews|hands|couple|pair|two|three|some|somebody|someone)\b(?! (?:of|the) (?:the )?(?:bar|"
+                         r"wall|table))", re.IGNORECASE)
 
 
 VAGUE_HEADS = frozenset({"thing", "things", "thingy", "stuff", "object", "one", "something", "whatever", "bit",

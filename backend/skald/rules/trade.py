@@ -36,6 +36,27 @@ FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|su
                   r"\bsomething (?:hot|warm|hearty|filling)\b")
 
 
+_MEASURE = re.compile(r"\b(?P<one>pint|cup|mug|glass|shot|dram|jug|tankard|round)(?:s|es)?\b")  # a measure, not a drink
+_HOUSE = re.compile(r"^(?:an? )?(?P<measure>[\w-]+) of (?P<liquid>.+)$")
+
+
+def poured(text: str, here: Location) -> str:
+    """What the bar pours for ``text``, with its article: the drink the player named ("a beer"), the house drink
+    (``Location.drink``: "a cup of brown ale") in the measure the player asked for ("a pint of brown ale"), or "a
+    drink" where the place names none."""
+    said = [w for w in DRINK.findall(text) if w not in ("drink", "drinks", "drinking", "thirsty", "parched")
+            and not _MEASURE.fullmatch(w)]
+    measure = _MEASURE.search(text)
+    measure = measure.group("one") if measure else None
+    if said:  # "i will drink one beer": a beer; "a glass of wine": so
+        return with_article(f"{measure} of {said[0]}" if measure else said[0])
+    house = here.drink
+    parts = _HOUSE.match(house) if house else None
+    if measure and parts:
+        return with_article(f"{measure} of {parts.group('liquid')}")
+    return house or with_article(measure or "drink")
+
+
 def _stock(here: Location, pack: EraPack) -> str:
     """What is sold here, with prices: 'Smoked Eel (3 greys), Lamp Oil (5 greys)'; '' when nothing is."""
     return ", ".join(f"{pack.items[i].name} ({money(pack.items[i].value, pack)})" for i in here.shop)
@@ -120,21 +141,20 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
             return Resolution(make_result(router, None, minutes, f"You cannot cover even a drink: it is "
                                           f"{money(DRINK_PRICE, pack)}, and you have {_purse(state, pack)}.",
                                           impossible=True))
-        said = [w for w in DRINK.findall(router.text) if w not in ("drink", "drinks", "drinking", "thirsty", "parched")]
-        what = said[0] if said else "drink"  # "i will drink one beer": a beer
+        what = poured(router.text, here)
         treated = target_of(router, state, pack)
         for_whom = (_TREAT.search(router.text) or _TREAT_FOR.search(router.text)) if treated is None else None
         treated = references.person(for_whom.group("who"), state, pack) if for_whom else treated
         if treated is not None:
             first = treated.name.split()[0]  # "buy the old man a drink": a round for someone, and they notice
-            return Resolution(make_result(router, None, minutes, f"You buy {treated.name} {with_article(what)} for "
+            return Resolution(make_result(router, None, minutes, f"You buy {treated.name} {what} for "
                                           f"{money(DRINK_PRICE, pack)}; {first} raises it to you."),
                               [ev.CreditsChange(delta=-DRINK_PRICE, reason=f"a drink for {treated.name}"),
                                *_thanks(treated, DRINK_PRICE, state)])
         pours = _behind_the_bar(state, pack)
-        bought = (f"{pours.name} pours you {with_article(what)} for {money(DRINK_PRICE, pack)}, and you let it take "
+        bought = (f"{pours.name} pours you {what} for {money(DRINK_PRICE, pack)}, and you let it take "
                   "the edge off." if pours else
-                  f"You buy {with_article(what)} for {money(DRINK_PRICE, pack)} and let it take the edge off.")
+                  f"You buy {what} for {money(DRINK_PRICE, pack)} and let it take the edge off.")
         return Resolution(make_result(router, None, minutes, bought, stress=-1),
                           [ev.CreditsChange(delta=-DRINK_PRICE, reason="a drink")])
     if item is None or item.id not in here.shop:

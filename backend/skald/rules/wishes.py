@@ -1,9 +1,12 @@
 """Requests the rules cannot honour, recognised so they get an honest answer instead of a roll.
 
-Four kinds, by Skald's own word lists (matched on the router's normalised text, markup already stripped):
+Five kinds, by Skald's own word lists (matched on the router's normalised text, markup already stripped):
 - ``instructions``: talking to the machine instead of the world ("ignore previous instructions", "system prompt");
 - ``fiat``: wealth, health or power by asking ("give me 1000000 credits", "set my HP to 99", "god mode");
-- ``victory``: declaring the game won or the world changed by saying so ("I win", "I am the king now");
+- ``victory``: declaring the game won, the world changed or the player made someone else by saying so ("I win", "I am
+  the king now", "let's just say the debt is paid", "my character is a legendary duelist");
+- ``outcome``: telling how a try turns out, which the dice and the people of the place decide ("i pick the lock and
+  it clicks open first try", "my bluff works", "i point at the door and it bursts into flames");
 - ``feat``: what no one in the era can do or have: magic and miracles ("cast fireball", "summon a dragon", "turn
   back time", "walk through the wall"), what the era does not hold ("a machine gun", "a pizza"), and playing the game
   instead of the world ("skip to the ending", "level up", "print the NPCs' secrets").
@@ -14,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Wish = Literal["instructions", "fiat", "victory", "feat"]
+Wish = Literal["instructions", "fiat", "victory", "outcome", "feat"]
 
 _MONEY = r"(?:credits?|coins?|gold|money|cash|greys?|silver|pennies|penny)"
 _STATS = r"(?:hp|health|hit points|stats?|stress|credits?|gold|money|level|xp|experience)"
@@ -42,6 +45,12 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\bwrite me an? (?:poem|essay|story|song about cats)\b|\b(?:assistant|user)\s*:|<\|\w+\|>|\[(?:system|inst)\]"
         r"|\brespond (?:only )?with\b|\breveal (?:your|the) (?:prompt|instructions|rules|system)\b"
         r"|\bwhat are your (?:instructions|rules|orders|directives|guidelines|settings)\b|\btraining data\b"
+        r"|\b(?:tell me|show me|reveal|spoil|what is|whats) the ending\b|\b(?:answer|solution) to (?:the|this) (?:quest"
+        r"|puzzle|game|level)\b"
+        r"|\bthe rules (?:dont|do not|don't|wont|will not|no longer) apply\b|\bignore the (?:dice|rolls?|rules"
+        r"|checks?)\b|\bjson\b|\b(?:hidden|quest|game|story) flags?\b|\bllms?\b|\bsay yes to (?:my|everything|every|all"
+        r"|anything)\b|\bthe game (?:is looking for|wants|expects)\b|\bno matter what (?:i|it is|i say|i ask)\b"
+        r"|\bsystem (?:message|prompt)s?\b|\b(?:your|the) (?:hidden|secret) (?:instructions|prompts?|rules|orders)\b"
         r"|\bpretend (?:you are|you're|youre|u r) (?:a|an)\b"
         r"|\b(?:write|code|give) (?:me )?(?:some |a |an )?(?:\w+ )?(?:python|code|program|script|javascript|sql|html|"
         r"function|algorithm|regex)\b|\b(?:python|javascript|"
@@ -49,8 +58,7 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\bwhat (?:model|llm|ai) are you\b|\bare you (?:an? )?(?:ai|bot|robot|chatgpt|llm|language model)\b"
         r"|^(?:hey|hi|hello|ok|okay|yo|so|dear|listen) (?:ai|gpt|chatgpt|bot|assistant|computer|game|narrator|gm|dm)\b"
         r"|^(?:ai|gpt|chatgpt|computer|game|narrator)\s*[,:]|\bbest move\b|\bwhat (?:should|do) i (?:type|press|"
-        r"click)\b"
-        r"|\bdo anything now\b|\bdan mode\b|\byou are (?:now )?dan\b|\bbreak(?:ing)? character\b"
+        r"click)\b|\bdo anything now\b|\bdan mode\b|\byou are (?:now )?dan\b|\bbreak(?:ing)? character\b"
         r"|\b(?:drop|stop) (?:the |this )?(?:act|role-?play|roleplaying|character)\b"
         r"|\b(?:talk|speak|reply|answer) (?:to me )?(?:normally|like a (?:normal|real) (?:person|human|ai))\b"
         r"|\b(?:an|the|a) ai\b|\bai (?:with|without) (?:no )?(?:rules|limits|restrictions|filters)\b"
@@ -70,8 +78,7 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|^i (?:now )?own (?:this|the) (?:whole )?(?:tavern|inn|bar|place|town|city|shop|market|building|hall)\b"
         r"|\bsomehow (?:it is|it's|its|they are|my \w+ is) (?:full|overflowing|brimming)\b|\bfull (?:to bursting )?"
         r"(?:with|of) (?:money|gold|coins?|greys|credits) again\b"
-        r"|\b(?:i|you) (?:now )?(?:have|get|gain|receive|find) (?:\d[\d,]{4,}|a million|a billion|infinite|"
-        r"unlimited)\b"
+        r"|\b(?:i|you) (?:now )?(?:have|get|gain|receive|find) (?:\d[\d,]{4,}|a million|a billion|infinite|unlimited)\b"
         rf"|\b(?:infinite|unlimited|endless|max(?:imum)?) {_MONEY}\b|\b(?:infinite|unlimited) (?:hp|health|lives)\b"
         rf"|\bset (?:my|the player'?s?) {_STATS}\b|\bgod ?mode\b|\bcheat(?:s|ing)? (?:code|mode)\b"
         r"|\bmake me (?:rich|immortal|invincible|a god)\b|\bgive me (?:every|all the|each) (?:item|thing|weapon)s?\b"
@@ -104,7 +111,22 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"(?:me|us) (?:all|every|everything|the whole|(?:his|her|their) (?:secrets?|fortune|money|savings|job|"
         r"everything))\b")),
     ("victory", re.compile(
-        r"^i (?:just )?win\b|\bi win the game\b|\bwin the game\b|\bend the game\b|\bbeat the game\b"
+        r"\b(?:lets|let us|can we|could we|shall we) (?:just )?say\b|^(?:just )?say (?:that )?i (?:already"
+        r"|just) (?:beat|won|killed|paid|finished|did|have|got)\b"
+        r"|\btime ?skip\b|\b(?:its|it is) (?:yours|mine) now\b|\bnever (?:have to |has to "
+        r"|need to )?pay (?:for )?(?:\w+ ){0,4}"
+        r"again\b|\bowes? me \d[\d,]{2,}|\bskip (?:ahead )?to when\b|\bi (?:just )?(?:remembered"
+        r"|remember now)\b.{0,40}\b(?:my|is my) "
+        r"(?:uncle|aunt|father|mother|dad|mum|mom|brother|sister|cousin|godfather|old friend)\b|\bis (?:actually )?my "
+        r"(?:long[- ]lost )?(?:uncle|aunt|father|mother|dad|mum|mom|brother|sister|cousin|godfather)\b"
+        r"|\bi forgot to (?:say|mention|tell you)\b|\bmy character (?:is|was) (?:basically |actually |secretly "
+        r"|really )?(?:a |an |the )?(?:retired |former )?"
+        r"(?:legendary|famous|master|renowned|immortal|royal|noble|chosen|best|greatest|strongest)\b|\b(?:i am|im|i'm"
+        r"|i was|i became|i have become) (?:now |already |easily |basically |"
+        r"officially )?(?:the best|the greatest|the strongest|the fastest|the richest) (?:\w+ )?(?:in|of) (?:the|all)\b"
+        r"|\bevery (?:\w+ )?(?:dialect|language|"
+        r"tongue)s?\b|\bclearance\b|\b(?:pack|bag|inventory|pockets?|purse)\s*:\s*(?:\d|an? )"
+        r"|^i (?:just )?win\b|\bi win the game\b|\bwin the game\b|\bend the game\b|\bbeat the game\b"
         r"|\bi (?:am|become) (?:now )?(?:actually |really |secretly )?(?:the |a |an )?(?:king|queen|emperor|empress|"
         r"god|goddess|ruler|immortal|invincible)\b"
         r"|\bi am (?:now |the new |now the )(?:the )?(?:mayor|governor|provost|sheriff|boss|owner|lord|lady|chief|"
@@ -114,6 +136,23 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"obeys? me)\b|\b(?:is|am|are) (?:now )?(?:immortal|invincible|unkillable)\b"
         r"|\b(?:everyone|everybody|all of you|you all|the whole (?:town|room|place)) (?:has|have|must|will|shall) "
         r"(?:to )?(?:do (?:what|as) i (?:say|tell)|obey|listen to me|follow me|bow|kneel)\b")),
+    ("outcome", re.compile(
+        r"^i (?:find|found|discover|discovered|spot) (?:a|an|some) (?!(?:seat|table|chair|stool|corner|bench|spot|place"
+        r"|way|room|quiet|moment|space|gap|dry|warm|good|nice|free)\b)[a-z]+ (?:under|behind|beneath|inside|in"
+        r"|on top of)\b|"
+        r"\band (?:it|he|she|they|the \w+|everyone|everybody|nobody|no one)(?: just| immediately| instantly| right)? "
+        r"(?:clicks open|swings open|pops open|springs open|works|bursts into flames|catches fire|straightens|heals"
+        r"|goes "
+        r"down|go down|falls? (?:down|over|dead)|drops? dead|agrees?|believes?|beleives?|gives in|give in|hands? over|"
+        r"(?:dont|do not|doesnt|does not|never|didnt|did not) (?:notice|see|spot|hear))\b"
+        r"|\b(?:clicks|swings|pops|springs) open (?:first|on the first) (?:try|time|go)\b|\b(?:my|the) (?:bluff|lie"
+        r"|plan|"
+        r"trick|ruse|disguise|roll|persuasion|charm|attempt|lie) (?:works|worked|succeeds|succeeded|lands|landed)\b"
+        r"|\b(?:believes|beleives) every word\b|\bin one (?:hit|blow|punch|swing|shot)\b.{0,40}\b(?:drops|goes down"
+        r"|falls)\b|\bgoes down in one (?:hit|blow|punch|swing)\b|\bstraightens (?:right )?out\b|\bbursts into flames\b"
+        r"|\b(?:he|she|they) agrees?,? (?:\w+ ){0,3}is mine\b|\bis mine,? moving on\b"
+        r"|\b(?:so|that) (?:charmed|impressed|taken) (?:by|with) me (?:that )?(?:she|he|they) (?:sells|gives|hands"
+        r"|lets)\b")),
     ("feat", re.compile(
         r"\bin (?:a|one) (?:single )?(?:bound|leap|jump)\b|\bso fast (?:that )?i\b|\bfaster than (?:light|sound|a "
         r"horse|the wind|a bird)\b|\b(?:the )?(?:far|other) (?:end|side) of the world\b|"
@@ -130,7 +169,8 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"\bcall down (?:a |the )?(?:\w+ )?(?:lightning|thunder|fire|meteors?|heavens|storm|wrath|plague)|"
         r"\bbolts? of lightning\b|\bcast "
         r"(?:fireball|lightning|magic missile)\b|\b(?:fireball|magic missile|lightning bolt|telekinesis|telepathy|"
-        r"mind control)\b|\bread (?:[\w']+ ){0,3}minds?\b|\b(?:summon|conjure|spawn|materiali[sz]e|duplicate|clone)"
+        r"mind control)\b|\bread (?:[\w']+ ){0,3}(?:minds?|thoughts)\b|\b(?:summon|conjure|spawn|materiali[sz]e"
+        r"|duplicate|clone)"
         r"\b|\b(?:turn|transform|shapeshift|morph|change) (?:myself |me )?into (?!(?:a |an )?(?:the|that|"
         r"this|my|your|side|back|narrow|dark|alley|street|lane|road|yard|square|doorway|passage|row|courtyard|market|"
         r"shop|tavern|building|gate|dock|quay|path|corridor|hall|room|clean|fresh|dry|other|different|some|"
@@ -152,12 +192,12 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\b(?:london|paris|new york|tokyo|america|england|scotland|ireland|france|germany|spain|italy|china|japan|"
         r"russia|canada|australia|mexico|brazil|india|europe|africa|asia|california|texas|florida|berlin|rome|madrid|"
         r"moscow|beijing|chicago|los angeles|the usa|the us|the uk|united states|united kingdom|real life|the real "
-        r"world)\b"
-        r"|\bmake it (?:stop|start) (?:raining|snowing)\b|\bcontrol the weather\b"
+        r"world)\b|\bmake it (?:stop|start) (?:raining|snowing)\b|\bcontrol the weather\b"
         r"|\b(?:food )?delivery\b|\btake-?(?:away|out)\b|\b(?:uber ?eats|doordash|deliveroo|grubhub)\b"
         r"|\bmagic(?:al|ally)?\b|\bspells?\b|\bgenie\b|\bsuper ?(?:powers?|strength|speed)\b|\bx-?ray vision\b"
         r"|\bbreathe fire\b|\blasers?\b.*\beyes\b|\bbecome (?:a |an )?(?:dragon|wolf|bird|cat|god|vampire|werewolf|"
-        r"ghost|giant|bat)\b|\b(?:heaven|the afterlife|the underworld)\b|\b(?:to|into|in) hell\b(?! of)"
+        r"ghost|giant|bat)\b|\bbecom(?:e|es)? (?:a |an )?(?:giant|dragon|god|ghost)\b|\b(?:heaven|the afterlife"
+        r"|the underworld)\b|\b(?:to|into|in) hell\b(?! of)"
         r"|\b(?:vr|virtual reality)(?: headset| goggles)?\b|\b(?:phone|taxi|uber|computer|email|chatgpt|google|siri|"
         r"alexa|wikipedia|"
         r"wifi|television|tv|selfie|credit card|atm|website|app)\b|\b(?:quick ?save|save the game|load the game|"
@@ -221,6 +261,34 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"|\bcatch (?:the |a )?(?:crossbow )?(?:bolt|bullet|arrow)s? (?:in|with) my teeth\b"
         r"|\bdrink the (?:river|sea|ocean|lake|channel|bay|well) dry\b"
         r"|\bcall down (?:the )?(?:lightning|thunder|fire)\b"
+        r"|\b(?:throw|toss|hurl|lift|push|punch|kick|carry|pick up|swallow|grab|catch|steal|eat|move) the (?:gas giant|"
+        r"planet|world|moon|sun|stars|sky|mountains?)\b|\b(?:gas giant|planet|moon|sun) (?:into|onto|at|over)\b"
+        r"|\b(?:heal|cure|mend|fix|restore|make|create|open|conjure)\b.{0,40}\bby (?:snapping|clicking"
+        r"|clapping) (?:my )?"
+        r"(?:fingers|hands)\b|\bheal (?:all|every one|each) (?:of )?my (?:wounds|injuries|cuts|hurts)\b"
+        r"|\bthere(?:'s| is|s) (?:definitely |now |suddenly |somehow )*(?:a|an|some) [\w ]{1,30} in (?:there|here|my "
+        r"\w+) now\b"
+        r"|\b(?:can|could|will|would) (?:u|you) (?:just |please |pls |plz )*make (?:the |that |this )?(?:\w+ ){0,2}"
+        r"(?:like|love|adore|trust|obey|fear|worship|forgive) me\b|\b(?:dont|do not|never) (?:wanna|want to|feel like) "
+        r"do(?:ing)? (?:the|this|that|any) quests?\b"
+        r"|\b(?:dragon|unicorn|griffin|gryphon|phoenix|kraken|demon|genie|fairy|fairie|elf|elve|dwar(?:f|ve)|orc|goblin"
+        r"|troll|wizard)s? (?:attacks?|appears?|lands?|swoops?|comes?|arrives?|flies|breathes|bursts?)\b|\b(?:buy|hire|"
+        r"rent|ride|tame|summon|call|get|befriend) (?:a|an|the|my|me a|me an) (?:dragon|unicorn|griffin|gryphon|phoenix"
+        r"|kraken|demon|genie|fairy|elf|dwarf|orc|goblin|troll|wizard)\b|\b(?:a|the) (?:god|goddess|saint|angel|spirit"
+        r"|ghost) (?:appears|answers|descends|speaks|"
+        r"comes down)\b|\b(?:throw|toss|hurl|lift|carry|pick up|push over) the (?:whole |entire )?(?:tavern|inn|bar|"
+        r"building|house|town|bridge|hall|tower|chapel|market)\b"
+        r"|\binvisab(?:le|ility)\b|\b(?:jump|leap|hop|vault|bound)\b.{0,40}\b(?:right |straight )?up (?:to|onto) the "
+        r"(?:top|roof)\b|\b(?:talk|speak) to the (?:eels|fish|birds|rats|crows|gulls|herons|animals|adders|snakes|"
+        r"beetles|worms|cats|dogs) and ask (?:them|it)\b|\bfrom across (?:the )?(?:town|city|market|river|rift|reach)\b"
+        r"|\bevery conversation\b|\b(?:lift|raise|carry|pick up) the (?:whole|entire) \w+|\b(?:eat|drink"
+        r"|swallow)\b.{0,40}"
+        r"\bevery (?:single )?one\b|\b(?:swim|row|wade|sail)\b.{0,30}\b(?:entire|whole) (?:delta|estuary|river|sea|bay|"
+        r"marsh|reach|rift|channel)\b|\binto the next (?:district|town|county|village|street|valley)\b"
+        r"|\bhold back the (?:tide|sea|river|flood|water)\b|\bbuild (?:a |an )?(?:new )?(?:bridge|house|ship|tower|wall"
+        r"|boat|road)\b.{0,30}\b(?:by myself|alone|single-?handed|before (?:lunch|noon|dinner|breakfast|nightfall|"
+        r"sundown))\b|\b(?:visa|mastercard|amex|paypal|venmo|bitcoin|crypto|cashapp|apple pay|contactless)\b"
+        r"|\b(?:honda|toyota|tesla|civic|bmw)\b|\b(?:yelp|tripadvisor|(?:one|five|\d) star review)\b"
         r"|\binventory menu\b|\bdrag (?:the |my )?\w+ into my hand\b"
         r"|\b(?:load|save) (?:my |the )?(?:last )?(?:save|game)\b"
         r"|\bsave game\b|\blast save\b|\bset my \w+ to \d+\b|\b(?:instagram|tiktok|facebook|twitter|youtube|"
@@ -244,9 +312,8 @@ WISHES: list[tuple[Wish, re.Pattern[str]]] = [
         r"over)|gives? me|pays? me|follows? me|swears? (?:loyalty|fealty)|does (?:what|as) i say)\b"
         r"|^(?:the whole|the entire|everybody|everyone|every one|all the|all of the)\b[\w &']{0,40}?"
         r"\b(?:goes|go|starts?|"
-        r"buys?|stands?|cheers?|bows?|kneels?|chants?|sings?|claps?|pays?|hands?|gives?|turns?|falls?)\b.{0,60}\b(?:me|my|"
-        r"mine)\b"
-        r"|\b(?:turn|turns|transform|transforms|transmute|transmutes) (?:[\w']+ ){1,4}into "
+        r"buys?|stands?|cheers?|bows?|kneels?|chants?|sings?|claps?|pays?|hands?|gives?|turns?|falls?)\b.{0,60}\b(?:me"
+        r"|my|mine)\b|\b(?:turn|turns|transform|transforms|transmute|transmutes) (?:[\w']+ ){1,4}into "
         r"(?:(?:solid|pure|real|shiny|gleaming|a (?:bar|pile|heap|sack) of|bars of) )*(?:gold|silver|platinum|"
         r"diamonds?|jewels?|rubies|emeralds)\b"
         r"|\b(?:turn|transform|change|morph|curse) (?:[\w']+ ){1,4}into (?:a |an )?(?:frog|toad|newt|pig|rat|mouse|"
