@@ -270,8 +270,35 @@ CASES = [
     ("cinder_reach", "look around", "whose cat is that", "cat"),
     ("saltmarsh_reach", "look around", "who owns the cat", "A cat sleeps on the warm end of the bar"),
     ("saltmarsh_reach", "look around", "ok so who actually runs things around here", "the Salt See holds the power"),
-    # the size of the pay just offered
+    # the size of the pay just offered, and a counter-offer answered with it
     ("saltmarsh_reach", "ask the bartender about a job", "how much are we talking here", "pays 25 greys"),
+    ("cinder_reach", "talk to the woman behind the bar", "can u do 40 instead? i'm worth it", "pays 30 credits"),
+    # a nineteenth stranger's: a parser game's abbreviations
+    ("saltmarsh_reach", "look around", "x woman", "You look Odile Pask over"),
+    ("cinder_reach", "look around", "u", "You travel to Kettle Row"),
+    ("saltmarsh_reach", "look around", "get tankard", "Tankards hang from the beams"),
+    ("saltmarsh_reach", "look around", "grab one of the wet cloaks off the pegs", "not yours: leave it be"),
+    # a search names the place, or the thing searched by the line that tells of it
+    ("cinder_reach", "look around", "rummage thru the coats hanging by the door for coins",
+     "Rebreathers hang on hooks"),
+    ("saltmarsh_reach", "look around", "search the floor for anything someone dropped", "The floorboards flex"),
+    # prices by kind, lodging by the night, the smell, supplies, a bid after the thing, a tab
+    ("cinder_reach", "look around", "cheapest healing item?", "the cheapest to be had in the Slag & Lantern is a burn "
+     "stim"),
+    ("saltmarsh_reach", "look around", "whats the most expensive thing u sell", "the dearest to be had in the Brass "
+     "Eel Tavern is a willowbark tincture"),
+    ("saltmarsh_reach", "look around", "going rate for a room? per night", "a room and a bed for the night"),
+    ("saltmarsh_reach", "look around", "what's that smell? is it always like this", "Eel oil lamps"),
+    ("cinder_reach", "look around", "where could i buy some supplies? rope, food, that sort of thing",
+     "the Scrip Market (15 minutes away) is where to get them"),
+    ("cinder_reach", "look around", "hand lamp. 6 credits. final offer", "will not let the hand lamp go for 6 credits"),
+    ("saltmarsh_reach", "look around", "hand lamp. 6 greys. final offer", "There is no hand lamp for sale"),  # a gift
+    ("saltmarsh_reach", "look around", "would i be able to pay later? im a little short right now",
+     "keeps no tab for you"),
+    # a companion asked without a name; the place's extras talked to, or picked on
+    ("saltmarsh_reach", "look around", "join me, ill split whatever we find 50/50", "Ottilie Crewe"),
+    ("cinder_reach", "look around", "talk to the men playing dice", "Two drillers bend over a dice game"),
+    ("saltmarsh_reach", "look around", "go pick a fight with the reeves by the window", "off-duty reeves"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

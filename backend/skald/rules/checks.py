@@ -189,6 +189,11 @@ def _aimed_at(router: RouterOutput, state: GameState, pack: EraPack, purpose: st
     found = references.person(aimed, state, pack)
     if found is not None:
         return found
+    extras = references.detail(aimed, state, pack)
+    crowd = {w.lower() for w in references.PEOPLE_LINE.findall(extras)} if extras else set()
+    if crowd and references.words(aimed) & (references.words(" ".join(crowd)) | parser.CROWD_WORDS):  # "swing at
+        # the reeves by the window": the place's extras
+        return f"{end(extras)} They keep to themselves, and are not yours to pick on."
     missing = references.missing_person(aimed, state, pack)
     return f"You see no {missing} here {purpose}." if missing else None
 
@@ -341,10 +346,13 @@ _ANYONE = re.compile(r"(?:anyone|anybody|someone|somebody|who(?:ever)?|any of yo
 def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     minutes = clock.time_cost(ActionClass.RECRUIT)
     target = target_of(router, state, pack)
+    waiting = next((p for p in everyone_at(state, pack, state.location) if p.companion and p.id not in state.party),
+                   None)  # who waits here to be asked
     if target is None and router.target_npc is None and _ANYONE.match(router.text):  # "anyone wanna come
-        target = next((p for p in everyone_at(state, pack, state.location)  # adventuring with me": who waits here
-                       if p.companion and p.id not in state.party), None)
+        target = waiting  # adventuring with me"
     aimed = _aimed_at(router, state, pack, "to ask") if target is None else None
+    if target is None and aimed is None and router.target_npc is None:  # "join me, ill split whatever we find": the
+        target = waiting  # one here who would
     if isinstance(aimed, str):
         return Resolution(make_result(router, None, 1, aimed, impossible=True))
     target = target or aimed
@@ -424,8 +432,9 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
                          f"You go over {the_place(here)} again and find nothing new.",
                          f"A careful look around {the_place(here)} turns up nothing you did not know.")
     else:
-        summary = phrase(state, "You look, but nothing useful turns up.", "You search and come up empty.",
-                         "Whatever is here, you do not find it this time.")
+        summary = phrase(state, f"You look around {the_place(here)}, but nothing useful turns up.",
+                         f"You search {the_place(here)} and come up empty.",
+                         f"Whatever is in {the_place(here)}, you do not find it this time.")
         seen = here.details[state.turn % len(here.details)] if here.details else ""
         summary = f"{end(seen)} {summary}" if seen else summary  # what the eye falls on while it looks
     thing = re.sub(r"\s+(?:in case|to see|looking for|hoping|for anything|for something)\b.*$|^(?:a )?(?:look|poke|"
@@ -433,6 +442,11 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
     if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | _SOUGHT and \
             not set(thing.split()) & {"me", "you", "i", "us", "we"}:  # "want me to look at your tally": no thing
         the = "" if re.match(r"(?:every|each|all|both)\b", thing) else "the "  # "peer into every corner"
+        searched = references.detail(thing, state, pack)
+        if searched is not None and not chk.outcome.succeeded:  # "rummage through the coats by the door": the
+            summary = phrase(state, "You look, but nothing useful turns up.", "You search and come up empty.",
+                             "Whatever is there, you do not find it this time.")  # pegs the line tells of
+            summary = f"{end(searched)} {summary}"
         summary = f"You search {the}{thing}. {summary}"  # what was searched, named
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     minutes = clock.time_cost(ActionClass.INVESTIGATE)

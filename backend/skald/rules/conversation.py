@@ -461,6 +461,35 @@ WEATHER_RANK = {w: i for i, w in enumerate(("rain", "raining", "rains", "drizzle
                                               "storms",
                                               "stormy", "snow", "sleet", "hail", "fog", "foggy", "mist", "misty",
                                               "ashfall", "gale", "wind", "winds", "windy", "thunder", "lightning"))}
+SMELL_WORDS = frozenset({"smell", "smells", "stink", "stinks", "reek", "reeks", "odour", "odor", "scent", "whiff",
+                         "stench", "fumes"})
+SMELLY = frozenset({"smoke", "smokes", "smoky", "oil", "ash", "beer", "ale", "fish", "eel", "eels", "pipe",
+                    "tar", "tarred", "salt", "mud", "damp", "steam", "steams", "sulphur", "brine", "taste", "tastes"})
+
+
+def _credit(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'can i pay later', 'put it on my tab', 'settle my tab': what is owed here (nothing: the rules sell for coin on
+    the spot) and what the player has to pay with."""
+    here = pack.locations[state.location]
+    keeper = next((p for p in locals_ if not p.companion and KEEPER_WORDS & references.words(p.role)), None)
+    told = f"{keeper.name} tells you" if keeper else _teller(speaker, locals_)[0]
+    purse = money(state.player.credits, pack)
+    return (f"{told} that {the_place(here)} keeps no tab for you: you owe nothing here, and what you buy you pay "
+            f"for on the spot, in {pack.era.currency.many}. You have {purse}.", [])
+
+
+def _smell(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'what is that smell': the place's line that names a smell, else one of what smells (smoke, oil, ash, beer)."""
+    told, _ = _teller(speaker, locals_)
+    here = pack.locations[state.location]
+    lines = [*here.details, *sentences(here.description)]
+    said = next((line for line in lines if references.words(line) & SMELL_WORDS), None) or next(
+        (line for line in lines if references.words(line) & SMELLY), None)
+    if said is None:
+        return (f"{told} that {the_place(here)} smells of nothing worse than the people in it.", [])
+    return (f"{told} what the smell is: {end(said)}", [])
+
+
 MILD_WEATHER = frozenset({"tide", "cold", "heat", "damp", "sun", "sunlight", "dust", "ash", "sky"})  # weather, but
 # also the floor's tide and the bar's heat: a line of rain or wind first
 
@@ -642,6 +671,11 @@ def _away(state: GameState, pack: EraPack, place_id: str) -> str:
     return "out of reach from here" if minutes is None else f"{minutes} minutes away"
 
 
+_PRICE_WORDS = frozenset({"cheapest", "cheap", "least", "most", "expensive", "priciest", "dearest", "costliest",
+                          "thing", "things", "item", "items", "sell", "sold", "buy", "have", "got", "stuff", "one",
+                          "you", "here", "what", "there"})
+
+
 def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     here = pack.locations[state.location]
     item = references.item(topic, state, pack)
@@ -664,11 +698,16 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
         total = sum(pack.items[i].value for i in here.shop if i in pack.items)  # whole stock"
         return (f"{told} that one of everything sold in {the_place(here)} comes to {money(total, pack)}: {stock}.",
                 [])
-    if {"cheapest", "cheap", "least"} & wanted:  # "what's the cheapest thing you sell"
-        sold = sorted((pack.items[i] for i in here.shop if i in pack.items), key=lambda it: it.value)
-        offers = [f"{with_article(it.name.lower())} at {money(it.value, pack)}" for it in sold[:2]]
-        offers += [f"a drink at {money(DRINK_PRICE, pack)}"] if here.type == "bar" else []
-        return ((f"{told} that the cheapest to be had in {the_place(here)} is {or_list(offers, 'or')}.", []) if offers
+    dearest = bool({"expensive", "priciest", "dearest", "costliest"} & wanted) and "least" not in wanted
+    if {"cheapest", "cheap", "least"} & wanted or dearest:  # "what's the cheapest thing you sell", "the most
+        kind = references.kindred(" ".join(wanted - _PRICE_WORDS))  # expensive", "cheapest healing item?"
+        sold = sorted((pack.items[i] for i in here.shop if i in pack.items), key=lambda it: it.value, reverse=dearest)
+        fit = [it for it in sold if kind & references.words(f"{it.name} {' '.join(it.tags)} {it.description}")]
+        sold = fit or sold
+        offers = [f"{with_article(it.name.lower())} at {money(it.value, pack)}" for it in sold[:1 if dearest else 2]]
+        offers += [f"a drink at {money(DRINK_PRICE, pack)}"] if here.type == "bar" and not fit and not dearest else []
+        most = "the dearest" if dearest else "the cheapest"
+        return ((f"{told} that {most} to be had in {the_place(here)} is {or_list(offers, 'or')}.", []) if offers
                 else (f"Nobody sells anything in {the_place(here)}.", []))
     if item is not None and item.id in here.shop:
         return (f"{told} that the {item.name.lower()} is {money(item.value, pack)} here.", [])
@@ -715,14 +754,28 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
             f" {_ways(state, pack)}", [])
 
 
+GOODS_WORDS = frozenset({"supplies", "supply", "provisions", "gear", "equipment", "goods", "kit", "tools", "stuff",
+                         "things", "wares", "necessities", "essentials"})
+
+
 def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, _ = _teller(speaker, locals_)
     item = references.item(topic, state, pack)
     if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
             references.words(topic) & references.PLACE_KINDS:  # "is there a market where i can get gear": the place
         return _where_is(topic, speaker, locals_, state, pack)
+    if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
+            references.words(topic) & GOODS_WORDS:  # "where could i buy some supplies": the nearest shop of several
+        stocked = sorted((minutes_to(pack, state.location, loc.id) or 0, -len(loc.shop), loc.id)
+                         for loc in pack.locations.values() if len(loc.shop) >= 2 and loc.id != state.location and
+                         minutes_to(pack, state.location, loc.id) is not None)
+        if stocked:
+            loc = pack.locations[stocked[0][2]]
+            wares = or_list([pack.items[i].name.lower() for i in loc.shop[:4] if i in pack.items], "and")
+            return (f"{told} that {the_place(loc)} ({_away(state, pack, loc.id)}) is where to get them: {wares}.", [])
     if item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
-        return (f"{told} that nobody sells {with_article(topic) if topic else 'that'} anywhere near.", [])
+        what = "any such thing" if references.words(topic) & GOODS_WORDS else with_article(topic) if topic else "that"
+        return (f"{told} that nobody sells {what} anywhere near.", [])
     shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
     if not shops:
         return (f"{told} that nobody sells {with_article(item.name.lower())} anywhere in these parts.", [])
@@ -825,7 +878,8 @@ def nobody_by_that_name(router: RouterOutput, state: GameState, pack: EraPack) -
 _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what_here, "where_go": _where_go,
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
-              "lodging": _lodging, "danger": _danger, "weather": _weather, "menu": _menu, "history": _history,
+              "lodging": _lodging, "danger": _danger, "weather": _weather, "smell": _smell, "credit": _credit,
+              "menu": _menu, "history": _history,
               "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
               "ask": _ask,
               "where_sold": _where_sold}

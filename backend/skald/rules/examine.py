@@ -31,7 +31,7 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     here = pack.locations[state.location]
     people = everyone_at(state, pack, state.location)
     who = next((p for p in people if p.id == router.target_npc), None) or references.person(
-        topic, state, pack, people)
+        topic, state, pack, people) or references.first_of(topic, state, pack, people)  # "x woman": the first here
     if who is not None:
         told = end(who.description)
         return _seen(router, f"You look {who.name} over, the {who.role}: {told[:1].lower()}{told[1:]}")

@@ -460,8 +460,7 @@ CLAIM = re.compile(r"^i (?:have|have got|got|carry|am carrying|pull out|produce|
 USED = re.compile(r"^(?:i )?(?:(?:fire|shoot|aim|activate|switch on|turn on|power up|unholster|unsheathe|draw|whip out|"
                   r"strap on|rev up|start up|boot up|dial|call (?:someone )?on) (?:my|the)|(?:whistle for|call for|"
                   r"summon|saddle|mount|ride|hop on|get on|climb on) my|(?P<deed>[a-z]+) (?:[a-z' ]{1,30} )?(?:with|"
-                  r"using) my)"
-                  r" (?P<thing>[a-z' -]{2,30}?)"
+                  r"using) my) (?P<thing>[a-z' -]{2,30}?)"
                   r"(?: (?:strapped|slung|hanging|holstered|tucked|on my|from my|at|to|and|in|off|away)\b.*)?$")
 
 
@@ -544,7 +543,8 @@ nervous weird creepy shady""".split())
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|im|ive|i've|gimme|lemme|we|us|our)\b")  # a claim, not a look
 TRADING = frozenset({ActionClass.BUY, ActionClass.SELL, ActionClass.GIVE})  # what a told line's clause names matters
 HAGGLING = re.compile(r"\b(?:knock|off the (?:lot|price|total)|discount|better price|cheaper|lower (?:the|your) "
-                      r"price)\b")
+                      r"price|free (?:drink|pint|round|meal|bite|beer|ale)|on the house|for free|my way out of paying|"
+                      r"out of paying)\b")  # to whoever sells here
 
 
 def _if_fits(person_id: str | None, text: str, people: list[PresentNpc], pack: EraPack) -> str | None:
@@ -622,6 +622,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             last = last_spoken_with(state, pack, people)
         return last
 
+    text = {"u": "go up", "d": "go down"}.get(text.strip(), text)  # a parser game's "u", not "you"
     text = parser.slipped(text)  # "tlk to the big lady", "runnn": read as meant by every pattern below
     text = parser.request(text) or text  # "i beg your pardon, but would you mind if i watched your game": the request
     if wish(text):  # "I win", "give me 1000000 credits": answered honestly by rules.interact, never rolled
@@ -670,7 +671,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             reading.kind == "go" and _names_a_place(reading.topic, state, pack)) and not (
             reading.kind in ("eat", "drink") and re.match(r"(?:give|get|bring|fetch|pour) me\b|gimme\b", text)) and \
             not (
-            reading.verb == "how_much" and reading.topic in ("pay", "fee", "payment")):  # "give me something to eat"
+            reading.verb == "how_much" and reading.topic in ("pay", "fee", "payment")) and \
+            reading.verb != "credit":  # "give me something to eat", "can i pay you later"
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people, talking_to)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, dice, pronouns
+from skald.rules import clock, dice, pronouns, references
 from skald.rules.deeds import second_person
 from skald.rules.money import money
 from skald.rules.parser import object_of
@@ -45,7 +45,7 @@ from skald.rules.scene import everyone_at, held
 from skald.rules.trade import carried_list
 from skald.rules.wishes import Wish, wish
 from skald.state import GameState, RouterOutput
-from skald.text import or_list, the_place
+from skald.text import end, or_list, the_place
 from skald.vocab import ActionClass, Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
@@ -53,7 +53,10 @@ WORK_MINUTES, HELP_MINUTES = 60, 20
 _WORK = re.compile(r"\b(?:work(?! (?:out|through|up)\b| on (?:my|the|your|it|that|this)\b)|odd jobs?|earn|labou?r|"
                    r"haul|do (?:some )?chores|find (?:a |some )?jobs?)\b")
 _HELP = re.compile(r"\b(?:help|lend a hand|give .{0,30}a hand|offer a hand|assist)\b")
-_TAKE = re.compile(r"\b(?:take|pick up|grab|pocket|collect|get (?:all|everything|it all))\b")
+_TAKE = re.compile(r"\b(?:take|pick up|grab|pocket|collect|get (?:all|everything|it all))\b|^get (?:the |a |an |that |"
+                   r"this )?(?!(?:drunk|wasted|hammered|ready|dressed|lost|going|moving|started|comfortable|warm|"
+                   r"some|food|help|out|up|down|in|on|off|back|away|over|lucky|even|rich|paid|closer|better)\b)"
+                   r"[a-z]+\s*$")  # a parser game's "get tankard"
 _SHOW = re.compile(r"\bshow\b")
 _HANDS_ON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:climb|scale|clamber)\b"), "agility"),
@@ -230,6 +233,13 @@ def _show(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
 def _take(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     here = pack.locations[state.location]
     item = pack.items.get(router.target_item or "")
+    thing = re.sub(r"^(?:one|some|a couple|a few|any|each|all) of (?:the |those |these |them )?|\s+(?:off|from|out of) "
+                   r"the .*$", "", object_of(router.text))  # "grab one of the wet cloaks off the pegs": the cloaks
+    scenery = references.detail(thing, state, pack) if item is None and thing else None
+    if scenery is not None and references.words(thing) & references.words(scenery):  # "get tankard", "pick up the
+        # cat": a thing of the place, not the player's to take
+        return _nothing(router, state, f"{end(scenery)} That is {the_place(here)}'s, not yours: leave it be, or "
+                                       "ask for it.")
     if item is None:
         return _nothing(router, state, "Nothing here lies about for the taking; a careful search might turn "
                                        "something up.")

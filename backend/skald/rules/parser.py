@@ -393,7 +393,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                 r"sleep|stay|kip|lodge|bed down|"
                 r"spend the night|get a (?:room|bed))\b|\b(?:any|a) (?:room|bed|rooms|beds) (?:for the night|free|to "
                 r"let|going)\b|\bis there (?:a |an |any )?(?:room|bed|inn|lodging)\b|"
-                r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b|"
+                r"\bhow much (?:is |for )?(?:a |the )?(?:room|bed|night's lodging)\b|\b(?:rate|price|cost) (?:for|of) "
+                r"(?:a |the )?(?:room|bed)\b|\b(?:room|bed)s? (?:for the night|per night|a night|tonight)\b|"
                 r"^(?:i would like|i want|i need|can i "
                 r"(?:get|have)|could i (?:get|have)) (?:a|the) (?:room|bed)\b"),
     ("danger", r"^(?:so |and |but )?(?:is|are) (?:the |that )?(?P<t>(?!(?:it|roads?|ways?|paths?|streets?|town|"
@@ -412,6 +413,15 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"places?|parts?) (?:i|we|one) (?:should|ought to|had better|better)? ?(?:avoid|stay away from|keep "
                r"(?:clear|away|out) (?:of|from)|not go|steer clear of)\b|\bwhat should i (?:avoid|watch out for|"
                r"steer clear of|be careful of)\b|\bwhat is (?:dangerous|bad) out there\b"),
+    ("credit", r"\b(?:pay|settle|square (?:up|it)) (?:you |it |up )?(?:later|tomorrow|next time|another time|"
+               r"when i can|"
+               r"back later)\b|\b(?:put|stick|chalk|add) (?:it|that|this|them) (?:on|to) (?:my|the|a) (?:tab|slate"
+               r"|account|bill)\b|\bon (?:credit|the slate|tick|account|my tab)\b|\b(?:start|run|open|settle|pay off"
+               r"|clear) (?:up )?"
+               r"(?:a |my |the )?(?:tab|slate)\b|\bhow much do i owe\b|\bdo i owe (?:you|anything)\b"),
+    ("smell", r"\bwhat(?: is)? (?:that|the|this) (?:awful |funny |strange |weird )?(?:smell|stink|stench|reek|odou?r|"
+              r"pong|whiff)\b|\bwhat (?:smells|stinks|reeks)\b|\bwhy does (?:it|this place|everything) (?:smell|stink|"
+              r"reek)\b|\bwhat is that (?:awful |funny |strange |weird )?smell\b"),
     ("weather", r"\b(?:what|how) is the weather\b|\bthe weather (?:like|doing|out|outside|today|tonight)\b|"
                 r"\bis it (?:still )?(?:raining|pouring|snowing|windy|stormy|cold|foggy|misty|chucking it down)\b|"
                 r"\b(?:still|stopped) (?:raining|pouring|snowing|blowing|chucking it down)\b|\bweather (?:is )?"
@@ -426,7 +436,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
                   r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|"
                   r"\bwhat is for sale\b|\bwhat is on offer\b"),
-    ("any_work", r"\bany (?:honest |paid |paying |decent |steady |real )?(?:work|jobs?|employment)\b|"
+    ("any_work", r"\bany (?:honest |paid |paying |decent |steady |real )?(?:work|jobs?|employment|bount(?:y|ies)|"
+                 r"contracts?|gigs?)\b|"
                  r"\bwhere (?:do|should|shall) (?:i|we) (?:start|begin)\b|\bwhat do (?:i|we) do first\b|"
                  r"\bwho (?:do|should|shall|must) (?:i|we) (?:talk to|see|ask|speak (?:to|with)|start with|look for)"
                  r"(?: first)?\s*\??$|\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
@@ -456,7 +467,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"\bany (?:news|word|rumou?rs?) (?:of|about|on) (?P<t5>.+)"),
     ("how_much", r"^how much(?: exactly| then| is it| would it be| are we talking| we talking| do i get| will i get| "
                  r"would i get| does it pay| is in it for me)?(?: here| about| then| exactly| roughly)*\s*\??$|"
-                 r"\bwhat is (?:the )?(?P<t9>(?:cheapest|least expensive)\b.*?)\??$|"
+                 r"\bwhat is (?:the )?(?P<t9>(?:cheapest|least expensive|most expensive|priciest|dearest)\b.*?)\??$|"
+                 r"^(?:and |so )?(?:the )?(?P<t10>(?:cheapest|least expensive|most expensive|priciest|dearest) (?:"
+                 r"thing|item|one|stuff|[a-z]+ (?:item|thing|stuff|gear))\b.*?)\??$|"
                  r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
                  r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)|"
                  r"\bwhat (?:does|will|would) (?:it|that|this|the (?:job|work) |the \w+ job )(?P<t4>pay)\b|"
@@ -497,6 +510,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"(?P<t2>that|it)(?: exactly| again| then)?\s*\??$|^(?:can|could|will) (?:you|u) show me where\b"),
     ("how_much", r"\bwhat (?:would|will|does|did|is) (?:it|that) (?:cost|come to|set me back)(?: me)?(?: to buy"
                  r"(?: out| up)?)? (?P<t3>.+)$|"
+                 r"^(?:can|could|would|will) (?:you|u|ya) (?:do|make it|go to|stretch to|manage|go up to) (?:\d+|"
+                 r"ten|twenty|thirty|forty|fifty|sixty|a hundred|double|more|better)(?: greys| credits| coins)?(?: "
+                 r"instead| then| for it| for the job)?\b|"
                  r"^(?:and |so |but )?(?:what about |how about )?(?:the )?(?P<t>pay|reward|wages?|fee|payment|cut|"
                  r"money)\s*\??$|\bwho (?:is|will be|would be) (?P<t2>pay)(?:ing)?\b"),
     ("where_is", r"\bwhere (?:can|could|do|might|would|should) (?:a person|a body|a fellow|one|i|we|you|someone|"
@@ -592,7 +608,9 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
               r"(?: flat)? (?:on|against|to|over)"),
     ("warm", r"warm (?:my|your|our) (?:hands|feet|self|bones)|warm up|dry (?:off|my|myself|out)|"
              r"stand by the (?:fire|hearth|stove|brazier)|sit by the (?:fire|hearth|stove|brazier)|"
-             r"go (?:to|over to|near) the (?:fire|hearth|stove|brazier)"),
+             r"go (?:to|over to|near) the (?:fire|hearth|stove|brazier)|(?:hold|holds|put|puts|stretch|stretches) "
+             r"(?:my|your|our) (?:hands|palms|fingers|feet)(?: out)? (?:to|toward|towards|at|near|over) the (?:warmth|"
+             r"fire|heat|hearth|flames?|stove|brazier|coals)"),
     ("nod", r"nod|bow|curtsy|tip my hat|salute|wink|smile|grin|frown|shrug|sigh|yawn|cough|blush|grimace|"
             r"raise (?:my|an) eyebrow|stretch|crack my knuckles|clap|applaud|cheer|toast|raise (?:my|a) (?:glass|"
             r"cup|mug|tankard)"),
@@ -743,7 +761,9 @@ def read(text: str) -> Reading | None:
             if found is not None and found.kind == "question" and i > 0 and (found.topic in (
                     "", *THERE, "this", "that") or _ABOUT_IT.match(parts[i].strip())):
                 looked = _read_clause(parts[i - 1].strip(), parts[i - 1].strip())  # "check out that barrel. whats
-                found = looked if looked is not None and looked.kind == "examine" else found  # that about": the look
+                found = looked if looked is not None and (looked.kind == "examine" or (  # that about": the look;
+                    looked.kind == "question" and looked.verb not in ("ask", "about") and not looked.weak and
+                    found.verb in ("ask", "about"))) else found  # "what's that smell? is it always like this"
             if found is not None and found.verb == "any_work" and i > 0 and any(
                     (r := _read_clause(p.strip(), p.strip())) is not None and r.verb == "yes" for p in parts[:i]):
                 return Reading("reply", "yes")  # "ok im in. where do i even start": the job taken, its first step
@@ -1127,7 +1147,8 @@ def _question(clause: str, said: str) -> Reading | None:
         found = pattern.search(asked)
         if found:
             topic = next((g for g in found.groupdict().values() if g), "")
-            topic = service(SERVICES.get(topic, topic))  # "where can a person get patched up": a healer
+            topic = service(SERVICES.get(topic, topic)) if verb != "how_much" else topic  # "where can a person get
+            # patched up": a healer; "the cheapest healing item" is still an item
             return Reading("question", verb, topic_of(topic))
     return None
 
@@ -1158,6 +1179,9 @@ _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|stra
                             r"^(?:any|is there any) (?:danger|trouble|bother)s?\b|"
                             r"^(?:heard|hear|know|knows) anything (?:about|of|on)\b|^(?:heard|seen|got|had|know) any\b|"
                             r"^any ?(?:where|place)\b|^(?:got|you got) (?:any|some)\b|"
+                            r"^.*\b(?:my|the|a) (?:tab|slate)\b|^.*\bon (?:credit|tick)\b|^.*\bpay (?:you "
+                            r"|it )?(?:later|"
+                            r"back later|tomorrow|next time)\b|"
                             r"^any (?!(?:of (?:you|ya|yall|y'all)|one|body|way|how|more|longer)\b)[a-z]+\b|"
                             r"^is [a-z]+(?: [a-z]+)? (?:around|"
                             r"about|here|in|in today|in tonight)\s*$")
@@ -1192,7 +1216,12 @@ _COMPASS = re.compile(r"^(?:go |head |walk |run |move )?(?P<way>north|south|east
                       r"southwest|" + "|".join(COMPASS) + r")\s*[.!]*$")
 
 
+_UP_DOWN = re.compile(r"^(?:go |head |climb |walk )?(?:up|down|upstairs|downstairs|u|d)\s*[.!]*$")
+
+
 def _go(clause: str, said: str) -> Reading | None:
+    if _UP_DOWN.match(said.strip()):  # a parser game's "u", "d": the way out, the stairs or the steps it takes
+        return Reading("leave", "leave")
     way = _COMPASS.match(clause)
     if way is not None:  # "n", "go north": the pack's ways have no compass points; the way out, or which way
         return Reading("go", "go", COMPASS.get(way.group("way"), way.group("way")))
@@ -1279,10 +1308,19 @@ _OFFER = re.compile(r"^(?:(?:i will|i would|i can|i could|i) (?:give|pay|offer) 
                     r"(?P<thing>[a-z' -]{3,30}?)(?:\s*(?:,|\band\b|\bor\b|\btops\b|\bfinal\b).*)?\s*[?.!]*$")
 
 
+_OFFER_AFTER = re.compile(r"^(?:the |a |an |that |this |your )?(?!(?:yes|no|ok|okay|sure|fine|deal|alright|yeah|right|"
+                          r"well|hmm|um|and|so|look|listen|here|fair|done|agreed|please|thanks)\b)"
+                          r"(?P<thing>[a-z' -]{3,30}?)\s*[.,:;]\s*(?:i will give you "
+                          r"|i will pay |i offer |how about )?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"twenty|half a|\d+) [a-z]+(?:\s*[.,!]\s*(?:final offer|take it or leave it|last offer|"
+                          r"deal|that is my offer|no more)?)*\s*[?.!]*$")
+
+
 def offered(text: str) -> str | None:
-    """The thing an offer of a sum names ("two greys for the tincture": 'tincture'), or None when ``text`` is not
-    one."""
-    found = _OFFER.match(plain(text))
+    """The thing an offer of a sum names ("two greys for the tincture", "hand lamp. 6 credits. final offer":
+    'tincture', 'hand lamp'), or None when ``text`` is not one."""
+    said = plain(text)
+    found = _OFFER.match(said) or _OFFER_AFTER.match(said)
     return found.group("thing").strip() if found else None
 
 

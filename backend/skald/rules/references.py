@@ -37,7 +37,7 @@ KINDRED = [
     {"old", "elderly", "aged", "grey", "gray", "grizzled", "stooped", "weathered", "wrinkled", "wizened", "grandpa",
      "granddad", "grandad", "gramps", "pops", "oldtimer", "geezer", "timer"},
     {"hands", "hand", "knuckles", "fingers", "palms"},
-    {"medicine", "medical", "remedy", "remedies", "cure", "salve", "physic", "painkiller"},
+    {"medicine", "medical", "remedy", "remedies", "cure", "salve", "physic", "painkiller", "healing", "heal", "heals"},
     {"man", "guy", "fellow", "bloke", "gent", "gentleman", "chap", "lad"},
     {"woman", "lady", "lass", "gal", "miss", "madam", "maam", "dame"},
     {"fisher", "fisherwoman", "fisherman", "eeler", "fisherfolk"},
@@ -59,6 +59,9 @@ KINDRED = [
     {"boat", "boats", "punt", "punts", "boatless", "skiff", "dinghy", "ferry"},
     {"mug", "mugs", "tankard", "tankards", "cup", "cups", "stein", "steins", "flagon", "flagons"},
     {"hook", "hooks", "peg", "pegs", "nail", "nails"},
+    {"coat", "coats", "cloak", "cloaks", "jacket", "jackets", "mantle", "oilskin", "oilskins", "rebreather",
+     "rebreathers", "gear"},
+    {"floor", "floors", "floorboard", "floorboards", "boards", "planks", "ground", "tiles"},
     {"busted", "broken", "pinned", "pins", "bum", "gammy", "lame", "crippled", "bust", "dodgy"},
     {"scarred", "burn", "burns", "burned", "burnt", "scar", "scars"},
 ]
@@ -229,6 +232,18 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
 
 
+def first_of(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc] | None = None) -> PresentNpc | None:
+    """The first person here ``topic`` names by a bare word for a man or a woman ("x woman", "look at the man"): the
+    first of them not a companion, else the first of them; None for any other words."""
+    wanted = words(topic)
+    if not wanted or not wanted <= SHE_WORDS | HE_WORDS:
+        return None
+    people = everyone_at(state, pack, state.location) if people is None else people
+    gender = "she" if wanted & SHE_WORDS else "he"
+    return next((p for p in people if not p.companion and pronoun_of(p, pack) == gender), None) or next(
+        (p for p in people if pronoun_of(p, pack) == gender), None)
+
+
 def _telling(marks: set[str], look: set[str], others: set[str]) -> int:
     """How far the words of a description tell this person apart: each that only their look has counts twice, and
     each that their look lacks counts against ("the woman with the satchel full of papers" is not the rigger with a
@@ -387,7 +402,8 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
 
     def score(line: str) -> int:  # the thing itself, not only where it is ("the screen over the door")
         said = words(line)
-        held = head is None or head in said or kindred(head) & said or get_close_matches(head, said, 1, 0.8)
+        held = head is None or head in said or kindred(head) & said or get_close_matches(head, said, 1, 0.8) or (
+            len(head) > 3 and any(w.startswith(head) for w in said))  # "the floor": the floorboards
         if not held:
             return 0
         near = len(stems & {_stem(w) for w in said - wanted})  # "playing" for the line's "play"
@@ -398,7 +414,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
 # A line of a place that tells of people in it ("Eelers play a slow game of stones at a corner table", "Two
 # drillers bend over a dice game"): its extras, who are not the pack's people but can be asked after and watched.
 PEOPLE_LINE = re.compile(r"\b(?:\w+ers|men|women|people|folk|regulars|reeves|deputies|guards|lads|kids|children|crew|"
-                         r"crews|hands|couple|pair|two|three|some|somebody|someone)\b(?! (?:of|the) (?:the )?(?:bar|"
+                         r"crews|hands|couple|pair|two|three)\b(?! (?:of|the) (?:the )?(?:bar|"
                          r"wall|table))", re.IGNORECASE)
 
 
