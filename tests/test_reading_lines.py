@@ -127,7 +127,7 @@ CASES = [
     # a drink bought for someone, as a round or paid for; the drink named after "drink"; a drink asked of someone
     ("saltmarsh_reach", "look around", "I pay the drink for the old man, now he is my friend", "You buy Amos"),
     ("cinder_reach", "look around", "buy a round for me and the old timer", "You buy Tobin Marsh a round"),
-    ("saltmarsh_reach", "look around", "i will drink one beer please", "pours you a beer"),
+    ("saltmarsh_reach", "look around", "i will drink one beer please", "pours you a cup of brown ale"),  # the house ale
     ("saltmarsh_reach", "look around", "hey rhea ur cute, buy me a drink?", "There is no Rhea in"),
     # a journey first and what the player will do there after it
     ("saltmarsh_reach", "look around", "lets go down the docks and pick a fight with some sailors", "no docks"),
@@ -299,6 +299,17 @@ CASES = [
     ("saltmarsh_reach", "look around", "join me, ill split whatever we find 50/50", "Ottilie Crewe"),
     ("cinder_reach", "look around", "talk to the men playing dice", "Two drillers bend over a dice game"),
     ("saltmarsh_reach", "look around", "go pick a fight with the reeves by the window", "off-duty reeves"),
+    # a twentieth stranger's: the pay asked without a verb's help, a visit asked for courteously, a game asked to join,
+    # a coin slid across, what is cooking, the house's beer, a shop for gear, a thing told from a person by its name
+    ("cinder_reach", "ask the bartender if she has a job for me", "fine, whats it pay though", "pays 30 credits"),
+    ("saltmarsh_reach", "look around", "I'd like to visit the Tithe House, please.", "You travel to the Tithe House"),
+    ("cinder_reach", "look around", "ask if i can join the dice game", "You join a game"),
+    ("saltmarsh_reach", "look around", "slide the barkeep a coin for her trouble", "to Odile Pask"),
+    ("cinder_reach", "look around", "grab a bite of whatevers cooking", "You buy a fungus bun"),
+    ("saltmarsh_reach", "look around", "order a beer", "pours you a cup of brown ale"),
+    ("cinder_reach", "look around", "Is there a shop or a market nearby where I could pick up some gear?",
+     "the Scrip Market (15 minutes away) is where to get them"),
+    ("cinder_reach", "look around", "examine the old lamp over the taps", "an old mine lamp"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

@@ -762,10 +762,12 @@ def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -
     told, _ = _teller(speaker, locals_)
     item = references.item(topic, state, pack)
     if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
-            references.words(topic) & references.PLACE_KINDS:  # "is there a market where i can get gear": the place
+            references.words(topic) & references.PLACE_KINDS and not references.words(topic) & GOODS_WORDS:  # "is
+        # there a market where i can get gear": the place
         return _where_is(topic, speaker, locals_, state, pack)
-    if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
-            references.words(topic) & GOODS_WORDS:  # "where could i buy some supplies": the nearest shop of several
+    if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}") or
+            references.words(topic) <= GOODS_WORDS) and references.words(topic) & GOODS_WORDS:  # "where could i buy
+        # some supplies", "a shop for gear": the nearest place that sells several things
         stocked = sorted((minutes_to(pack, state.location, loc.id) or 0, -len(loc.shop), loc.id)
                          for loc in pack.locations.values() if len(loc.shop) >= 2 and loc.id != state.location and
                          minutes_to(pack, state.location, loc.id) is not None)

@@ -58,7 +58,9 @@ FOOD_TAGS = frozenset({"food"})
 GENERIC_FARE = frozenset({"something", "food", "drink", "meal", "bite", "snack", "breakfast", "lunch", "dinner",
                           "supper", "beer", "ale", "pint", "wine", "water", "tea", "round", "rations", "ration",
                           "swig", "sip", "mouthful", "cup", "mug", "glass", "bowl", "stew", "bread", "soup",
-                          "starving", "starved", "famished", "hungry", "thirsty", "parched", "am", "please"})
+                          "starving", "starved", "famished", "hungry", "thirsty", "parched", "am", "please",
+                          "whatever", "cooking", "going", "hot", "warm", "fresh", "good", "special", "house", "today",
+                          "anything", "cheap", "cheapest", "cooked", "pot", "fire", "stove", "spit", "offer"})
 DRINK_TAGS = frozenset({"water", "drink"})
 # Where and how a line says one eats or drinks, not what: "at the bar", "by the fire", "in the corner", "alone".
 _WHERE_AND_HOW = re.compile(r"\b(?:at|by|in|on|near|beside|from|with|over) (?:the|a|my|this|that) (?:bar|counter|"
@@ -208,7 +210,10 @@ def second_person(line: str, deeds_only: bool = False) -> str:
     return f"You {text}." if text else ""
 
 
-_SERVED = re.compile(r"^(?:can|could|may|might) i (?:have|get|trouble you for)\b|^(?:give|bring|get|fetch|serve) me\b")
+_SERVED = re.compile(r"^(?:can|could|may|might) i (?:have|get|trouble you for)\b|^(?:give|bring|get|fetch|serve) me\b|"
+                     r"\bwhat(?:ever)? (?:is|s) (?:cooking|on the (?:fire|stove|hob|spit)|going|on offer)\b|"
+                     r"\bthe (?:house|"
+                     r"cook|kitchen)\b")  # "grab a bite of whatevers cooking": served here
 _OWN = re.compile(r"\b(?:i brought|i packed|i carried|my own|i have with me|(?:from|in) my (?:pack|bag|pockets?|"
                   r"satchel))\b")
 

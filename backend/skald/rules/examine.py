@@ -32,6 +32,12 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     people = everyone_at(state, pack, state.location)
     who = next((p for p in people if p.id == router.target_npc), None) or references.person(
         topic, state, pack, people) or references.first_of(topic, state, pack, people)  # "x woman": the first here
+    head = references.head_word(topic)
+    if who is not None and who.id != router.target_npc and head and not references.words(topic) & (
+            references.SHE_WORDS | references.HE_WORDS | references.PEOPLE_WORDS) and head in references.words(
+            references.detail(topic, state, pack) or "") and head not in references.words(
+            f"{who.name} {who.role}"):  # "the old lamp over the taps" is the lamp, not the old man
+        who = None
     if who is not None:
         told = end(who.description)
         return _seen(router, f"You look {who.name} over, the {who.role}: {told[:1].lower()}{told[1:]}")

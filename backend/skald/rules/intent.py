@@ -123,7 +123,9 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                               "donate",
                               "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
                               "slip .{1,20} a coin", "(?:slide|slip|pass|push|toss|flip) (?:a|one|him a|her a) (?:coin|"
-                              "grey|credit|penny) (?:to|across to|over to|toward|towards)")),
+                              "grey|credit|penny) (?:to|across to|over to|toward|towards)",
+                              "(?:slide|slip|pass|push|toss|flip|hand|press) (?:the |that |this |her |him |them )?"
+                              "(?:[a-z]+ )?(?:a|one|some) (?:coin|grey|credit|penny|coins|greys|credits)")),
     (ActionClass.USE_ITEM, _words("use", "drink", "eat", "apply", "inject", "swallow", "put on", "wear")),
     (ActionClass.INVESTIGATE, _words("go through", "rifle through", "rummage through", "look through",
                                      "search through", "pick through", "go over")),  # not a journey

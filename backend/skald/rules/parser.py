@@ -192,7 +192,7 @@ _COURTESY = re.compile(
     r"grateful(?: , [a-z]+(?: [a-z]+)? ,)? (?:if you could|to|for)|i would be (?:most |very )?(?:honou?red|delighted|"
     r"glad)(?: , [a-z]+(?: [a-z]+)? ,)? if|would you mind "
     r"(?:terribly |awfully |very much )?if i|do you mind if i|would it trouble you if i|could i possibly|might i "
-    r"possibly)\s+")
+    r"possibly|i would (?:like|love) to|(?:ask|asking) (?:them |him |her |the \w+ )?if i (?:can|could|may|might))\s+")
 
 
 def courteous(text: str) -> str:
@@ -356,6 +356,10 @@ RULER = re.compile(r"\b(?:whoever|who|those who|the people who|the ones who) (?:
 _AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|reach|region|district|colony|settlement|"
          r"island|valley|rift|country|land)")  # the place around a place: "who runs this whole town"
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
+    ("how_much", r"\bwhat (?:is|does) (?:it|that|the job|the work) (?P<t>pay)s?\b"),  # "whats it pay though"
+    ("where_sold", r"^(?:is there|are there|any) (?:a |an |any )?(?:shops?|markets?|stores?|traders?|merchants?|"
+                   r"stalls?)"
+                   r"\b.*\b(?P<t>gear|supplies|goods|stuff|equipment|provisions|kit|tools)\b"),  # "a shop for gear"
     ("who_rules", r"\bwho (?:is )?in charge of the (?:guards?|watch|reeves?|law|deputies|police|soldiers|garrison)\b|"
                   r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
                   r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
@@ -472,7 +476,7 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"thing|item|one|stuff|[a-z]+ (?:item|thing|stuff|gear))\b.*?)\??$|"
                  r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
                  r"\bwhat (?:does|do) (?:the |a |an )?(?P<t2>.+?) cost\b|\bprice of (?:the |a )?(?P<t3>.+)|"
-                 r"\bwhat (?:does|will|would) (?:it|that|this|the (?:job|work) |the \w+ job )(?P<t4>pay)\b|"
+                 r"\bwhat (?:does|will|would|is) (?:it|that|this|the (?:job|work) |the \w+ job )(?P<t4>pay)\b|"
                  r"^what is (?:the|my) (?P<t5>pay|reward|fee|cut|wage)\b|"
                  r"^what is in it for (?P<t6>me)\b|^(?:got|you got|have you got|do you have|do you sell|you sell|"
                  r"sell) (?:any |some )(?P<t8>[a-z ]+?)(?: behind the (?:bar|counter)| for sale| here| on you|"
@@ -690,6 +694,7 @@ FLEE = re.compile(r"^(?:run(?: away| off| for it| for the door| like hell)?|flee
 BACK = re.compile(r"^(?:go back|head back|turn back|back|return|retrace my steps|go back the way i came)\s*[?!.]*$")
 GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybody|you) (?:please )?)?"
                 r"(?!go through |rifle through |look through )(?:go (?:find|look for|visit|see|check out)|go|head|walk|"
+                r"visit|pay a visit to|drop in (?:at|on)|stop by|swing by|"
                 r"run|travel|keep (?:walking|going|heading)|am going|are going|going|am heading|heading|"
                 r"make (?:my way|for)|set (?:out|off)|hurry|wander|stroll|saunter|amble|stride|go up|go down|approach|"
                 r"sidle|"

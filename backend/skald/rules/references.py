@@ -268,6 +268,8 @@ def _manners(pack: EraPack) -> dict[str, frozenset[str]]:
             for p in [*pack.npcs.values(), *pack.companions.values()]}
 
 
+PEOPLE_WORDS = frozenset({"one", "person", "someone", "somebody", "fellow", "folk", "stranger", "kid", "child", "boy",
+                          "girl", "people", "guy", "guys", "lad", "lads"})  # words that name a person
 _SOMEONE = frozenset({"one", "person", "someone", "somebody", "fellow", "sort", "type", "kind", "bloke", "chap", "gal",
                       "folk", "character", "figure", "stranger", "local", "patron", "drinker", "customer"})
 _ANYONE = frozenset({"person", "one", "people", "someone", "somebody", "folk", "sort", "type", "kind", "fellow", "with",

@@ -37,6 +37,7 @@ FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|su
 
 
 _MEASURE = re.compile(r"\b(?P<one>pint|cup|mug|glass|shot|dram|jug|tankard|round)(?:s|es)?\b")  # a measure, not a drink
+_BEERS = frozenset({"beer", "ale", "brew", "lager", "stout", "bitter", "porter"})
 _HOUSE = re.compile(r"^(?:an? )?(?P<measure>[\w-]+) of (?P<liquid>.+)$")
 
 
@@ -48,10 +49,12 @@ def poured(text: str, here: Location) -> str:
             and not _MEASURE.fullmatch(w)]
     measure = _MEASURE.search(text)
     measure = measure.group("one") if measure else None
-    if said:  # "i will drink one beer": a beer; "a glass of wine": so
-        return with_article(f"{measure} of {said[0]}" if measure else said[0])
     house = here.drink
     parts = _HOUSE.match(house) if house else None
+    if said and parts and said[0] in _BEERS and references.words(parts.group("liquid")) & _BEERS:
+        said = []  # "order a beer" where the house pours brown ale: the house's own
+    if said:  # "i will drink one beer": a beer; "a glass of wine": so
+        return with_article(f"{measure} of {said[0]}" if measure else said[0])
     if measure and parts:
         return with_article(f"{measure} of {parts.group('liquid')}")
     return house or with_article(measure or "drink")
