@@ -310,6 +310,9 @@ CASES = [
     ("cinder_reach", "look around", "Is there a shop or a market nearby where I could pick up some gear?",
      "the Scrip Market (15 minutes away) is where to get them"),
     ("cinder_reach", "look around", "examine the old lamp over the taps", "an old mine lamp"),
+    ("saltmarsh_reach", "look around", "who sells salt in this town", "can be had at the Staithe Market"),
+    ("cinder_reach", "look around", "whats everyone so worked up about",
+     "what has the Slag & Lantern on edge: The Slag & Lantern's water delivery came up short"),
 ]
 
 IMPOSSIBLE = ["I snap my fingers and everyone in the room bows to me", "I turn my beer into solid gold",

@@ -478,6 +478,17 @@ def _credit(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
             f"for on the spot, in {pack.era.currency.many}. You have {purse}.", [])
 
 
+def _trouble(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'what's everyone so worked up about': the trouble of the place, as the job of someone here tells it (the one
+    asked first), else the talk of the day (:func:`_news`)."""
+    told, who = _teller(speaker, locals_)
+    for person in ([who] if who is not None else []) + [p for p in locals_ if who is None or p.id != who.id]:
+        job = _job_of(person, state, pack)
+        if job is not None:
+            return (f"{told} what has {the_place(pack.locations[state.location])} on edge: {end(job.summary)}", [])
+    return _news(topic, speaker, locals_, state, pack)
+
+
 def _smell(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     """'what is that smell': the place's line that names a smell, else one of what smells (smoke, oil, ash, beer)."""
     told, _ = _teller(speaker, locals_)
@@ -760,7 +771,15 @@ GOODS_WORDS = frozenset({"supplies", "supply", "provisions", "gear", "equipment"
 
 def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     told, _ = _teller(speaker, locals_)
+    topic = re.sub(r"\s+(?:in|around|round|near|about) (?:this|the|here)(?: \w+)?$|\s+(?:nearby|around here|round "
+                   r"here|here)$", "", topic)  # "salt in this town": salt
     item = references.item(topic, state, pack)
+    trader = next((n for n in pack.npcs.values() if n.id not in state.world.defeated_npcs and item is None and
+                   references.words(topic) and references.words(topic) <= references.words(n.role)), None)
+    if trader is not None:  # "who sells salt in this town": the one whose trade it is
+        where = pack.locations.get(n_loc) if (n_loc := trader.location) else None
+        at = f" at {the_place(where)} ({_away(state, pack, where.id)})" if where is not None else ""
+        return (f"{told} that {trader.name}, {with_article(trader.role)}, is the one for that{at}.", [])
     if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
             references.words(topic) & references.PLACE_KINDS and not references.words(topic) & GOODS_WORDS:  # "is
         # there a market where i can get gear": the place
@@ -881,6 +900,7 @@ _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
               "lodging": _lodging, "danger": _danger, "weather": _weather, "smell": _smell, "credit": _credit,
+              "trouble": _trouble,
               "menu": _menu, "history": _history,
               "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
               "ask": _ask,

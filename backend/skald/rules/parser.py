@@ -357,6 +357,10 @@ _AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|re
          r"island|valley|rift|country|land)")  # the place around a place: "who runs this whole town"
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
     ("how_much", r"\bwhat (?:is|does) (?:it|that|the job|the work) (?P<t>pay)s?\b"),  # "whats it pay though"
+    ("trouble", r"\bwhat(?: is| are)? (?:everyone|everybody|people|folk|folks|the room|they all|you all) (?:so |all )?"
+                r"(?:worked up|upset|angry|on edge|nervous|tense|jumpy|riled up|stirred up|wound up|twitchy) (?:about|"
+                r"over)\b|\bwhy is (?:everyone|everybody|the room|this place) so (?:tense|angry|upset|nervous|jumpy|"
+                r"quiet|on edge|twitchy)\b|\bwhat is (?:the|all the|all this) (?:fuss|commotion|trouble|tension)\b"),
     ("where_sold", r"^(?:is there|are there|any) (?:a |an |any )?(?:shops?|markets?|stores?|traders?|merchants?|"
                    r"stalls?)"
                    r"\b.*\b(?P<t>gear|supplies|goods|stuff|equipment|provisions|kit|tools)\b"),  # "a shop for gear"
