@@ -457,10 +457,9 @@ WEATHER_WORDS = frozenset({"rain", "rains", "raining", "wind", "winds", "windy",
                            "lightning", "sky", "weather", "gale", "shower", "showers", "damp"})
 
 
-WEATHER_RANK = {w: i for i, w in enumerate(("rain", "raining", "rains", "drizzle", "shower", "showers", "storm",
-                                              "storms",
-                                              "stormy", "snow", "sleet", "hail", "fog", "foggy", "mist", "misty",
-                                              "ashfall", "gale", "wind", "winds", "windy", "thunder", "lightning"))}
+WEATHER_RANK = {w: i for i, w in enumerate((
+    "rain", "raining", "rains", "drizzle", "shower", "showers", "storm", "storms", "stormy", "snow", "sleet", "hail",
+    "fog", "foggy", "mist", "misty", "ashfall", "gale", "wind", "winds", "windy", "thunder", "lightning"))}
 SMELL_WORDS = frozenset({"smell", "smells", "stink", "stinks", "reek", "reeks", "odour", "odor", "scent", "whiff",
                          "stench", "fumes"})
 SMELLY = frozenset({"smoke", "smokes", "smoky", "oil", "ash", "beer", "ale", "fish", "eel", "eels", "pipe",
@@ -777,25 +776,24 @@ def _where_sold(topic: str, speaker, locals_, state: GameState, pack: EraPack) -
     trader = next((n for n in pack.npcs.values() if n.id not in state.world.defeated_npcs and item is None and
                    references.words(topic) and references.words(topic) <= references.words(n.role)), None)
     if trader is not None:  # "who sells salt in this town": the one whose trade it is
-        where = pack.locations.get(n_loc) if (n_loc := trader.location) else None
+        where = pack.locations.get(trader.location) if trader.location else None
         at = f" at {the_place(where)} ({_away(state, pack, where.id)})" if where is not None else ""
         return (f"{told} that {trader.name}, {with_article(trader.role)}, is the one for that{at}.", [])
-    if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}")) and \
-            references.words(topic) & references.PLACE_KINDS and not references.words(topic) & GOODS_WORDS:  # "is
-        # there a market where i can get gear": the place
-        return _where_is(topic, speaker, locals_, state, pack)
-    if (item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}") or
-            references.words(topic) <= GOODS_WORDS) and references.words(topic) & GOODS_WORDS:  # "where could i buy
-        # some supplies", "a shop for gear": the nearest place that sells several things
-        stocked = sorted((minutes_to(pack, state.location, loc.id) or 0, -len(loc.shop), loc.id)
-                         for loc in pack.locations.values() if len(loc.shop) >= 2 and loc.id != state.location and
-                         minutes_to(pack, state.location, loc.id) is not None)
+    asked = references.words(topic)
+    named = item is not None and bool(references.kindred(topic) & references.words(
+        f"{item.name} {' '.join(item.tags)}"))  # the item the words name, not one they only brush against
+    if not named and asked & references.PLACE_KINDS and not asked & GOODS_WORDS:  # "is there a market where i can
+        return _where_is(topic, speaker, locals_, state, pack)  # get food": the place
+    if (not named or asked <= GOODS_WORDS) and asked & GOODS_WORDS:  # "where could i buy some supplies", "a shop
+        # for gear": the nearest place that sells several things
+        stocked = sorted((m, -len(loc.shop), loc.id) for loc in pack.locations.values() if len(loc.shop) >= 2 and
+                         loc.id != state.location and (m := minutes_to(pack, state.location, loc.id)) is not None)
         if stocked:
             loc = pack.locations[stocked[0][2]]
             wares = or_list([pack.items[i].name.lower() for i in loc.shop[:4] if i in pack.items], "and")
             return (f"{told} that {the_place(loc)} ({_away(state, pack, loc.id)}) is where to get them: {wares}.", [])
-    if item is None or not references.kindred(topic) & references.words(f"{item.name} {' '.join(item.tags)}"):
-        what = "any such thing" if references.words(topic) & GOODS_WORDS else with_article(topic) if topic else "that"
+    if not named:
+        what = "any such thing" if asked & GOODS_WORDS else with_article(topic) if topic else "that"
         return (f"{told} that nobody sells {what} anywhere near.", [])
     shops = [loc for loc in pack.locations.values() if item.id in loc.shop]
     if not shops:

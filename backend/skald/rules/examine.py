@@ -33,11 +33,11 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     who = next((p for p in people if p.id == router.target_npc), None) or references.person(
         topic, state, pack, people) or references.first_of(topic, state, pack, people)  # "x woman": the first here
     head = references.head_word(topic)
+    line = references.detail(topic, state, pack)
     if who is not None and who.id != router.target_npc and head and not references.words(topic) & (
             references.SHE_WORDS | references.HE_WORDS | references.PEOPLE_WORDS) and head in references.words(
-            references.detail(topic, state, pack) or "") and head not in references.words(
-            f"{who.name} {who.role}"):  # "the old lamp over the taps" is the lamp, not the old man
-        who = None
+            line or "") and head not in references.words(f"{who.name} {who.role}"):  # "the old lamp over the
+        who = None  # taps" is the lamp, not the old man
     if who is not None:
         told = end(who.description)
         return _seen(router, f"You look {who.name} over, the {who.role}: {told[:1].lower()}{told[1:]}")
@@ -45,7 +45,6 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     if item is not None and (held(state, item.id) or item.id in here.shop):
         where = "You turn over your" if held(state, item.id) else "You look over the"
         return _seen(router, f"{where} {item.name.lower()}: {end(item.description)}")
-    line = references.detail(topic, state, pack)
     if line is not None:
         if _VAGUE.match(topic):  # "whatever's scratched into the wood": the line says what it is
             return _seen(router, f"You take a closer look: {end(line)}")
