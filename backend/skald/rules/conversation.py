@@ -22,7 +22,7 @@ from collections import Counter
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, pronouns, prose, references
+from skald.rules import clock, pronouns, prose, recall, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
 from skald.rules.money import money
 from skald.rules.parser import addressee, asked_of
@@ -52,7 +52,12 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     if speaker is None and router.verb not in _QUESTIONS and locals_:
         speaker = locals_[0]
     asked = _QUESTIONS.get(router.verb or "")
-    if asked is not None:
+    asking = router.text.lower()
+    named = recall.record(router.text, state, pack, _WHO_KINDS if re.match(r"\W*who", asking) else NAMED_KINDS) \
+        if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) else None
+    if named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
+        summary, events = _recalled(named, speaker, locals_, state, pack)
+    elif asked is not None:
         summary, events = asked(router.topic or "", speaker, locals_, state, pack)
     else:
         summary, events = _reply(router.verb or "", speaker, state, pack, router.text)
@@ -92,6 +97,8 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
     heard = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
     if offered is not None and _first_sentence(offered.summary).lower() not in heard:  # "why?" to a job: its reason
         return (f"{who.name} explains: {end(offered.summary)}", [])
+    if offered is not None and offered.stages and offered.stages[0].objective.lower() not in heard:  # "what's the
+        return (f"{who.name} spells out what it takes: {end(offered.stages[0].objective)}", [])  # catch": the work
     if verb in ("why", "more"):
         rumor_id = rumor_for(state, pack, who)
         if rumor_id is not None:
@@ -244,6 +251,45 @@ def _who_rules(topic: str, speaker, locals_, state: GameState, pack: EraPack) ->
     if ruling is None:
         return (f"{told} that nobody holds the place but the people in it.", [])
     return (f"{told} that {the_place(ruling.name)} holds the power here: {end(sentences(ruling.description)[0])}", [])
+
+
+def _factions(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'what are the main groups in town': the pack's factions, strongest (``power``) first, each with the first
+    clause of its description."""
+    told, _ = _teller(speaker, locals_)
+    ranked = sorted(pack.factions.values(), key=lambda f: -f.power)
+    if not ranked:
+        return (f"{told} that nobody holds the place but the people in it.", [])
+    named = [f"{the_place(f.name)} ({_first_clause(f.description)})" for f in ranked[:5]]
+    return (f"{told} who counts around here: {or_list(named, 'and')}.", [])
+
+
+def _side(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """'whose side is the innkeeper on': the faction the person named answers to (``faction``), with the first clause
+    of its description; the one asked, for 'you'."""
+    people = everyone_at(state, pack, state.location)
+    told, teller = _teller(speaker, locals_)
+    who = (speaker if topic in ("you", "your", "") else None) or references.person(topic, state, pack, people) or \
+        _known_by_role(topic, people, pack)
+    if who is None:
+        return _about(topic, speaker, locals_, state, pack)
+    person = pack.person(who.id)
+    faction = pack.factions.get(getattr(person, "faction", None) or "")
+    clause = f"({_first_clause(faction.description)})" if faction is not None else ""
+    if teller is not None and teller.id == who.id:  # asked of themselves
+        return ((f"{person.name} answers to {the_place(faction.name)} {clause}, and makes no secret of it."
+                 if faction is not None else f"{person.name} keeps to no side, and says so."), [])
+    if faction is None:
+        return (f"{told} that {person.name} keeps to no side anyone can name.", [])
+    return (f"{told} that {person.name} answers to {the_place(faction.name)} "
+            f"({_first_clause(faction.description)}).", [])
+
+
+def _first_clause(text: str) -> str:
+    """The first clause of a description, lower case unless a name leads it ('the bishopric of Brackmouth')."""
+    clause = re.split(r"[,.;:]\s", _first_sentence(text).rstrip("."), maxsplit=1)[0]
+    lead = clause.split()[0] if clause.split() else ""
+    return clause[:1].lower() + clause[1:] if lead in ("The", "A", "An") else clause
 
 
 def _what_here(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -578,6 +624,8 @@ def _news(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
 SELF_TOPICS = frozenset({"yourself", "you", "story", "your story", "life", "your life", "past", "your past",
                          "background", "deal", "your deal", "self", "yourselves"})
 WORK_WORDS = frozenset({"work", "job", "jobs", "task", "employment", "gig", "labour", "labor", "coin", "money"})
+# "ask the bartender about rumors": the talk of the day itself, not a topic nobody knows.
+TALK_WORDS = frozenset({"rumor", "rumors", "rumour", "rumours", "gossip", "news", "talk", "hearsay", "word"})
 
 
 def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -586,6 +634,14 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     if job:  # "who could i ask about that?" to someone with a job going: the job says who
         return (f"{who.name} comes back to the job: {end(job)}", [])
     wanted = references.words(topic)
+    if wanted & TALK_WORDS and wanted - references.QUALIFIERS - {"latest", "juicy", "local", "town"} <= TALK_WORDS:
+        return _news(topic, speaker, locals_, state, pack)
+    currency = pack.era.currency
+    if wanted and wanted <= references.words(f"{currency.one} {currency.many}"):  # "whats a grey": the coin itself
+        coin = recall.record(f"the {currency.one} coin money", state, pack, frozenset({"lore"}))
+        if coin is None or not references.words(coin.sentence) & wanted:
+            return _money("", speaker, locals_, state, pack)
+        return (f"{told} what a {currency.one} is: {end(coin.sentence)}", [])
     if who is not None and wanted and wanted <= PAY_WORDS and wanted - {"it", "that", "this", "job", "work"} and \
             _job_of(who, state, pack) is not None:  # "what does it pay?": the job's pay
         return _how_much(topic, who, locals_, state, pack)
@@ -596,10 +652,14 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
             f"{with_article(who.role)}: {first[:1].lower()}{first[1:]}"  # the job, if any, is the quest's to offer
         return (f"Asked about {they.reflexive}, {who.name} tells you {they.subject} {they.be} {end(what)}", [])
     subject = _the(topic)
+    own = _of_their_own(topic, who, pack) if who is not None else None
+    if own is not None:  # "ask the innkeeper what happened to her husband": what is told of her own
+        return (f"Asked about {subject}, {who.name} tells you what there is to tell: {end(own)}", [])
     for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name
         mine = who is not None and quest.giver == who.id
-        if (mine and wanted & WORK_WORDS) or len(wanted & references.words(f"{quest.title} {quest.summary}")) >= 2 or (
-                mine and wanted & references.words(quest.title)):
+        told_of = wanted & references.words(f"{quest.title} {quest.summary}") - {"trouble", "problem", "thing"}
+        if (mine and wanted & WORK_WORDS) or len(told_of) >= 2 or (mine and told_of):  # asked of the giver about a
+            # word of their own job ("ask hesper what the trouble with the water is"): the job
             return (f"Asked about {subject}, {told.lower() if who is None else told} about the job: "
                     f"{end(quest.summary)}", [])
     if wanted & WORK_WORDS:
@@ -630,6 +690,9 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     if faction is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} what everyone knows of "
                 f"{the_place(faction.name)}: {end(_first_sentence(faction.description))}", [])
+    said = recall.said_line(topic, speaker, locals_, state, pack)
+    if said is not None:  # what someone here says on it, in their own words
+        return (_quote(said, state), [])
     line = references.detail(topic, state, pack)
     if line is not None:
         return (f"About {subject}: {end(line)}", [])
@@ -640,6 +703,9 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     lore = references.lore(topic, pack)
     if lore is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} what is known: {end(lore)}", [])
+    found = recall.record(state.player_input or topic, state, pack)
+    if found is not None:  # what the pack tells of the words asked, by any name
+        return _recalled(found, speaker, locals_, state, pack)
     if who is None:
         return (f"Nobody here has anything to tell you about {subject}.", [])
     rumor_id = rumor_for(state, pack, who)
@@ -647,6 +713,65 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
         return (f"{who.name} knows nothing about {subject}, but passes on what people are saying: "
                 f"{end(pack.rumors[rumor_id].text)}", [ev.RumorHeard(rumor=rumor_id, source=who.id)])
     return (f"{who.name} knows nothing about {subject} worth the telling.", [])
+
+
+# Questions whose rule answers for the place or the room ("who runs this", "what happened here"): a line that names a
+# faction, a lore document or a rumor by its own words is about that instead ("who runs the Charter?"). Not a place:
+# "are the drills out past the flats moving?" is about the drills, and the place rules answer where places are.
+_OPEN_QUESTIONS = frozenset({"about", "who_is", "who_runs", "history", "ask", "trouble", "news", "leader",
+                             "what_here"})
+NAMED_KINDS = frozenset({"faction", "lore", "rumor"})
+_WHOM_TO_SEE = re.compile(r"\W*who(?:m)? (?:do|should|can|could|would|must) (?:i|we) (?:see|talk|speak|ask|go)\b")
+# "who are the Rustwake?", "who keeps the causeway lamps?": a faction, or the lore that tells who; not a place
+_WHO_KINDS = frozenset({"faction", "lore"})
+
+
+def _recalled(found: recall.Found, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """The answer from what the pack tells of a record: a faction, a lore document, a rumor or a place."""
+    told, who = _teller(speaker, locals_)
+    told = told.lower() if who is None else told
+    rec, sentence = found.record, end(found.sentence)
+    if rec.kind == "faction":
+        faction = pack.factions[rec.ref]
+        first = end(_first_sentence(faction.description))
+        more = "" if first == sentence else f" {sentence}"
+        return (f"{told[:1].upper()}{told[1:]} what everyone knows of {the_place(faction.name)}: {first}{more}", [])
+    if rec.kind == "rumor":
+        heard = [] if rec.ref in state.world.known_rumors or who is None else [
+            ev.RumorHeard(rumor=rec.ref, source=who.id)]
+        return (f"{told[:1].upper()}{told[1:]} what people are saying: {sentence}", heard)
+    if rec.kind == "place":
+        loc = pack.locations[rec.ref]
+        if loc.id == state.location:
+            return (f"{told[:1].upper()}{told[1:]} what there is to tell of {the_place(loc)}: {sentence}", [])
+        return (f"{told[:1].upper()}{told[1:]} that {the_place(loc)} is {_away(state, pack, loc.id)}: {sentence}", [])
+    title = the_place(rec.names[0]) if rec.names else "it"
+    return (f"{told[:1].upper()}{told[1:]} what is known of {title}: {sentence}", [])
+
+
+_OWNED = re.compile(r"^(?:happened to |about |with |of )?(?:her|his|their|your|ur) (?P<thing>[a-z' ]{3,40})$")
+
+
+def _of_their_own(topic: str, who: PresentNpc, pack: EraPack) -> str | None:
+    """The sentence of ``who``'s description, wants or lines that tells of a thing of their own the topic names ('her
+    husband' -> "... her late husband's gutting knife on her belt"); None when the topic names nothing of theirs."""
+    owned = _OWNED.match(topic.strip())
+    if owned is None:
+        return None
+    wanted = {references._stem(w) for w in references.words(owned.group("thing"))}
+    person = pack.person(who.id)
+    told = [*sentences(person.description), *(getattr(person, "lines", []) or [])]
+    wants = getattr(person, "wants", None)
+    told += [f"{who.name.split()[0]} wants {wants}"] if wants else []
+    return next((s for s in told if wanted & {references._stem(w) for w in references.words(s)}), None)
+
+
+def _quote(said: recall.Said, state: GameState) -> str:
+    """A person's own line as the answer: '"The reeves drink by the window," Odile tells you.'"""
+    line, first = said.line, said.who.name.split()[0]
+    comma = f"{line[:-1]}," if line.endswith(".") else line
+    return phrase(state, f"\"{comma}\" {first} tells you.", f"{said.who.name} has an answer to that: \"{line}\"",
+                  f"\"{comma}\" says {said.who.name}.")
 
 
 _NOT_A_THING = frozenset({"me", "you", "i", "he", "she", "they", "we", "us", "been", "did", "do", "does", "is", "are",
@@ -663,6 +788,7 @@ _VERB_LED = re.compile(r"^\w+ed(?:$| (?:me|you|him|her|them|us|it|to|in|on|at|up
 def _the(topic: str) -> str:
     """The subject as a sentence names it: 'the reeve', 'the drowned abbey'; 'work', 'Odile' and a phrase with its
     own article as they are; 'that' for none."""
+    topic = re.sub(r"\s+(?:is|are|was|were|be)$", "", topic)  # "what the trouble with the water is": the trouble
     if not topic or topic in references.PRONOUNS or topic.split()[0] in _NOT_A_THING or _VERB_LED.match(topic):
         return "that"  # "who brought me in", "what happened", "what did he say": a question, not a thing to name
     first = topic.split()[0]
@@ -729,6 +855,12 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 
 def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    origin = re.match(r"(?:all )?(?:the )?(?P<t>.+?) (?:come|comes|came|coming) from$", topic)
+    if origin is not None:  # "where does all the salt come from": what is known of it, not a way there
+        found = recall.record(origin.group("t"), state, pack, frozenset({"lore", "place"}))
+        if found is not None:
+            return _recalled(found, speaker, locals_, state, pack)
+        return _about(origin.group("t"), speaker, locals_, state, pack)
     told, teller = _teller(speaker, locals_)
     named = last_place(state, pack) if topic in ("that", "it", "there", "this", "") or (not references.words(
         topic) and not set(topic.split()) & {"them", "him", "her", "they", "he", "she"}) else None  # not a person
@@ -812,8 +944,26 @@ def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
     who = references.person(topic, state, pack, people, speaker.id if speaker else None) or (
         speaker if topic in references.PRONOUNS or topic in ("", "you") else None)
     if who is None:
+        away = _known_by_role(topic, people, pack)
+        if away is not None:  # "who's the provost": someone of the pack, not here
+            told, _ = _teller(speaker, locals_)
+            where = pack.locations.get(getattr(away, "location", None) or "")
+            at = f", found at {the_place(where)}" if where is not None and where.id != state.location else ""
+            return (f"{told} that {away.name} is {with_article(away.role)}{at}: {_told_of(away, state, pack)}", [])
         return _about(topic, speaker, locals_, state, pack)
     return (f"That is {who.name}, {with_article(who.role)}: {_told_of(who, state, pack)}", [])
+
+
+def _known_by_role(topic: str, people: list[PresentNpc], pack: EraPack):
+    """The one person of the pack, not among ``people``, whose name or role ``topic`` names ('the provost', 'the
+    almoner'); None when it names nobody, or several alike."""
+    wanted = references.words(topic) - references._GENERIC_PEOPLE
+    if not wanted:
+        return None
+    here = {p.id for p in people}
+    found = [n for n in [*pack.npcs.values(), *pack.companions.values()] if n.id not in here and (
+        wanted & references.words(f"{n.name} {' '.join(n.aliases)}") or wanted <= references.words(n.role))]
+    return found[0] if len(found) == 1 else None
 
 
 def _who_am_i(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -898,7 +1048,7 @@ _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what
               "where_am_i": _where_am_i, "news": _news, "about": _about, "how_much": _how_much, "where_is": _where_is,
               "who_is": _who_is, "time": _time, "who_am_i": _who_am_i, "any_work": _any_work, "money": _money,
               "lodging": _lodging, "danger": _danger, "weather": _weather, "smell": _smell, "credit": _credit,
-              "trouble": _trouble,
+              "trouble": _trouble, "factions": _factions, "side": _side,
               "menu": _menu, "history": _history,
               "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
               "ask": _ask,

@@ -20,7 +20,7 @@ from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
 from skald.rules.scene import everyone_at, held, minutes_to, nearest
 from skald.state import GameState, PresentNpc, RouterOutput
-from skald.text import end, the_place, with_article
+from skald.text import end, or_list, the_place, with_article
 
 MINUTES = {"sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 15, "watch": 15, "listen": 5,
            "smell": 2, "taste": 2, "touch": 2, "warm": 15, "nod": 1, "wave": 1, "laugh": 2, "think": 10, "sleep": 30,
@@ -170,8 +170,8 @@ _PERSON = [(re.compile(p), r) for p, r in [(r"\bmyself\b", "yourself"), (r"\bmy\
                                          (r"\bme\b", "you"), (r"\bi am\b", "you are"), (r"\bi'm\b", "you're"),
                                          (r"\bi've\b", "you've"), (r"\bi'd\b", "you'd"), (r"\bi'll\b", "you'll"),
                                          (r"\bi\b", "you"), (r"\bim\b", "you are")]]
-_LEADING = re.compile(r"^(?:(?:i try to|i want to|i start to|i will|i'll|let me|try to|attempt to|i|ok|so|then|just|"
-                      r"now|please)\s+)+")
+_LEADING = re.compile(r"^(?:(?:i try to|i want to|i start to|i will|i'll|let me|try to|attempt to|(?:can|could|may|"
+                      r"might) i|i|ok|so|then|just|now|please)\s+)+")
 
 
 _THEN = re.compile(r"\s*,?\s+(?:and then|and|then|so that|until|while)\s+|\s*,\s+")
@@ -212,10 +212,15 @@ def second_person(line: str, deeds_only: bool = False) -> str:
 
 _SERVED = re.compile(r"^(?:can|could|may|might) i (?:have|get|trouble you for)\b|^(?:give|bring|get|fetch|serve) me\b|"
                      r"\bwhat(?:ever)? (?:is|s) (?:cooking|on the (?:fire|stove|hob|spit)|going|on offer)\b|"
+                     r"\bwhatever(?: is|'?s)? (?:hot|warm|good|cheap|cheapest|you have|you got)\b|"
                      r"\bthe (?:house|"
                      r"cook|kitchen)\b")  # "grab a bite of whatevers cooking": served here
 _OWN = re.compile(r"\b(?:i brought|i packed|i carried|my own|i have with me|(?:from|in) my (?:pack|bag|pockets?|"
                   r"satchel))\b")
+
+
+# A topic that is a clause after the thing, not the thing ("and will not kill me", "that is cheap").
+_NO_THING = re.compile(r"^(?:and|or|but|that|which|so|then|if|as long as)\b.*$")
 
 
 def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random, verb: str) -> Resolution:
@@ -229,12 +234,17 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     if mine is not None and named is None and _SERVED.search(router.text):  # "could i trouble you for a bowl of
         mine = None  # something hot": served here, not out of your own pack
     minutes = MINUTES[verb]
-    asked = {w for w in references.words(_WHERE_AND_HOW.sub(" ", router.topic or "")) - GENERIC_FARE -
+    topic = _NO_THING.sub("", router.topic or "")  # "whatever's hot and won't kill me": what is hot, no thing named
+    asked = {w for w in references.words(_WHERE_AND_HOW.sub(" ", topic)) - GENERIC_FARE -
              references.QUALIFIERS if not w.endswith("ly")}  # "drink at the bar quietly": a drink, said where and how
     if named is None and asked:  # "drink the tincture" where there is none
         what = router.topic or "that"
+        sold = [pack.items[i] for i in here.shop if i in pack.items and set(pack.items[i].tags) & tags]
+        offer = [f"{with_article(i.name.lower())} ({money(i.value, pack)})" for i in sold]
+        instead = f"; here there is {or_list(offer)}" if offer else _nearest_fare(state, pack, tags)  # "i could
+        # murder a pie": the buns sold here, else the nearest place that sells any
         return Resolution(make_result(router, None, 1, f"You have no {what} to {verb}, and none is sold in "
-                                      f"{the_place(here)}.", impossible=True))
+                                      f"{the_place(here)}{instead}.", impossible=True))
     if mine is None and named is None and _OWN.search(router.text):  # "I dig into the food I brought along"
         fare = "food" if verb == "eat" else "drink"
         return Resolution(make_result(router, None, 1, f"You carry no {fare} of your own; you have "

@@ -42,7 +42,8 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                  "(?:travel|travell?ing|ride|riding|walk|walking|coming) (?:along )?with (?:me|us)",
                                  "want to come along", "join forces")),
     (ActionClass.ATTACK, _words("attack", "hit", "strike", "stab", "shoot", "punch", "kick", "fight", "kill",
-                                "slash", "swing at", "fire at", "tackle", "charge at", "shove", "brawl", "headbutt",
+                                "slash", "swing at", "swing (?:it|them|\\w+) (?:hard )?at", "fire at", "tackle",
+                                "charge at", "shove", "brawl", "headbutt",
                                 "elbow", "slap", "smack", "wallop", "knock out", "strangle", "throttle", "choke",
                                 "bludgeon", "club", "jump on", "lunge at",
                                 "jump (?:him|her|them|the (?:lads|guys|men|women|boys|drunks|sailors|thugs|guards?|"
@@ -95,7 +96,10 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   "too (?:expensive|dear)")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket", "filch",
                                "pilfer", "purloin",
-                               "(?:pinch|nick|swipe|lift|palm|pocket) (?:a |some |the |a few |an )?[a-z ]{1,30}(?:from|"
+                               "(?:snatch|yank) (?:a |some |the |an )?[a-z ]{1,30}(?:from|off) (?:his|her|their|"
+                               "the \\w+'s) (?:belt|hands?|pockets?|purse|bag|satchel|neck|wrist)",
+                               "(?:pinch|nick|swipe|lift|palm|pocket) (?:a |some |the |a few |an )?"
+                               "[a-z ]{1,30}(?:from|"
                                "out of|off) (?:the|his|her|their|a)",
                                "pick the lock", "lockpick", "tail", "shadow", "stalk", "tiptoe")),
     (ActionClass.SELL, _words("(?:does )?(?:any ?one|any ?body|someone|somebody|who)(?: here| around here)? "
@@ -666,10 +670,21 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     meant = _order(parser.ordered(text), state, pack) if state.combat is None else None
     if meant is not None:  # "one fungus bun pls": bought, eaten or poured as the line it means
         return _classify_text(meant, state, pack, people, last).model_copy(update={"text": text})
+    asking = _asking_clause(text) if len(text.split()) >= 12 and not _names_someone_away(text, people, pack) \
+        else None
+    if asking is not None:  # "I catch her eye, apologise, and ask whether she knows anyone who would pay for work":
+        asked = _classify_text(asking, state, pack, people, last)  # the question is the turn, whatever verbs it holds
+        if asked.action_class == ActionClass.DIALOGUE_ONLY and asked.verb is not None:
+            named = _match_npc(asking, people, pack) or _match_npc(text, people, pack) or (  # "I sit by the old
+                _if_fits(talking_to(), asking, people, pack) if PRONOUN_WORDS.search(asking) else None) or \
+                asked.target_npc  # eeler, ..., and ask which waters to shun": asked of him
+            return asked.model_copy(update={"read_as": asking, "read_by": "clause", "said": text,
+                                            "target_npc": named})
     action = next((cls for cls, pattern in PATTERNS if pattern.search(_NEGATED.sub(" ", text))), None)  # "im broke,
     reading = parser.read(text)  # cant buy you a drink": no purchase
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
-            reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER))) and not (
+            reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER) or
+                                            _ASKS.match(text))) and not (
             reading.kind == "go" and _names_a_place(reading.topic, state, pack)) and not (
             reading.kind in ("eat", "drink") and re.match(r"(?:give|get|bring|fetch|pour) me\b|gimme\b", text)) and \
             not (
@@ -804,6 +819,32 @@ def _told_in_clauses(text: str, state: PersistentState, pack: EraPack, people: l
     return routed.model_copy(update={"read_as": routed.text, "read_by": "clause", "said": text})
 
 
+_ASKS = re.compile(r"^(?:and |then |and then )?(?:i )?ask(?:s|ed)? (?:[a-z']+ ){0,5}?(?:whether|if|what|who|where|why|"
+                   r"how|which|about)\b")
+
+
+def _names_someone_away(text: str, people: list[PresentNpc], pack: EraPack) -> bool:
+    """Whether ``text`` names, by name, a person of the pack who is not here ("buy amos a drink" where he is not)."""
+    here = {p.id for p in people}
+    return _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False) is not None
+
+
+_VAGUE_ASKED = frozenset({"mean", "means", "meant", "happened", "happening", "going", "think", "thinks", "reckon",
+                          "up", "say", "says", "said", "do", "does", "did", "want", "wants", "matter"})
+
+
+def _asking_clause(text: str) -> str | None:
+    """The clause of a long told line that asks something through someone ("... and ask whether anyone here buys
+    salt"), without what comes before it; None when no clause does."""
+    said = parser.plain(text)
+    parts = narration.clauses(said)
+    for part in parts[1:]:  # not the first: a line that starts by asking is read whole
+        if _ASKS.match(part):  # the question runs to the end of the line: its own commas are part of it
+            start = said.find(part)
+            return said[start:] if start > 0 else part
+    return None
+
+
 def _weight(routed: RouterOutput) -> int:
     """How surely a clause carries a told line's turn: an answer to what was said, a question, a deed the rules
     decide (a fight, a purchase), taking stock, eating, a search or a look, a move to a place, a small deed; 0 for a
@@ -914,8 +955,10 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if called is not None:  # "forgive me, sir, you with the weathered hands, might i join you": the one told
             found = references.person(called.group("who"), state, pack, people)
             named = found.id if found else None
-        if named is not None and reading.verb == "ask" and parser.asked_of(text):  # "ask rhea what that means":
+        if named is not None and reading.verb == "ask" and parser.asked_of(text) and not (references.words(
+                reading.topic or "") - _VAGUE_ASKED):  # "ask rhea what that means": talk; "ask the innkeeper what
             return out(ActionClass.DIALOGUE_ONLY, target_npc=named).model_copy(update={"verb": None, "topic": None})
+        # happened to her husband" is asked of her
         asked_of = parser.asked_of(text) if named is None else ""
         if asked_of and asked_of not in references.PRONOUNS and asked_of not in ("around", "about"):
             found = references.person(asked_of, state, pack, people)  # "ask the old man where the market is"

@@ -72,7 +72,7 @@ SLIPS = {
     "nuthin": "nothing", "nothin": "nothing", "anythin": "anything", "mayb": "maybe", "latr": "later",
     "l8r": "later", "wher": "where", "fud": "food", "thru": "through", "sumthin": "something",
     "summat": "something", "lets": "let us", "smth": "something", "sth": "something", "gimmie": "give me",
-    "lil": "little", "fella": "fellow",
+    "lil": "little", "fella": "fellow", "bout": "about", "srch": "search", "exam": "examine", "inv": "inventory",
     "wit": "with", "any1": "anyone", "some1": "someone", "every1": "everyone", "no1": "no one", "b4": "before",
     "gr8": "great", "m8": "mate", "ight": "alright", "aight": "alright", "doc": "doctor", "docs": "doctors",
     "whatevers": "whatever is", "whoevers": "whoever is", "causway": "causeway", "cosway": "causeway",
@@ -141,8 +141,14 @@ def slipped(text: str) -> str:
     """``text`` (lower case) with each word that is a known slip (:data:`SLIPS`) or typed with a held-down letter
     read as meant, and digits texted for words ("work 4 me"); everything else (punctuation, spacing, contractions)
     left as typed."""
-    return _untexted(re.sub(r"[a-z0-9']+", lambda m: SLIPS.get(_unstretched(m.group(0)), _unstretched(m.group(0))),
+    read = _untexted(re.sub(r"[a-z0-9']+", lambda m: SLIPS.get(_unstretched(m.group(0)), _unstretched(m.group(0))),
                             text))
+    return _LONGED_FOR.sub("i want", read)
+
+
+# "I would kill for something to eat", "i could murder a pint", "id die for a drink": a want, not a threat.
+_LONGED_FOR = re.compile(r"\b(?:i )?(?:would|could|'d|i would) (?:kill|murder|die)(?: for)?(?= (?:a|an|some|"
+                         r"something|anything|one|another|the|that|this)\b)")
 
 
 _VOCATIVE = re.compile(r"^(?:(?:[a-z']+ ){0,2}[a-z']+ , (?:and )?)+(?=(?:what|who|where|why|how|do|does|is|are|can|"
@@ -174,12 +180,19 @@ def plain(text: str, through: bool = True) -> str:
     ``through``: intensifiers and courtesies read through too ("would it be too much trouble to have something to
     eat?": 'have something to eat'); the semantic fallback keeps them (its examples are compared as typed)."""
     text = _spelled(text, through)
+    text = " ".join(_MANNER.sub(" ", text).split()) if through else text  # "ask her, as casually as i can, how..."
     text = courteous(text) if through else text
     text = _VOCATIVE.sub("", text)
     text = _GREETED.sub("", text)  # "hey tobin, you been out here long": the question (the router keeps who)
     return _ASIDE.sub("", text)  # "wait, what did he say": the question
 
 
+# How a thing is asked or done, said between its verb and the rest: "ask the innkeeper , as politely as i can
+# manage , whether ...", "ask in a low voice whether ...": read through, like a courtesy.
+_MANNER = re.compile(r"(?: , )?\b(?:as (?:\w+ly|quiet|nice|polite|casual) as (?:i|we|you) (?:can|could|dare)"
+                     r"(?: manage)?|"
+                     r"in a (?:low|quiet|hushed|soft|loud|friendly|casual|conspiratorial) (?:voice|tone|whisper)|in a "
+                     r"whisper|under my breath|with a (?:smile|wink|grin|nod))\b(?: ,)?")
 _INTENSIFIED = re.compile(r"\b(what|who|where|why|how)(?: (?:even|exactly|the heck|the hell|on earth|in the world))+\b")
 # The courtesies around a request ("I beg your pardon, gentlemen, but would you mind terribly if I watched your
 # game?", "Might I trouble you for a bowl of stew?"): the request itself, its verb in the plain form.
@@ -299,7 +312,7 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                  "deal|work|task|quest))?",
                  "take the (?:job|offer|deal|work)(?: [a-z]+ (?:offers|offered|is offering))?", "i agree",
                  "accept [a-z]+'?s (?:job|offer|work)", "say yes to [a-z]+'?s (?:job|offer)",
-                 "you have a deal",
+                 "you have a deal", "you have my word", "i give you my word", "i promise", "i swear(?: it)?",
                  "it is a deal", "done", "very well", "i will help(?: you)?", "yes i will(?: help)?",
                  r"(?:ok|yes|sure|fine|alright)[ ,]+(?:i will (?:do it|help|take it)|deal|let us go|lead on)",
                  r"(?:(?:ok|okay|alright|all right|sure|fine|right|yes|yeah|aye)[ ,]+)?(?:i will look into it|i will "
@@ -308,7 +321,9 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
     ("no", _any(r"no(?: no)*", "no thanks", "no thank you", "no way", "not now", "not today", "never", "i refuse",
                 "refuse", "decline(?: the (?:job|offer))?", "i decline", "maybe later", "not interested",
                 "i will pass", "pass", "no deal", "forget it", "not a chance", "i do not think so", "no chance")),
-    ("why", _any("why", "why not", "why is that", "why would i", "how come", "what for", "why me")),
+    ("why", _any("why", "why not", "why is that", "why would i", "how come", "what for", "why me",
+                 r"(?:so |and |ok |okay )?what is the catch", "where is the catch", "there is always a catch",
+                 "and the catch", "what is the hitch")),
     ("more", _any("tell me more", "go on", "and", "and then", "what do you mean", "what does that mean", "really",
                   "explain", "explain that", "say more", "continue", "huh", "what", "meaning", "such as", "like what",
                   "is that so", "is that right", "what else", "anything else", "how so", "then what", "and so",
@@ -364,7 +379,16 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("where_sold", r"^(?:is there|are there|any) (?:a |an |any )?(?:shops?|markets?|stores?|traders?|merchants?|"
                    r"stalls?)"
                    r"\b.*\b(?P<t>gear|supplies|goods|stuff|equipment|provisions|kit|tools)\b"),  # "a shop for gear"
-    ("who_rules", r"\bwho (?:is )?in charge of the (?:guards?|watch|reeves?|law|deputies|police|soldiers|garrison)\b|"
+    ("about", r"\bhow long (?:have|has) (?P<t>you|u) (?:been )?(?:kept|keeping|run|running|owned|had|worked|working|"
+              r"lived|living|been|tended|tending)\b"),  # "how long have you kept this place": about themselves
+    ("side", r"\b(?:(?:whose|which|what) side (?:is|are)|who (?:does|do)) (?P<t>[a-z' ]+?) (?:on|(?:work|answer|"
+             r"report) (?:for|to))\b"),
+    ("factions", r"\bwhat (?:are )?(?:the )?(?:main |big |major |local |different )?(?:groups|factions|powers|sides|"
+                 r"gangs|guilds|outfits)\b|\bwho are the (?:main |big |major )?(?:players|powers|factions|groups)\b|"
+                 r"\b(?:which|what) (?:groups|factions|powers|gangs) (?:are there|matter|run|count)\b"),
+    ("who_rules", r"\bwho is the (?:most powerful|strongest|richest|mightiest) (?:person|man|woman|one|people|"
+                  r"group|faction)?\b|\bwho (?:has|holds) (?:the )?(?:real |most )?power\b|"
+                  r"\bwho (?:is )?in charge of the (?:guards?|watch|reeves?|law|deputies|police|soldiers|garrison)\b|"
                   r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
                   r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
                   r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho is in charge (?:around|round) here\b|\bwho "
@@ -445,7 +469,10 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"offer|serve)\b|\bwhat now\b|\bwhat next\b|\bnow what\b|\bwhat should i do\b|"
                   r"\bwhat is for sale\b|\bwhat is on offer\b"),
     ("any_work", r"\bany (?:honest |paid |paying |decent |steady |real )?(?:work|jobs?|employment|bount(?:y|ies)|"
-                 r"contracts?|gigs?)\b|"
+                 r"contracts?|gigs?)\b|\bthere is (?:some )?(?:work|a job|jobs) (?:going|to be had|on offer|for)\b|"
+                 r"\b(?:she|he|they|you) (?:has|have|got|has got|have got|needs?) (?:some |any )?(?:work|a job|jobs|"
+                 r"a hand|help)\b|\b(?:earn|make) (?:a few |some |a little |any |a bit of |a )?(?:money|coin|coins|"
+                 r"credits?|greys?|cash|living|wage)\b|"
                  r"\bwhere (?:do|should|shall) (?:i|we) (?:start|begin)\b|\bwhat do (?:i|we) do first\b|"
                  r"\bwho (?:do|should|shall|must) (?:i|we) (?:talk to|see|ask|speak (?:to|with)|start with|look for)"
                  r"(?: first)?\s*\??$|\bis there (?:any )?(?:work|a job|jobs)\b|\bwhat do you need\b|"
@@ -476,6 +503,7 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("how_much", r"^how much(?: exactly| then| is it| would it be| are we talking| we talking| do i get| will i get| "
                  r"would i get| does it pay| is in it for me)?(?: here| about| then| exactly| roughly)*\s*\??$|"
                  r"\bwhat is (?:the )?(?P<t9>(?:cheapest|least expensive|most expensive|priciest|dearest)\b.*?)\??$|"
+                 r"\bwhat is (?P<t11>cheap)(?: here| around here| to eat| to drink)?\s*\??$|"
                  r"^(?:and |so )?(?:the )?(?P<t10>(?:cheapest|least expensive|most expensive|priciest|dearest) (?:"
                  r"thing|item|one|stuff|[a-z]+ (?:item|thing|stuff|gear))\b.*?)\??$|"
                  r"\bhow much (?:is|are|for|does|do|would)\b(?: (?:the|a|an|your))? ?(?P<t>.*?)(?: cost)?\??$|"
@@ -497,12 +525,16 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                r"\s*\??$"),
     ("sights", r"\b(?:anything|anywhere|what is|what) (?:\w+ )?worth (?:seeing|a visit|visiting|a look|"
                r"checking out)\b|\bwhat (?:are )?the sights\b"),
-    ("menu", r"\b(?:you|u|ya) got any (?:food|grub|eats)\b|^what is on tap\b|\bwhat(?:cha| are you| you|"
+    ("menu", r"\bwhat (?:is|are) (?:everyone|everybody|people|they|folks?|the locals|the regulars) (?:drinking|"
+             r"having|eating)\b|\bwhat (?:do|does) (?:everyone|everybody|people|folks?|the locals) (?:drink|eat)\b|"
+             r"\b(?:you|u|ya) got any (?:food|grub|eats)\b|^what is on tap\b|\bwhat(?:cha| are you| you|"
              r" do you) (?:pouring|serving|"
              r"brewing|cooking)\b|\bwhat is on tap\b"),
     ("who_here", r"\bwho (?:usually |normally |mostly |generally |usualy )?(?:drinks|comes|hangs out|eats|drinks in|"
                  r"goes) (?:in )?here\b|\b(?:is it|it is) (?:always|usually|normally) (?:this|so) (?:busy|packed|"
-                 r"crowded|full|quiet|empty|loud|dead|rowdy)\b|\bwho are (?:all )?these people\b"),
+                 r"crowded|full|quiet|empty|loud|dead|rowdy)\b|\bwho are (?:all )?these people\b|"
+                 r"\b(?:are|is) (?:these|the|all these|the) (?:people|folks?|regulars|locals|lot)(?: (?:here|in here|"
+                 r"around here))? (?:nice|friendly|safe|ok|okay|all right|alright|trustworthy|decent|dangerous)\b"),
     ("feel", r"\bwhy is it so (?:damn |bloody |freaking |very |really |darn )?(?P<t>hot|warm|cold|chilly|damp|wet|dark|"
              r"smoky|loud|noisy|quiet|stuffy|humid|dry)\b|"
              r"\bwhat is (?:that|this|the) (?P<t2>noise|sound|racket|heat)\b"),
@@ -605,7 +637,8 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
              r"pass the time|kill time|take a moment|pause|stand still|keep still|stay still|keep (?:my|our) distance|"
              r"hang back|stay back|keep back|lie low for a bit"),
     ("watch", r"watch|keep (?:an|one|half an|both) eyes? on|keep watch|people[- ]watch|keep lookout|keep a lookout"),
-    ("listen", r"listen|eavesdrop|hear|overhear|lend an ear|prick up|what is (?:that|this|the) (?:noise|sound|"
+    ("listen", r"listen|eavesdrop|hear(?! (?:there|that|tell|you|about|of|say|rumou?rs?)\b)|overhear|lend an ear|"
+               r"prick up|what is (?:that|this|the) (?:noise|sound|"
                r"racket|din|banging|clatter|singing|shouting)|what was that (?:noise|sound)"),
     ("smell", r"smell|sniff|breathe in|take a (?:deep )?breath|breathe|what is (?:that|this|the) (?:smell|stink|"
               r"stench|reek|odou?r|whiff)|what (?:smells|stinks|reeks)|something (?:smells|stinks|reeks)"),
@@ -731,6 +764,15 @@ INVENTORY = re.compile(r"^(?:i|inv|inventory|what (?:do )?i (?:have|carry|own|ho
 THERE = ("there", "it", "that way", "")  # a go topic that points back at a place an earlier sentence named
 
 
+# Leave asked for a deed: "can i sit down somewhere", "may i look around" (not "can i get/have/buy": an order).
+_MAY_I = re.compile(r"^(?:so |um+ |uh+ )?(?:can|could|may|might) i (?:please |just |maybe |at least )?"
+                    r"(?P<t>(?!(?:get|have|buy|grab|order|ask|talk|speak|help|see you|join)\b)\w+.*?)\s*\??$")
+# What the player has heard said, told to get an answer: "i hear there is work going", "i heard you are hiring".
+_HEARSAY = re.compile(r"^(?:so |and )?i (?:hear|heard|have heard|am told|was told|hear tell)(?: that)? "
+                      r"(?P<t>(?:there (?:is|are)|you|they|he|she|someone|somebody|people|folks?|the|some|a|an) "
+                      r"\w+ \w+.*)$")
+
+
 @lru_cache(maxsize=8192)
 def read(text: str) -> Reading | None:
     """What ``text`` (lower case, markup stripped) asks for, or None when it reads as none of the kinds above. A line
@@ -744,6 +786,20 @@ def read(text: str) -> Reading | None:
     if asked is not None:  # as the line reads plainly, when that is a question already ("ask odile who runs this")
         plainly = _read_clause(said, said)
         return plainly if plainly is not None and plainly.kind == "question" and plainly.verb != "ask" else asked
+    allowed = _MAY_I.match(said)
+    if allowed is not None:  # "can i sit down somewhere": the deed, asked leave for
+        rest = allowed.group("t")
+        if re.match(r"(?:sleep|stay|spend the night|kip|bed down|rent a room|take a room)\b", rest):
+            return Reading("question", "lodging", "")  # "can i sleep here tonight": a bed, asked for
+        found = _read_clause(rest, rest)
+        if found is not None and found.kind in ("deed", "go", "leave", "examine", "search"):
+            return found
+    hearsay = _HEARSAY.match(said)
+    if hearsay is not None:  # "i hear there is work going for someone quiet": asked about, not listened for
+        rest = hearsay.group("t")
+        found = _read_clause(rest, rest)
+        return found if found is not None and found.kind == "question" else Reading("question", "about",
+                                                                                     topic_of(rest))
     parts = [part for part in _SENTENCE.split(said) if re.search(r"[a-z]", part)]
     if len(parts) > 1 and _TRUE.match(parts[-1].strip()):  # "heard the old drills started moving again. true?"
         heard = next((found for p in reversed(parts[:-1]) if (found := _HEARD.match(p.strip()))), None)
@@ -884,12 +940,27 @@ def asked_through(said: str) -> Reading | None:
     (whom it is asked of is the router's to find)."""
     found = _ASK_THROUGH.match(said)
     reading = _asked_directly(found.group("q")) if found else None
-    if reading is not None and reading.verb == "ask":  # "ask ottilie what happened": asked of someone by name
-        named = _asked_of(found)  # (whether or not they are here); else the line reads as it did
-        return reading if len(named.split()) == 1 and named not in _NOT_NAMES else None
+    wondered_ = _WHETHER.match(found.group("q")) if found is not None and (reading is None or reading.verb == "ask") \
+        else None
+    if wondered_ is not None:  # "ask whether there is any truth to the talk that the bell rings": about the bell
+        asked = wondered_.group("t")
+        direct = _asked_directly(asked) if asked.split()[0] in _WH else None  # "if she knows where someone like me
+        if direct is not None and direct.verb != "ask":  # can earn a few credits": where work is
+            return direct
+        return Reading("question", "about", topic_of(asked))
+    if reading is not None and reading.verb == "ask":  # "ask ottilie what happened": asked of someone by name or
+        named = _asked_of(found)  # description (whether or not they are here); else the line reads as it did
+        return reading if len(named.split()) <= 3 and named and named not in _NOT_NAMES and not set(
+            named.split()) & _NOT_NAMES else None
     return reading
 
 
+# A yes-or-no question asked through someone, by what it asks after: "whether there is any truth to the talk that
+# ...", "if anyone here buys salt", "whether she knows of anyone who would pay for work".
+_WHETHER = re.compile(r"^(?:whether|if) (?:there is any truth (?:to|in) (?:the talk|the rumou?r|the story|what people "
+                      r"say) (?:that |about )?|it is true (?:that )?|(?:she|he|they|you) (?:knows?|has heard|have "
+                      r"heard|heard) (?:of |about )?|(?:anyone|anybody|someone|somebody|people)(?: around here| here| "
+                      r"in here)? (?:knows? (?:of |about )?|would |will |can |buys? |sells? )?)(?P<t>.{3,})$")
 _NOT_NAMES = frozenset({"him", "her", "them", "it", "around", "about", "everyone", "everybody", "anyone", "anybody",
                         "someone", "somebody", "people", "folks", "me", "you", "us", "this", "that", "there"})
 
@@ -1131,7 +1202,7 @@ _FIND = re.compile(r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track
 
 _TRUST = re.compile(r"^(?:can|should|could|do|would|will) (?:i|we|one) (?:trust|rely on|believe|count on)\b")
 _AUX = re.compile(r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|should|do) (?:you|he|she|they|it|the|"
-                  r"this|that|there|anyone|anybody|someone|people|folk|any|a|an)\b")
+                  r"this|that|these|those|there|anyone|anybody|someone|people|folk|any|a|an)\b")
 
 
 def _question(clause: str, said: str) -> Reading | None:
@@ -1240,6 +1311,8 @@ def _go(clause: str, said: str) -> Reading | None:
     toward = re.split(r"\s+(?:toward|towards|on to|as far as)\s+", found.group("t").split(" , ")[0])
     # "the market , i need a few things": the market; "along the street toward the market": the market
     topic = service(topic_of(_WHY.sub("", toward[-1])))
+    if topic in ("on", "on then", "on now") and not found.group("ride"):  # "go on, sing the one about the provost"
+        return None  # is urging, not going
     if found.group("ride") and topic in ("down", "up", "across", "over", "back", "out", "in"):
         topic = found.group("ride")  # "take the lift down": the lift, wherever it goes
     return Reading("go", "go", topic)
@@ -1272,6 +1345,9 @@ _ADDRESS = re.compile(r"^(?:.*?\b)?(?:talk|speak|chat|say (?:hi|hello)|greet|ask
                       r"(?P<who>.+?)(?:\s+(?:about|if|what|whether|why|how|where|who|for|to)\b.*)?$")
 
 
+# A gift with its taker first: "give the ballad girl a grey", "hand the old man my last coin".
+_GIVEN = re.compile(r"^(?:i )?(?:give|hand|pay|tip|slip|toss|pass|buy) (?P<who>(?!(?:a|an|one|some|my|me|\d+)\b)"
+                    r"[a-z' ]+?) (?=(?:a|an|one|two|three|\d+|some|my|this|that|these|those|another)\b)")
 _TOLD = re.compile(r"^(?:i )?(?:tell|inform|warn|remind) (?P<who>[a-z]+) (?=(?:that|i|i'm|im|we|you|he|she|they|it|"
                    r"there|the)\b)")
 
@@ -1282,6 +1358,9 @@ def addressee(text: str) -> str:
     told = _TOLD.match(text.strip())
     if told is not None:  # "i tell odile i'm an inspector": Odile
         return told.group("who")
+    given = _GIVEN.match(text.strip())
+    if given is not None:  # "give the ballad girl a grey for a song": the ballad girl
+        return given.group("who")
     found = _ADDRESS.match(text.strip().rstrip("?!."))
     called = _CALLED.match(plain(text)) if found is None else None
     found = found or (called if called is not None and called.group("who") not in _FILLERS else None)
@@ -1351,8 +1430,8 @@ def move_after(text: str) -> str | None:
     the door'), when the rest is what the player does on the way; None otherwise. The move is the turn."""
     said = plain(text)
     parts = _THEN.split(said)
-    if len(parts) < 2:
-        return None
+    if len(parts) < 2 or re.search(r"\bbefore i (?:\w+ ){0,4}?\w+\W*$", said):  # "what is the weather doing before
+        return None  # i go out": asked first; the going is for later
     tail = parts[-1].strip(" .!")
     found = read(tail)
     return tail if found is not None and not found.weak and found.kind in ("leave", "go") else None
@@ -1366,6 +1445,8 @@ def move_first(text: str) -> str | None:
     if len(parts) < 2:
         return None
     head = parts[0].strip(" .!,")
+    if re.fullmatch(r"(?:i |we )?(?:go|will go|wander|walk|head) ?(?:over|across)?", head):  # "i go and stand by the
+        return None  # fire": the going is only the way to the deed
     found = read(head)
     if found is None or found.weak or found.kind not in ("go", "leave") or (
             found.kind == "go" and found.topic in THERE):

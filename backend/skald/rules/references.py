@@ -335,8 +335,8 @@ GROUPS = frozenset({"everyone", "everybody", "anyone", "anybody", "crowd", "room
                     "back", "free", "better", "price", "deal", "drink", "time", "fight", "word"})
 _CUT = re.compile(r"\s*,.*$|\s+(?:to|into|about|and|with|for|that|so|if|or|because|until|while|at|in|on|from)\b.*$")
 _VERBS = ("tell", "say", "make", "get", "go", "do", "give", "take", "let", "have", "be", "see", "keep", "stop", "leave",
-          "pay", "come", "talk", "show", "help", "find", "bring", "put", "send", "call", "buy", "sell")  # "threaten to
-# tell his mum": a deed, not a name
+          "pay", "come", "talk", "show", "help", "find", "bring", "put", "send", "call", "buy", "sell", "ask")
+# "threaten to tell his mum": a deed, not a name
 _ARTICLE = re.compile(r"^(?:the|a|an|that|this|some|one|old|young)\s")
 _LEAD = re.compile(r"^(?:(?:with|to|at|on|for|up|over)\s+)+")
 
@@ -353,7 +353,7 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
     if not named or len(who.split()) > longest or named & (GROUPS | PRONOUNS) or who.split()[0] in (
             "my", "your", "his", "her", "their", "our", "you", "me", "us", "i", "we", "it", "what", "how", "why",
             "whatcha", "wotcha", "whaddya", "whats", "wheres", "whos", "hows", "who", "where", "when", "which",
-            "first", "next", "then", "now", "later", "after",
+            "first", "next", "then", "now", "later", "after", "whoever", "anyone", "anybody", "someone", "somebody",
             *_VERBS):
         return None
     if person(who, state, pack) is not None:
