@@ -675,7 +675,8 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
         return (f"Asked about {subject}, {told.lower() if who is None else told} this: {end(rumor.text)}", heard)
     person = next((n for n in [*pack.npcs.values(), *pack.companions.values()]
                    if references.words(topic) & references.words(f"{n.name} {' '.join(n.aliases)}") or (
-                       (who is None or n.id != who.id) and references.kindred(topic) & references.kindred(n.role))),
+                       (who is None or n.id != who.id) and (references.kindred(topic) & references.kindred(n.role)) -
+                       references.HE_WORDS - references.SHE_WORDS - references._GENERIC_PEOPLE)),
                   None)
     if person is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} that {person.name} is "

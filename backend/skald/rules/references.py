@@ -409,7 +409,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
         if not held:
             return 0
         near = len(stems & {_stem(w) for w in said - wanted})  # "playing" for the line's "play"
-        return len(wanted & said) + len((kin - wanted) & said) + near + (1 if crowd and PEOPLE_LINE.search(line) else 0)
+        return len(wanted & said) + len((kin - wanted) & said) + near + (2 if crowd and PEOPLE_LINE.search(line) else 0)
     return _best([*here.details, *sentences(here.description)], score)
 
 
