@@ -177,6 +177,14 @@ def test_an_action_aimed_at_the_room_still_rolls(tmp_path, llm, line):
     ("saltmarsh_reach", "how far to mallow eyot", "Odile Pask tells you that Mallow Eyot is 135 minutes away."),
     ("cinder_reach", "where's the union hall", "Hesper Quill tells you that the Hall of the Ninth Shift is"),
     ("cinder_reach", "whats wrong with the water", "Asked about the water, Hesper Quill tells you about the job"),
+    ("cinder_reach", "what happened to the old drills in the graveyard", "Hesper Quill tells you that the Drill "
+                                                                         "Graveyard is 140 minutes away"),
+    ("cinder_reach", "whose side is the bartender on", "Hesper Quill answers to Ninth Shift Union"),
+    ("cinder_reach", "who are the salvagers everyone calls the Rustwake?", "Hesper Quill tells you what everyone "
+                                                                           "knows of the Rustwake Clan"),
+    ("saltmarsh_reach", "who are the guys at the corner table", "About guys at the corner table: Eelers play"),
+    ("saltmarsh_reach", "who's the provost", "Odile Pask tells you that Aldous Wexcombe is a salt provost"),
+    ("saltmarsh_reach", "Gods, I would kill for something to eat.", "You eat your smoked eel"),
     ("cinder_reach", "so what's the deal here", "Hesper Quill tells you what people are saying"),
     ("saltmarsh_reach", "what do you call the money round here", "Odile Pask tells you that money here is counted in "
                                                                   "greys"),

@@ -53,7 +53,9 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
         speaker = locals_[0]
     asked = _QUESTIONS.get(router.verb or "")
     asking = router.text.lower()
-    named = recall.record(router.text, state, pack, _WHO_KINDS if re.match(r"\W*who", asking) else NAMED_KINDS) \
+    kinds = _WHO_KINDS if re.match(r"\W*who", asking) else NAMED_KINDS | (  # "what happened to the heron lamp":
+        {"place"} if router.verb == "history" else set())  # the place's own story
+    named = recall.record(router.text, state, pack, frozenset(kinds)) \
         if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) else None
     if named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
         summary, events = _recalled(named, speaker, locals_, state, pack)
