@@ -283,8 +283,7 @@ def _side(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
                  if faction is not None else f"{person.name} keeps to no side, and says so."), [])
     if faction is None:
         return (f"{told} that {person.name} keeps to no side anyone can name.", [])
-    return (f"{told} that {person.name} answers to {the_place(faction.name)} "
-            f"({_first_clause(faction.description)}).", [])
+    return (f"{told} that {person.name} answers to {the_place(faction.name)} {clause}.", [])
 
 
 def _first_clause(text: str) -> str:
