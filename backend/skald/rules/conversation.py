@@ -34,7 +34,6 @@ from skald.text import end, or_list, sentences, the_place, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 DRINK_WORDS = frozenset({"drink", "ale", "beer", "pint", "cup", "mug", "wine", "grog", "dram", "round"})
-KEEPER_WORDS = references.KEEPER_WORDS
 
 
 def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
@@ -234,7 +233,7 @@ def _teller(speaker: PresentNpc | None, locals_: list[PresentNpc]) -> tuple[str,
 def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     here = pack.locations[state.location]
     homed = [n for n in pack.npcs.values() if n.location == here.id and n.id not in state.world.defeated_npcs]
-    keeper = next((n for n in homed if KEEPER_WORDS & references.words(n.role)), None)  # a street has no keeper
+    keeper = references.keeper(homed)  # a street has no keeper
     faction = pack.factions.get(here.faction) if here.faction else None
     ground = f" It answers to {the_place(faction.name)}." if faction else ""
     told, teller = _teller(speaker, locals_)
@@ -517,7 +516,7 @@ def _credit(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
     """'can i pay later', 'put it on my tab', 'settle my tab': what is owed here (nothing: the rules sell for coin on
     the spot) and what the player has to pay with."""
     here = pack.locations[state.location]
-    keeper = next((p for p in locals_ if not p.companion and KEEPER_WORDS & references.words(p.role)), None)
+    keeper = references.keeper(locals_)
     told = f"{keeper.name} tells you" if keeper else _teller(speaker, locals_)[0]
     purse = money(state.player.credits, pack)
     return (f"{told} that {the_place(here)} keeps no tab for you: you owe nothing here, and what you buy you pay "
@@ -677,7 +676,7 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     person = next((n for n in [*pack.npcs.values(), *pack.companions.values()]
                    if references.words(topic) & references.words(f"{n.name} {' '.join(n.aliases)}") or (
                        (who is None or n.id != who.id) and (references.kindred(topic) & references.kindred(n.role)) -
-                       references.HE_WORDS - references.SHE_WORDS - references._GENERIC_PEOPLE)),
+                       references.HE_WORDS - references.SHE_WORDS - references.GENERIC_PEOPLE)),
                   None)
     if person is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} that {person.name} is "
@@ -731,24 +730,23 @@ _WHO_KINDS = frozenset({"faction", "lore"})
 def _recalled(found: recall.Found, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
     """The answer from what the pack tells of a record: a faction, a lore document, a rumor or a place."""
     told, who = _teller(speaker, locals_)
-    told = told.lower() if who is None else told
     rec, sentence = found.record, end(found.sentence)
     if rec.kind == "faction":
         faction = pack.factions[rec.ref]
         first = end(_first_sentence(faction.description))
         more = "" if first == sentence else f" {sentence}"
-        return (f"{told[:1].upper()}{told[1:]} what everyone knows of {the_place(faction.name)}: {first}{more}", [])
+        return (f"{told} what everyone knows of {the_place(faction.name)}: {first}{more}", [])
     if rec.kind == "rumor":
         heard = [] if rec.ref in state.world.known_rumors or who is None else [
             ev.RumorHeard(rumor=rec.ref, source=who.id)]
-        return (f"{told[:1].upper()}{told[1:]} what people are saying: {sentence}", heard)
+        return (f"{told} what people are saying: {sentence}", heard)
     if rec.kind == "place":
         loc = pack.locations[rec.ref]
         if loc.id == state.location:
-            return (f"{told[:1].upper()}{told[1:]} what there is to tell of {the_place(loc)}: {sentence}", [])
-        return (f"{told[:1].upper()}{told[1:]} that {the_place(loc)} is {_away(state, pack, loc.id)}: {sentence}", [])
+            return (f"{told} what there is to tell of {the_place(loc)}: {sentence}", [])
+        return (f"{told} that {the_place(loc)} is {_away(state, pack, loc.id)}: {sentence}", [])
     title = the_place(rec.names[0]) if rec.names else "it"
-    return (f"{told[:1].upper()}{told[1:]} what is known of {title}: {sentence}", [])
+    return (f"{told} what is known of {title}: {sentence}", [])
 
 
 _OWNED = re.compile(r"^(?:happened to |about |with |of )?(?:her|his|their|your|ur) (?P<thing>[a-z' ]{3,40})$")
@@ -760,12 +758,12 @@ def _of_their_own(topic: str, who: PresentNpc, pack: EraPack) -> str | None:
     owned = _OWNED.match(topic.strip())
     if owned is None:
         return None
-    wanted = {references._stem(w) for w in references.words(owned.group("thing"))}
+    wanted = {references.stem_of(w) for w in references.words(owned.group("thing"))}
     person = pack.person(who.id)
     told = [*sentences(person.description), *(getattr(person, "lines", []) or [])]
     wants = getattr(person, "wants", None)
     told += [f"{who.name.split()[0]} wants {wants}"] if wants else []
-    return next((s for s in told if wanted & {references._stem(w) for w in references.words(s)}), None)
+    return next((s for s in told if wanted & {references.stem_of(w) for w in references.words(s)}), None)
 
 
 def _quote(said: recall.Said, state: GameState) -> str:
@@ -959,7 +957,7 @@ def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
 def _known_by_role(topic: str, people: list[PresentNpc], pack: EraPack):
     """The one person of the pack, not among ``people``, whose name or role ``topic`` names ('the provost', 'the
     almoner'); None when it names nobody, or several alike."""
-    wanted = references.words(topic) - references._GENERIC_PEOPLE
+    wanted = references.words(topic) - references.GENERIC_PEOPLE
     if not wanted:
         return None
     here = {p.id for p in people}

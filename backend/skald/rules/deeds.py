@@ -237,10 +237,10 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
     topic = _NO_THING.sub("", router.topic or "")  # "whatever's hot and won't kill me": what is hot, no thing named
     asked = {w for w in references.words(_WHERE_AND_HOW.sub(" ", topic)) - GENERIC_FARE -
              references.QUALIFIERS if not w.endswith("ly")}  # "drink at the bar quietly": a drink, said where and how
+    fare = [i for i in here.shop if i in pack.items and set(pack.items[i].tags) & tags]  # what is sold here to eat
     if named is None and asked:  # "drink the tincture" where there is none
         what = router.topic or "that"
-        sold = [pack.items[i] for i in here.shop if i in pack.items and set(pack.items[i].tags) & tags]
-        offer = [f"{with_article(i.name.lower())} ({money(i.value, pack)})" for i in sold]
+        offer = [f"{with_article(pack.items[i].name.lower())} ({money(pack.items[i].value, pack)})" for i in fare]
         instead = f"; here there is {or_list(offer)}" if offer else _nearest_fare(state, pack, tags)  # "i could
         # murder a pie": the buns sold here, else the nearest place that sells any
         return Resolution(make_result(router, None, 1, f"You have no {what} to {verb}, and none is sold in "
@@ -257,9 +257,7 @@ def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
         gain = f" and get {healed} HP back" if healed else ""
         events = [ev.ItemLose(item=item.id, qty=1)] + ([ev.Heal(amount=item.heal, source=item.id)] if item.heal else [])
         return Resolution(make_result(router, None, minutes, f"You {verb} your {item.name.lower()}{gain}."), events)
-    sold = [i for i in here.shop if i in pack.items and set(pack.items[i].tags) & tags]
-    if named is not None and named.id in here.shop:
-        sold = [named.id]
+    sold = [named.id] if named is not None and named.id in here.shop else fare
     if sold:
         item = pack.items[sold[0]]
         if state.player.credits < item.value:

@@ -670,7 +670,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     meant = _order(parser.ordered(text), state, pack) if state.combat is None else None
     if meant is not None:  # "one fungus bun pls": bought, eaten or poured as the line it means
         return _classify_text(meant, state, pack, people, last).model_copy(update={"text": text})
-    asking = _asking_clause(text) if len(text.split()) >= 12 and not _names_someone_away(text, people, pack) \
+    asking = _asking_clause(text) if len(text.split()) >= 12 and _named_away(text, people, pack) is None \
         else None
     if asking is not None:  # "I catch her eye, apologise, and ask whether she knows anyone who would pay for work":
         asked = _classify_text(asking, state, pack, people, last)  # the question is the turn, whatever verbs it holds
@@ -742,8 +742,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         return told
     absent_npc = None
     if target_npc is None:
-        here = {q.id for q in people}
-        absent_npc = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
+        absent_npc = _named_away(text, people, pack)
     fits = references.first_by_pronoun(text, people, pack) if target_npc is None and action in TALKING | SWAYING \
         and absent_npc is None and not any(references.missing_person(aimed, state, pack) for aimed in (
             parser.object_of(text), parser.addressee(text)) if aimed != text) else None
@@ -823,10 +822,10 @@ _ASKS = re.compile(r"^(?:and |then |and then )?(?:i )?ask(?:s|ed)? (?:[a-z']+ ){
                    r"how|which|about)\b")
 
 
-def _names_someone_away(text: str, people: list[PresentNpc], pack: EraPack) -> bool:
-    """Whether ``text`` names, by name, a person of the pack who is not here ("buy amos a drink" where he is not)."""
+def _named_away(text: str, people: list[PresentNpc], pack: EraPack) -> str | None:
+    """The person of the pack ``text`` names by name who is not here ("buy amos a drink" where he is not); None."""
     here = {p.id for p in people}
-    return _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False) is not None
+    return _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
 
 
 _VAGUE_ASKED = frozenset({"mean", "means", "meant", "happened", "happening", "going", "think", "thinks", "reckon",
@@ -944,8 +943,7 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
     last = talking_to()
     if kind in ("reply", "question"):
         if named is None:  # "hmm tobin" where Tobin is elsewhere: said to them, not to whoever is at hand
-            here = {q.id for q in people}
-            absent = _match_npc(text, [p for p in _everyone_in(pack) if p.id not in here], pack, roles=False)
+            absent = _named_away(text, people, pack)
             if absent is not None:
                 return out(ActionClass.DIALOGUE_ONLY, absent_npc=absent)
         if named is None and PRONOUN_WORDS.search(text):  # "thank her": whom you spoke with, if the pronoun fits

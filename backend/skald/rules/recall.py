@@ -70,8 +70,8 @@ def spoken(text: str) -> str:
 
 
 def _stem(word: str) -> str:
-    """:func:`references._stem`, and a doubled last consonant made single ('sitting' -> 'sitt' -> 'sit')."""
-    stem = references._stem(word)
+    """:func:`references.stem_of`, and a doubled last consonant made single ('sitting' -> 'sitt' -> 'sit')."""
+    stem = references.stem_of(word)
     return stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl" else stem
 
 
@@ -88,16 +88,18 @@ def _stems(text: str, keep: frozenset[str] = frozenset()) -> frozenset[str]:
 
 
 @per_pack
-def _weights(pack: EraPack) -> dict[str, float]:
-    """Each stem of the pack's people's lines -> ``log(N / df)`` over those lines."""
+def _lines(pack: EraPack) -> tuple[dict[str, float], dict[str, tuple[tuple[str, frozenset[str]], ...]]]:
+    """Each stem of the pack's people's lines -> ``log(N / df)`` over those lines; and each person's id -> their lines,
+    each with its stems."""
     people = [*pack.npcs.values(), *pack.companions.values()]
-    lines = [line for person in people for line in getattr(person, "lines", [])]
+    told = {p.id: tuple((line, _stems(line)) for line in getattr(p, "lines", []) or []) for p in people}
     df: dict[str, int] = {}
-    for line in lines:
-        for stem in _stems(line):
-            df[stem] = df.get(stem, 0) + 1
-    n = max(len(lines), 1)
-    return {stem: math.log(n / count) for stem, count in df.items()}
+    for lines in told.values():
+        for _, stems in lines:
+            for stem in stems:
+                df[stem] = df.get(stem, 0) + 1
+    n = max(sum(len(lines) for lines in told.values()), 1)
+    return {stem: math.log(n / count) for stem, count in df.items()}, told
 
 
 def said_line(topic: str, speaker: PresentNpc | None, people: list[PresentNpc], state: GameState,
@@ -108,14 +110,13 @@ def said_line(topic: str, speaker: PresentNpc | None, people: list[PresentNpc], 
     wanted = _stems(topic)
     if not wanted:
         return None
-    weights = _weights(pack)
+    weights, told = _lines(pack)
     heard = " ".join(s for t in state.recent for s in t.sentences)
     best: Said | None = None
     order = [speaker] if speaker else list(people)  # the one asked answers for themselves
     for who in order:
-        person = pack.person(who.id)
-        for line in getattr(person, "lines", []) or []:
-            shared = wanted & _stems(line)
+        for line, stems in told.get(who.id, ()):
+            shared = wanted & stems
             if len(shared) < 2:
                 continue  # one word in common is a likeness, not an answer ("in charge" and "charge them full")
             weight = sum(weights.get(stem, 0.0) for stem in shared)
@@ -156,8 +157,9 @@ class Found:
 class _Index:
     records: tuple[Record, ...]
     weights: dict[str, float]  # stem -> log(N / df) over every name and sentence
-    proper: frozenset[str]  # the stems of every name: "see" is asked with, but the See is a faction
-    names: dict[str, tuple[frozenset[str], ...]]  # record ref -> the stems of each of its names
+    names: tuple[tuple[frozenset[str], ...], ...]  # per record: the stems of each of its names
+    told: tuple[tuple[frozenset[str], ...], ...]  # per record: the stems of each of its sentences (a name's words kept:
+    # "see" is asked with, but the See is a faction)
 
 
 @per_pack
@@ -172,15 +174,18 @@ def _index(pack: EraPack) -> _Index:
                 for loc in pack.locations.values()]
     records += [Record("rumor", r.id, (), (r.text,)) for r in pack.rumors.values()]
     every = frozenset(_stem(w) for r in records for name in r.names for w in references.words(name))
-    names = {r.ref: tuple(_stems(name, every) for name in r.names) for r in records}
-    proper = frozenset().union(*(n for ns in names.values() for n in ns))
-    texts = [_stems(t, proper) for r in records for t in (*r.names, *r.sentences) if t]
+    names = tuple(tuple(_stems(name, every) for name in r.names) for r in records)
+    proper = frozenset().union(*(n for ns in names for n in ns))
+    told = tuple(tuple(_stems(s, proper) for s in r.sentences) for r in records)
+    texts = [_stems(name, proper) for r in records for name in r.names if name]
+    texts += [stems for r, of_r in zip(records, told, strict=True)
+              for sentence, stems in zip(r.sentences, of_r, strict=True) if sentence]
     df: dict[str, int] = {}
     for stems in texts:
         for stem in stems:
             df[stem] = df.get(stem, 0) + 1
     weights = {stem: math.log(len(texts) / count) for stem, count in df.items()}
-    return _Index(tuple(records), weights, proper, names)
+    return _Index(tuple(records), weights, names, told)
 
 
 def record(text: str, state: GameState, pack: EraPack, kinds: frozenset[str] | None = None) -> Found | None:
@@ -196,15 +201,14 @@ def record(text: str, state: GameState, pack: EraPack, kinds: frozenset[str] | N
     weights = index.weights
     told = {*state.world.known_rumors, *state.world.public_rumors}
     best: Found | None = None
-    for rec in index.records:
+    for rec, names, sentence_stems in zip(index.records, index.names, index.told, strict=True):
         if (kinds is not None and rec.kind not in kinds) or (rec.kind == "rumor" and rec.ref not in told):
             continue
-        names = index.names[rec.ref]
         covered = any(2 * len(wanted & name) >= len(name) for name in names if name)
         named = wanted & frozenset().union(*names) if covered else frozenset()
         by_name = 3 * sum(weights.get(s, 0.0) for s in named)
-        for sentence in rec.sentences:
-            said = wanted & _stems(sentence, index.proper)
+        for sentence, stems in zip(rec.sentences, sentence_stems, strict=True):
+            said = wanted & stems
             shared = said - named
             weight = by_name + sum(weights.get(s, 0.0) for s in shared)
             by_title = bool(named) and rec.kind == "lore"

@@ -190,6 +190,12 @@ _KEEPS = re.compile(r"^(?:(?:whoever|(?:the )?(?:\w+ )?(?:one|person|guy|man|wom
                     r"|today|here|now))?\s*$)\b")
 
 
+def keeper(people):
+    """The first of ``people`` (present people or the pack's NPCs) whose role keeps a place (``KEEPER_WORDS``: the
+    innkeeper, the bartender, the warden), a companion never; None when none does."""
+    return next((p for p in people if not getattr(p, "companion", False) and KEEPER_WORDS & words(p.role)), None)
+
+
 _BAD_LIMB = re.compile(r"\b(?:bad|gammy|dodgy|sore|hurt) (?=(?:shoulder|leg|knee|back|arm|hip|hand|eye|foot)\b)")
 
 
@@ -199,9 +205,9 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
     tab'); a bare pronoun ('her', 'that') is ``last`` (the person last spoken with) when they are here."""
     people = everyone_at(state, pack, state.location) if people is None else people
     if _KEEPS.match(topic.strip().lower()):
-        keeper = next((p for p in people if not p.companion and KEEPER_WORDS & words(p.role)), None)
-        if keeper is not None:
-            return keeper
+        kept_by = keeper(people)
+        if kept_by is not None:
+            return kept_by
     topic = _BAD_LIMB.sub("busted ", topic)  # "the big lady with the bad shoulder": a hurt shoulder
     wanted = words(topic)
     if not wanted and topic.strip() in PRONOUNS or wanted <= PRONOUNS and topic.strip():
@@ -209,19 +215,19 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
     aliases = {n.id: " ".join(n.aliases) for n in [*pack.npcs.values(), *pack.companions.values()]}
     kin = kindred(topic)
 
-    asked = {_stem(w) for w in kin}
+    asked = {stem_of(w) for w in kin}
     gender = "she" if kin & SHE_WORDS else "he" if kin & HE_WORDS else None
-    looks = {p.id: {_stem(w) for w in words(f"{p.role} {p.description}")} for p in people}
-    marks = {_stem(w) for w in wanted - SHE_WORDS - HE_WORDS - _ANYONE - set(_VERBS) - STOP if len(w) > 2} if wanted & (
-        SHE_WORDS | HE_WORDS | _SOMEONE) else set()  # the words of a description ("the freckled woman", "the one
-    # with the pins") that could tell one apart: "freckled", "pins", not "say" or "woman"
+    looks = {p.id: {stem_of(w) for w in words(f"{p.role} {p.description}")} for p in people}
+    marks = {stem_of(w) for w in wanted - SHE_WORDS - HE_WORDS - _ANYONE - set(_VERBS) - STOP if len(w) > 2} if \
+        wanted & (SHE_WORDS | HE_WORDS | _SOMEONE) else set()  # the words of a description ("the freckled woman",
+    # "the one with the pins") that could tell one apart: "freckled", "pins", not "say" or "woman"
 
     def score(p: PresentNpc) -> int:
         role = p.role.split()
         head = kindred(role[-1]) if role else frozenset()
         told = words(p.description)
-        described = {_stem(w) for w in told} - {_stem(w) for w in kin & told}
-        manner = _manner_stems(p.id, pack) - described - {_stem(w) for w in kin & told | words(p.role)}
+        described = {stem_of(w) for w in told} - {stem_of(w) for w in kin & told}
+        manner = _manner_stems(p.id, pack) - described - {stem_of(w) for w in kin & told | words(p.role)}
         others = set().union(*(seen for pid, seen in looks.items() if pid != p.id))
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
             len(wanted & words(role[-1] if role else "")) + len(kin & (kindred(p.role) - head)) + \
@@ -264,7 +270,7 @@ def _manner_hits(hits: set[str]) -> int:
 
 @per_pack
 def _manners(pack: EraPack) -> dict[str, frozenset[str]]:
-    return {p.id: frozenset(_stem(w) for w in words(f"{p.personality or ''} {p.speech or ''}"))
+    return {p.id: frozenset(stem_of(w) for w in words(f"{p.personality or ''} {p.speech or ''}"))
             for p in [*pack.npcs.values(), *pack.companions.values()]}
 
 
@@ -283,7 +289,7 @@ HE_WORDS = frozenset({"man", "guy", "fellow", "fella", "bloke", "chap", "lad", "
                       "father", "grandpa", "brother", "son", "uncle", "gent", "gentleman", "barman", "landlord"})
 
 
-def _stem(word: str) -> str:
+def stem_of(word: str) -> str:
     """A crude stem, so that a description's 'freckled' is the player's 'freckles' ('freckl')."""
     for ending in ("ing", "ed", "es", "s", "y"):
         if len(word) > len(ending) + 3 and word.endswith(ending):
@@ -358,7 +364,7 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
         return None
     if person(who, state, pack) is not None:
         return None
-    telling = named - _GENERIC_PEOPLE  # "eel fisher" of "the eel fisher lady": the words that single someone out
+    telling = named - GENERIC_PEOPLE  # "eel fisher" of "the eel fisher lady": the words that single someone out
     if any(kindred(" ".join(sorted(telling or named))) & kindred(f"{p.role} {p.description}")
            for p in everyone_at(state, pack, state.location)):
         return None  # "the woman" where two women are here: somebody here, just not one the words single out
@@ -377,7 +383,7 @@ FURNITURE = frozenset({"chair", "chairs", "table", "tables", "stool", "stools", 
 
 
 # Words for a person that single nobody out by themselves ("the eel fisher lady": the lady is whoever fishes eels).
-_GENERIC_PEOPLE = frozenset({"lady", "woman", "man", "guy", "gal", "girl", "boy", "fellow", "fella", "bloke", "chap",
+GENERIC_PEOPLE = frozenset({"lady", "woman", "man", "guy", "gal", "girl", "boy", "fellow", "fella", "bloke", "chap",
                              "dude", "person", "one", "gentleman", "lad", "lass", "kid", "old", "young"})
 
 
@@ -399,7 +405,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
     head = None if head in VAGUE_HEADS else head  # "that thing hanging on the wall by the door": where it is says
 
     kin = kindred(topic)
-    stems = {_stem(w) for w in wanted - STOP}
+    stems = {stem_of(w) for w in wanted - STOP}
     crowd = bool(wanted & parser.CROWD_WORDS)
 
     def score(line: str) -> int:  # the thing itself, not only where it is ("the screen over the door")
@@ -408,7 +414,7 @@ def detail(topic: str, state: GameState, pack: EraPack) -> str | None:
             len(head) > 3 and any(w.startswith(head) for w in said))  # "the floor": the floorboards
         if not held:
             return 0
-        near = len(stems & {_stem(w) for w in said - wanted})  # "playing" for the line's "play"
+        near = len(stems & {stem_of(w) for w in said - wanted})  # "playing" for the line's "play"
         return len(wanted & said) + len((kin - wanted) & said) + near + (2 if crowd and PEOPLE_LINE.search(line) else 0)
     return _best([*here.details, *sentences(here.description)], score)
 
@@ -504,7 +510,7 @@ def _described_words(pack: EraPack) -> dict[str, frozenset[str]]:
 
 @per_pack
 def _told_stems(pack: EraPack) -> dict[str, frozenset[str]]:
-    return {loc_id: frozenset(_stem(w) for w in words(f"{loc.description} {' '.join(loc.details)}"))
+    return {loc_id: frozenset(stem_of(w) for w in words(f"{loc.description} {' '.join(loc.details)}"))
             for loc_id, loc in pack.locations.items()}
 
 
@@ -538,9 +544,9 @@ def names_place(topic: str, loc_id: str, pack: EraPack) -> bool:
     # told by what is done there ("where they weigh stuff and collect the taxes"): all its words but one are the
     # place's own, its kind's ('taxes': the Tithe House) or its description's ('weigh': "a weighing floor")
     told = _told_stems(pack)[loc_id]
-    unknown = {w for w in left if _stem(w) not in told and w not in QUALIFIERS | _ANY_THING}  # "big", "everything"
-    return len({_stem(w) for w in wanted}) >= 3 and len({_stem(w) for w in unknown}) <= 1 and \
-        len({_stem(w) for w in wanted - unknown}) >= 2 and (bool(wanted - left) or len(
+    unknown = {w for w in left if stem_of(w) not in told and w not in QUALIFIERS | _ANY_THING}  # "big", "everything"
+    return len({stem_of(w) for w in wanted}) >= 3 and len({stem_of(w) for w in unknown}) <= 1 and \
+        len({stem_of(w) for w in wanted - unknown}) >= 2 and (bool(wanted - left) or len(
             (wanted & _described_words(pack)[loc_id]) - QUALIFIERS) >= 2)
     # one word names it at least, or two of its description's first sentence ("that big brick building")
 
