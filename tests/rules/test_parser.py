@@ -421,3 +421,65 @@ def test_what_year_it_is_is_the_calendar_and_what_i_got_is_the_inventory(tmp_pat
     assert state.mechanic_result.summary.startswith("It is morning, Firstebb (day 1)")
     _, state = second_move(tmp_path / "b", "cinder_reach", "look around", "wat i got", llm)
     assert state.router_output.meta_command == "inventory"
+
+
+@pytest.mark.parametrize(("pack_id", "first", "line", "said"), [
+    # "where exactly?" after a job: where the job leads, with the way there
+    ("cinder_reach", "ask the old man about work", "where exactly",
+     "Tobin Marsh tells you that the Drill Graveyard is 140 minutes away, by way of Kettle Row"),
+    ("cinder_reach", "ask the old man about work", "\"Why? What's out there?\"", "Tobin Marsh tells you that the Drill "
+     "Graveyard is 140 minutes away, by way of Kettle Row, the Hall of the Ninth Shift and Shaft Seven. A valley"),
+    # a place named last turn by an alias ("the Eyot")
+    ("saltmarsh_reach", "ask the old man about rumors", "where exactly is that place and how would i get there",
+     "Amos Tallowby tells you that Mallow Eyot is 135 minutes away"),
+    ("saltmarsh_reach", "look around", "where?", "Odile Pask is not sure which place you mean. From the Brass Eel"),
+    # a pronoun leaning on last turn's question: the deputies, in Hesper's own words
+    ("cinder_reach", "ask the bartender about the deputies", "where do they sit",
+     "\"If you owe the Charter, sit in the back. Their deputies drink up front,\""),
+    # what someone means to do is what they want, from the pack
+    ("cinder_reach", "talk to the bartender", "\"That's rough. So what are you going to do about it?\"",
+     "Hesper Quill tells you straight: she wants a straight answer on who is skimming"),
+    ("cinder_reach", "talk to the big woman", "what do you want", "Rhea Calloway tells you straight: She wants work, "
+     "a fight worth having, or ideally both."),  # a companion: her description tells it
+    # a line that does something to a detail and asks about it: the detail
+    ("cinder_reach", "look around", "I lay my palm flat against the rock wall behind the bar. How is it this warm?",
+     "Heat bleeds through the rock wall behind the bar"),
+    ("cinder_reach", "look around", "I try to spin around on my stool but it won't budge. \"Who bolts down the "
+     "furniture?\"", "The stools are bolted to the floor"),
+    # of two questions in a line, the one a rule answers
+    ("saltmarsh_reach", "look around", "\"So who actually runs things around here? Like, who should I try very hard "
+     "not to annoy?\"", "Odile Pask tells you that the Salt See holds the power here"),
+    # a look by a word of the same kind: the big woman is the broad one; the loud one is still Ottilie, not Amos
+    ("saltmarsh_reach", "look around", "look at the big woman", "You look Ottilie Crewe over"),
+    ("saltmarsh_reach", "look around", "talk to the loud woman", "You fall into conversation with Ottilie Crewe."),
+    ("cinder_reach", "look around", "look at the big woman", "You look Rhea Calloway over"),  # big, not broad
+    # orders, leaving, taking stock, flying
+    ("saltmarsh_reach", "look around", "*raises my hand* Barkeep! Whatever's on tap, and keep it coming!",
+     "Odile Pask pours you a cup of brown ale for 2 greys"),
+    ("saltmarsh_reach", "look around", "gimme a shot of something strong", "Odile Pask pours you a shot of brown ale"),
+    ("saltmarsh_reach", "look around", "\"Thanks for the drink. I'll see myself out.\" I head for the door.",
+     "You travel to Cockle Row."),
+    ("cinder_reach", "look around", "I flap my arms really hard and fly straight up the chimney and away.",
+     "That is beyond you"),
+    ("cinder_reach", "look around", "sit", "You find a seat in the Slag & Lantern and rest your feet. The stools are "
+     "bolted to the floor"),
+])
+def test_a_fourth_strangers_lines_are_answered_about_what_was_asked(tmp_path, llm, pack_id, first, line, said):
+    _, state = second_move(tmp_path, pack_id, first, line, llm)
+    summary = state.mechanic_result.summary if state.mechanic_result else state.final_text
+    assert summary.startswith(said), summary
+
+
+def test_patting_your_pockets_takes_stock(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around",
+                           "I pat down my pockets to see what I've actually got on me.", llm)
+    assert state.router_output.meta_command == "inventory"
+
+
+def test_a_search_where_all_is_found_says_so_and_a_failed_one_points_the_way(tmp_path, llm):
+    _, state = second_move(tmp_path, "cinder_reach", "look around", "search room", llm)  # the tile was found first
+    assert "under a loose tile behind the taps too, and find nothing you have not found already" in \
+        state.mechanic_result.summary
+    _, state = second_move(tmp_path / "b", "saltmarsh_reach", "look at the cat", "search the room", llm)
+    assert state.mechanic_result.summary.startswith("A pickling barrel stands by the hearth"), \
+        state.mechanic_result.summary  # the board by the hearth is still hidden: the eye falls near it

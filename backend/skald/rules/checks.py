@@ -24,6 +24,7 @@ from skald.rules import (
     parser,
     party,
     pronouns,
+    prose,
     references,
     trade,
 )
@@ -424,9 +425,17 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
     events: list[ev.BaseEvent] = []
     found = hidden_here(state, pack)
     found_here = chk.outcome.succeeded and found is not None
+    searched_before = [d for d in here.discoveries if d.id in state.world.discoveries] if found is None else []
     if found_here:
         events += found_events(found, state, here.id)
         summary = f"You find something: {found.text}"
+    elif searched_before:  # nothing is left to find: said so, whatever the roll
+        spot = re.match(r"(?P<spot>(?:under|behind|beneath|inside|in|among|on|by) [^,.;]+?) you (?:find|turn up)\b",
+                        searched_before[-1].text[:1].lower() + searched_before[-1].text[1:])
+        also = f", {spot.group('spot')} too," if spot else ""
+        seen = _eye_falls_on(here, None, state)
+        summary = f"You go over {the_place(here)} again{also} and find nothing you have not found already."
+        summary = f"{end(seen)} {summary}" if seen else summary
     elif chk.outcome.succeeded:
         summary = phrase(state, f"You take in {the_place(here)} carefully; nothing here is hidden from you now.",
                          f"You go over {the_place(here)} again and find nothing new.",
@@ -435,10 +444,13 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
         summary = phrase(state, f"You look around {the_place(here)}, but nothing useful turns up.",
                          f"You search {the_place(here)} and come up empty.",
                          f"Whatever is in {the_place(here)}, you do not find it this time.")
-        seen = here.details[state.turn % len(here.details)] if here.details else ""
+        seen = _eye_falls_on(here, found, state)
         summary = f"{end(seen)} {summary}" if seen else summary  # what the eye falls on while it looks
+    sought = re.sub(r"^(?:have |take )?(?:a )?(?:look|poke|nose|root|rummage|wander|walk) (?:around|round|about) "
+                    r"(?=(?:behind|under|beneath|inside|in|near|by|among|through|along) )", "", object_of(router.text))
     thing = re.sub(r"\s+(?:in case|to see|looking for|hoping|for anything|for something)\b.*$|^(?:a )?(?:look|poke|"
-                   r"wander|walk) (?:around|round|about)\b.*$", "", object_of(router.text))  # "a look around first"
+                   r"wander|walk) (?:around|round|about)\b.*$", "", sought)  # "a look around first"; "a poke around
+    # behind the taps": the taps
     if thing and not found_here and not references.words(thing) <= examine.THE_PLACE_WORDS | _SOUGHT and \
             not set(thing.split()) & {"me", "you", "i", "us", "we"}:  # "want me to look at your tally": no thing
         the = "" if re.match(r"(?:every|each|all|both)\b", thing) else "the "  # "peer into every corner"
@@ -451,6 +463,23 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
         events += enemy_hits(state, rng, chk.outcome == Outcome.CRITICAL_FAILURE)
     minutes = clock.time_cost(ActionClass.INVESTIGATE)
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)
+
+
+def _eye_falls_on(here, hidden, state: GameState) -> str:
+    """The detail of ``here`` a search that finds nothing dwells on: one that shares a word with what is hidden here
+    (``hidden``, a discovery: "a loose board by the hearth" -> the barrel by the hearth), so that a failed search
+    still points the way; else one the recent turns did not tell, rotating with the turn; '' for a place without
+    details."""
+    if not here.details:
+        return ""
+    if hidden is not None:
+        wanted = {references.stem_of(w) for w in references.words(hidden.text)}
+        shared = [(len(wanted & {references.stem_of(w) for w in references.words(d)}), d) for d in here.details]
+        best = max(n for n, _ in shared)
+        if best:
+            return next(d for n, d in shared if n == best)
+    fresh = [d for d in here.details if not prose.described_lately(d, state)] or list(here.details)
+    return fresh[state.turn % len(fresh)]
 
 
 def _which_way(router: RouterOutput, state: GameState, pack: EraPack) -> str:

@@ -25,7 +25,7 @@ from skald.packs.models import EraPack
 from skald.rules import clock, pronouns, prose, recall, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
 from skald.rules.money import money
-from skald.rules.parser import addressee, asked_of
+from skald.rules.parser import addressee, asked_of, read
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
 from skald.rules.scene import everyone_at, minutes_to, nearest, route, way_label
 from skald.rules.trade import DRINK_PRICE
@@ -128,10 +128,82 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
     line = said.strip().rstrip(".!") or "..."
     if line.endswith("?"):  # "'rough day?' i ask her": asked, not told
         asked = f"{line[:1].upper()}{line[1:]}"
+        answered = _from_the_pack(line, who, state, pack)
+        if answered is not None:  # "'those guys trouble?'": what the pack tells of it, by any name
+            return (f"\"{asked}\" you ask {who.name}. {answered[0]}", answered[1])
         return (phrase(state, f"\"{asked}\" you ask {who.name}, and {first} considers it.",
                        f"You ask {who.name}: \"{asked}\" {first} takes that in."), [])
     return (phrase(state, f"\"{line[:1].upper()}{line[1:]},\" you tell {who.name}, and {first} hears you out.",
                    f"You answer {who.name}: \"{line[:1].upper()}{line[1:]}.\" {first} takes that in."), [])
+
+
+def _from_the_pack(asked: str, who: PresentNpc, state: GameState, pack: EraPack) -> tuple[str, list] | None:
+    """The answer to words asked that no rule reads as a question ("those guys trouble? should i be worried about
+    them?"): a line of ``who``'s own that shares its telling words (``recall.said_line``), else the faction, lore,
+    rumor or place they are about (``recall.record``); None when the pack tells nothing of them."""
+    locals_ = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+    own = recall.said_line(asked, who, locals_, state, pack)
+    if own is not None:
+        return _quote(own, state), []
+    found = recall.record(asked, state, pack)
+    return _recalled(found, who, locals_, state, pack) if found is not None else None
+
+
+_THIRD_PERSON = frozenset({"they", "them", "their", "it", "its", "he", "him", "his", "she", "her"})
+
+
+def _followed_up(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list] | None:
+    """The answer to a question that leans on the one asked last turn by a pronoun ("where do they sit?" after "ask
+    the bartender about the deputies"): what the pack tells of both topics together (a line of the one asked,
+    ``recall.said_line``, else a record, ``recall.record``); None when the topic has no pronoun, last turn asked
+    nothing, or nothing answers."""
+    if not set(topic.split()) & _THIRD_PERSON or not state.recent:
+        return None
+    before = read(state.recent[-1].input)
+    if before is None or before.kind != "question" or not before.topic:
+        return None
+    asked = f"{topic} {before.topic}"
+    said = recall.said_line(asked, speaker, locals_, state, pack)
+    if said is not None:
+        return _quote(said, state), []
+    found = recall.record(asked, state, pack)
+    return _recalled(found, speaker, locals_, state, pack) if found is not None else None
+
+
+_PARTICLES = frozenset({"up", "down", "in", "out", "on", "off", "over", "under", "behind", "front", "next", "around",
+                        "round", "about", "away", "back", "here", "there", "into", "onto", "through", "along"})
+
+
+def _detail_of_line(line: str, state: GameState, pack: EraPack) -> str | None:
+    """The detail of this place a whole line (what the player does and asks) is about: the one sharing the most word
+    stems with it, two at least ("my stool won't budge. who bolts down the furniture?" -> the stools bolted to the
+    floor); None when no detail shares two."""
+    wanted = {references.stem_of(w) for w in references.words(line) if w not in _PARTICLES} - _NOT_A_THING
+    scored = [(len(wanted & {references.stem_of(w) for w in references.words(d)}), d)
+              for d in pack.locations[state.location].details]
+    best = max(scored, default=(0, None), key=lambda pair: pair[0])
+    return best[1] if best[0] >= 2 else None
+
+
+def _aim(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """"What are you going to do about it?", "what do you want?": what the one asked wants (the pack's ``wants``, else
+    the sentence of their description or personality that tells it), and the job they would give for it; the
+    narrator's word when nobody is here."""
+    told, who = _teller(speaker, locals_)
+    if who is None:
+        return ("Nobody here is waiting to tell you their plans.", [])
+    person = pack.person(who.id)
+    wants = getattr(person, "wants", None)
+    job = _job_of(who, state, pack)
+    they = pronouns.of(person)
+    verb = "wants" if they.subject in ("he", "she", "it") else "want"
+    told = next((x for x in sentences(f"{person.description} {getattr(person, 'personality', '') or ''}")
+                 if re.search(r"\b(?:wants?|wanting|longs?|hopes?|means to)\b", x)), None) if not wants else None
+    said = f"{who.name} tells you straight: {they.subject} {verb} {end(wants)}" if wants else \
+        f"{who.name} tells you straight: {end(told)}" if told else f"{who.name} does not say much about that."
+    if job is not None:
+        said += f" That is where you could come in: {end(_first_sentence(job.summary))}"
+    return (said[:1].upper() + said[1:], [])
 
 
 def _last_said(who: PresentNpc, state: GameState) -> str:
@@ -147,12 +219,29 @@ def _last_said(who: PresentNpc, state: GameState) -> str:
 
 
 def last_place(state: GameState, pack: EraPack) -> str | None:
-    """The place last turn's narration named last, other than where you stand ('where is that?' after 'the Drowned
-    Abbey is 90 minutes away'), or None."""
+    """Where the job last turn's narration told of leads ('where exactly?' after Tobin's job: its next stage's place,
+    or the place of the person that stage is to see), else the place that narration named last, by its name or an
+    alias ('where is that?' after 'the Drowned Abbey is 90 minutes away'), other than where you stand; else None."""
     told = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
-    found = [(told.rfind(loc.name.lower()), loc.id) for loc in pack.locations.values()
-             if loc.id != state.location and loc.name.lower() in told]
-    return max(found)[1] if found else None
+    found = [(re.search(rf"\b{re.escape(name.lower())}\b", told), loc.id) for loc in pack.locations.values()
+             if loc.id != state.location for name in (loc.name, *loc.aliases)]
+    found = [(match.start(), lid) for match, lid in found if match is not None]
+    return _job_place(told, state, pack) or (max(found)[1] if found else None)
+
+
+def _job_place(told: str, state: GameState, pack: EraPack) -> str | None:
+    """Where the job whose summary ``told`` (lower case) holds leads next, other than here; None for none."""
+    for quest in pack.quests.values():
+        if _first_sentence(quest.summary).lower() not in told:
+            continue
+        progress = state.quests.get(quest.id)
+        for stage in quest.stages[progress.stage if progress is not None else 0:]:
+            person = pack.person(stage.when.npc) if stage.when.npc else None
+            place = stage.when.location or (state.world.npc_locations.get(person.id, getattr(person, "location", None))
+                                            if person is not None else None)
+            if place in pack.locations and place != state.location:
+                return place
+    return None
 
 
 PLEASANTRIES = {  # (verb -> ways of telling it), {name} and {first} filled in
@@ -701,12 +790,18 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     if item is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} that {item.name.lower()} is "
                 f"{money(item.value, pack)} or so: {end(_first_sentence(item.description))}", [])
+    seen = _detail_of_line(state.player_input or "", state, pack)
+    if seen is not None:  # "I lay my palm on the rock wall behind the bar. How is it this warm?": what the wall is
+        return (end(seen), [])
     lore = references.lore(topic, pack)
     if lore is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} what is known: {end(lore)}", [])
     found = recall.record(state.player_input or topic, state, pack)
     if found is not None:  # what the pack tells of the words asked, by any name
         return _recalled(found, speaker, locals_, state, pack)
+    followed = _followed_up(topic, speaker, locals_, state, pack)
+    if followed is not None:  # "what do they charge?" after asking about the ferry
+        return followed
     if who is None:
         return (f"Nobody here has anything to tell you about {subject}.", [])
     rumor_id = rumor_for(state, pack, who)
@@ -862,19 +957,24 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
             return _recalled(found, speaker, locals_, state, pack)
         return _about(origin.group("t"), speaker, locals_, state, pack)
     told, teller = _teller(speaker, locals_)
-    named = last_place(state, pack) if topic in ("that", "it", "there", "this", "") or (not references.words(
+    deictic = set(topic.split()) <= {"that", "it", "there", "this", "the", "place", "out", "over", "exactly"}
+    named = last_place(state, pack) if deictic or (not references.words(
         topic) and not set(topic.split()) & {"them", "him", "her", "they", "he", "she"}) else None  # not a person
     if named is not None:  # "where is that exactly?": the place just spoken of
         loc = pack.locations[named]
         path = route(pack, state.location, named) or []
         via = f", by way of {or_list([the_place(pack.locations[lk.to]) for lk in path[:-1]], 'and')}" if len(
             path) > 1 else ""
-        return (f"{told} that {the_place(loc)} is {_away(state, pack, named)}{via}.", [])
-    if (topic in references.PRONOUNS or not topic) and teller is not None:  # "where do i find them?": the job says
+        what = f" {end(_first_sentence(loc.description))}" if topic.endswith("there") else ""  # "what's out there?"
+        return (f"{told} that {the_place(loc)} is {_away(state, pack, named)}{via}.{what}", [])
+    if (topic in references.PRONOUNS or deictic) and teller is not None:  # "where do i find them?": the job says
         # who, or ask
         job = _their_job(teller, state, pack)
-        return ((f"{teller.name} comes back to the job: {end(job)}", []) if job else
-                (f"{teller.name} asks who you mean.", []))
+        if job:
+            return (f"{teller.name} comes back to the job: {end(job)}", [])
+        if topic in references.PRONOUNS:
+            return (f"{teller.name} asks who you mean.", [])
+        return (f"{teller.name} is not sure which place you mean. {_ways(state, pack)}", [])
     everyone = [*pack.npcs.values(), *pack.companions.values()]
     wanted = references.words(topic)
     person = next((n for n in everyone if wanted & references.words(f"{n.name} {' '.join(n.aliases)}")), None) or \
@@ -891,6 +991,9 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     if place_id is not None and references.names_place(topic, place_id, pack):  # "cockle row" is not Kettle Row
         loc = pack.locations[place_id]
         return (f"{told} that {the_place(loc)} is {_away(state, pack, place_id)}.", [])
+    followed = _followed_up(topic, speaker, locals_, state, pack)
+    if followed is not None:  # "where do they sit?" after asking about the deputies: where the deputies sit
+        return followed
     what = topic if topic and len(topic.split()) <= 3 else "such place"  # not "no weigh stuff and collect the taxes"
     return (f"{told} that there is no {what} near {the_place(pack.locations[state.location])}."
             f" {_ways(state, pack)}", [])
@@ -1051,6 +1154,6 @@ _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what
               "trouble": _trouble, "factions": _factions, "side": _side,
               "menu": _menu, "history": _history,
               "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
-              "ask": _ask,
+              "ask": _ask, "aim": _aim,
               "where_sold": _where_sold}
 QUESTION_VERBS = frozenset(_QUESTIONS)

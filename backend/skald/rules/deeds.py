@@ -15,7 +15,7 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import parser, references, trade
+from skald.rules import parser, prose, references, trade
 from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
 from skald.rules.scene import everyone_at, held, minutes_to, nearest
@@ -29,6 +29,7 @@ MINUTES = {"sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 1
 EASING = frozenset({"sing", "pray", "sit", "warm"})  # ease 1 stress
 ECHOED = frozenset({"sing", "dance", "pray", "sit", "warm", "wear", "clean", "tie", "cut", "laugh", "think", "jump",
                     "play", "write", "swim", "stand", "do"})  # told in the player's words when they name a thing
+SEATS = ("stool", "bench", "chair", "seat", "pew", "settle", "crate", "table")  # where one sits down, likeliest first
 SOUNDS = ("drum", "hum", "voice", "bell", "creak", "clatter", "talk", "laugh", "song", "sing", "rain", "wind",
           "water", "slap", "whistle", "hiss", "roar", "ring", "shout", "answer", "murmur", "clank", "thud")
 SMELLS = ("smell", "smoke", "oil", "salt", "ash", "reek", "stink", "scent", "damp", "rot", "brine", "sulph", "tar",
@@ -101,9 +102,13 @@ def _names(people: list[PresentNpc]) -> str:
 
 
 def _line(state: GameState, pack: EraPack, words: tuple[str, ...] = ()) -> str:
-    """A line of the place's details (one with any of ``words`` first), rotating with the turn."""
+    """A line of the place's details (one with the first of ``words`` any has, first), rotating with the turn; one the
+    recent turns did not tell, while there is one (a wait after a look around tells something new)."""
     here = pack.locations[state.location]
-    lines = [d for d in here.details if any(w in d.lower() for w in words)] or list(here.details) or [here.description]
+    details = list(here.details) or [here.description]
+    fresh = [d for d in details if not prose.described_lately(d, state)]
+    found = ([d for d in fresh if re.search(rf"\b{w}", d.lower())] for w in words)  # the first word's first
+    lines = next((hits for hits in found if hits), None) or fresh or details
     return end(lines[state.turn % len(lines)])
 
 
@@ -122,7 +127,8 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
     seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
     thing = topic or "it"
     if verb in TOLD:
-        fields = {"here": here, "seen": seen, "line": _line(state, pack), "fire": _fire(state, pack)}
+        fields = {"here": here, "seen": seen, "line": _line(state, pack, SEATS if verb == "sit" else ()),
+                  "fire": _fire(state, pack)}
         return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
     if verb == "watch":
         what = f"the {topic}" if topic else here

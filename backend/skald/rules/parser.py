@@ -158,7 +158,7 @@ _VOCATIVE = re.compile(r"^(?:(?:[a-z']+ ){0,2}[a-z']+ , (?:and )?)+(?=(?:what|wh
 def _spelled(text: str, through: bool = True) -> str:
     """``text`` with contractions opened, slips and texted digits read as meant, intensifiers dropped ("what even is
     this place"; ``through`` False: kept) and punctuation spaced as words."""
-    text = text.translate(_APOSTROPHES)
+    text = text.translate(_APOSTROPHES).lower()  # read in lower case, however typed
     for pattern, written in _CONTRACTIONS:
         text = pattern.sub(written, text)
     words = [_unstretched(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)]
@@ -371,6 +371,15 @@ RULER = re.compile(r"\b(?:whoever|who|those who|the people who|the ones who) (?:
 _AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|reach|region|district|colony|settlement|"
          r"island|valley|rift|country|land)")  # the place around a place: "who runs this whole town"
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
+    ("aim", r"\bwhat (?:(?:are|is) (?:you|ya|u|he|she|they) (?:going to|gonna|planning to|meaning to|hoping to)|"
+            r"(?:will|would) (?:you|ya|u|he|she|they)|(?:do|does|did) (?:you|ya|u|he|she|they) (?:plan to|"
+            r"mean to|intend to|want to|wanna|aim to))(?: do)?(?: about (?:it|that|this|them|him|her)| now| next|"
+            r" then| with (?:yourself|himself|herself|themselves))?\s*\??$|"
+            r"\bwhat (?:are|will|do|did|does) (?:you|ya|u|he|she|they) (?:going to |gonna )?do (?:about (?:it|that|"
+            r"this|them|him|her)|now|next)\s*\??$|"
+            r"\bwhat (?:is|are) (?:your|ur|his|her|their) (?:plans?|next move|angle|game)\b|"
+            r"\bwhat (?:do|does) (?:you|ya|u|he|she|they) (?:actually |really )?(?:want|need|plan|intend|mean to do|"
+            r"want from me)\s*\??$|\bwhat (?:are|is) (?:you|ya|u|he|she|they) (?:after|up to|playing at)\s*\??$"),
     ("how_much", r"\bwhat (?:is|does) (?:it|that|the job|the work) (?P<t>pay)s?\b"),  # "whats it pay though"
     ("trouble", r"\bwhat(?: is| are)? (?:everyone|everybody|people|folk|folks|the room|they all|you all) (?:so |all )?"
                 r"(?:worked up|upset|angry|on edge|nervous|tense|jumpy|riled up|stirred up|wound up|twitchy) (?:about|"
@@ -462,6 +471,10 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                 r"\b(?:is there|where is) (?:a |an |the )?(?:chapel|church|shrine|temple|abbey)\b"),
     ("where_go", r"\bwhere (?:can|could|might|do|does) (?:i|we|one|a person|a body|a fellow|people|you) (?:get|go|head)"
               r"(?: to)?(?: from (?:here|this place|this \w+))?\s*\??$"),
+    ("where_is", r"^(?:and |so |ok |okay |right |but )?where(?:abouts)?(?: exactly| precisely| then| is that| is it)?"
+                 r"(?: exactly| precisely| then)?\s*\??$|\bwhere (?:is|was|would i find|do i find|can i find) "
+                 r"(?P<t>this|that|the) place (?:you(?:'re| are| were)? (?:talking|on) about|you (?:mentioned|"
+                 r"speak of|said|meant))\b|^(?:and |so )?what(?:'s| is) (?P<t2>out there|over there|there)\s*\??$"),
     ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat is the name of this (?:town|place|village|city)\b|"
                    r"\bwhat (?:is )?this place\b|\bwhat place is this\b"),
     ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
@@ -698,7 +711,9 @@ EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|
                  r"(?:i )?would like|bring me) (?:what|whatever) (?:that|the|this|he|she|they|you|[a-z]+) ?"
                  r"[a-z']*(?: is| are)? (?:eating|having))\b(?P<t>.*)$")
 DRINK = re.compile(r"^(?:(?:give me|gimme|get me|pour me|i will have|i will take|bring me) (?:whatever is|what is|"
-                   r"whatever|something|one of whatever is|a pint of whatever is) on tap|drink|pour me (?:a|one|"
+                   r"whatever|something|one of whatever is|a pint of whatever is) on tap|whatever is on tap|drink|"
+                   r"(?:give me|gimme|get me|pour me|bring me|i will have|i will take) (?:a |an |one |another )?"
+                   r"(?:shot|pint|glass|mug|cup|dram|tankard|jug|round|double) of|pour me (?:a|one|"
                    r"whatever|something|some|the)|have (?:a |some )?(?:drink|"
                    r"ale|beer|cup|mug|pint|dram|tea|water|wine)|"
                    r"grab (?:a |some )?(?:drink|ale|beer|pint)|get (?:a |some )?(?:drink|ale|beer|pint|water)|"
@@ -712,7 +727,9 @@ LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|s
                    r"\w+|move on|off i go|time to go|take my leave|be off|let us go|let us leave|i am leaving|"
                    r"i am off|i should go|i must go|go away|walk away|wander off|leave the \w+|get going|get moving|"
                    r"hit the road|set off|go|keep going|go on ahead|continue on|press on|carry on|i am out|i am gone|"
-                   r"am out|am gone|am leaving|am off|"
+                   r"am out|am gone|am leaving|am off|(?:i will |i'll |ill )?see myself out|show myself out|"
+                   r"(?:head|make|go|walk|step|move|start) (?:for|to|towards?|over to) the (?:door|doorway|exit|"
+                   r"front door|way out)|"
                    r"(?:(?:go |head |walk |climb )?(?:up|down) the (?:stairs|steps|ladder) )?(?:and )?(?:go |head |"
                    r"step )?out (?:onto|into|to) the (?:street|road|lane|row|night|rain|cold|dark|yard|walkway))"
                    r"(?:\s+(?:(?:of |through |out )?the (?:door|doorway|front door|back door|tavern|inn|bar|room|"
@@ -824,11 +841,17 @@ def read(text: str) -> Reading | None:
                 asked = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # healer nearby? i cut my
                 found = next((e for e in asked if e is not None and e.kind == "question"), found)  # hand": asked
             if found is not None and found.kind == "question" and i > 0 and (found.topic in (
-                    "", *THERE, "this", "that") or _ABOUT_IT.match(parts[i].strip())):
+                    "", *THERE, "this", "that") or _ABOUT_IT.match(parts[i].strip()) or re.match(
+                    r"(?:the )?(?:anything|something|owt)\b", found.topic)):  # "check out the cloaks. anything
+                # worth nicking?": what the look finds
                 looked = _read_clause(parts[i - 1].strip(), parts[i - 1].strip())  # "check out that barrel. whats
                 found = looked if looked is not None and (looked.kind == "examine" or (  # that about": the look;
                     looked.kind == "question" and looked.verb not in ("ask", "about") and not looked.weak and
                     found.verb in ("ask", "about"))) else found  # "what's that smell? is it always like this"
+            if found is not None and found.kind == "question" and found.verb == "ask" and i > 0:  # "so who runs
+                firmer = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # things here? like, who
+                found = next((e for e in firmer if e is not None and e.kind == "question" and  # should i not annoy?"
+                              e.verb not in ("ask", "about") and not e.weak), found)  # the question a rule answers
             if found is not None and found.verb == "any_work" and i > 0 and any(
                     (r := _read_clause(p.strip(), p.strip())) is not None and r.verb == "yes" for p in parts[:i]):
                 return Reading("reply", "yes")  # "ok im in. where do i even start": the job taken, its first step
@@ -1062,8 +1085,11 @@ _HAVE_THING = re.compile(r"^(?:do i (?:even |still |actually |really )?(?:have|c
 # Taking stock told as a deed ("I turn out my pockets onto the table and take stock of what I'm carrying") or asked of
 # one thing ("is the light thing still in my bag"): the inventory, the thing asked about its topic.
 _STOCKTAKING = re.compile(r"(?:^|\band )(?:turn out|turn my|empty(?: out)?|go through|rummage (?:in|through)|dig "
-                          r"through|tip out|count) (?:my )?(?:pockets?|bag|pack|satchel|purse|knapsack|rucksack|"
-                          r"backpack|coins?|money|credits|greys)\b|"
+                          r"through|tip out|count|pat(?: down)?|check|feel (?:in|through)|search) (?:my )?(?:own )?"
+                          r"(?:pockets?|bag|pack|satchel|purse|knapsack|rucksack|backpack|coins?|money|credits|greys)"
+                          r"(?: down)?\b|"
+                          r"\bsee what (?:i've|i have|i) (?:actually |even |still |really )?(?:got|have|carry|brought)"
+                          r"(?: on me| with me)?\b|"
                           r"\btake stock of (?:what i am (?:carrying|holding)|my (?:things|gear|stuff|kit|belongings))|"
                           r"\b(?:what|everything) i am (?:carrying|holding)\s*[?!.]*$")
 _IN_MY_BAG = re.compile(r"^(?:is|are) (?:the |my |that |a |an |any )?(?P<t>[a-z' ]{2,30}?) (?:still )?(?:in|inside) my "
@@ -1454,6 +1480,8 @@ def move_first(text: str) -> str | None:
     if found.kind == "leave" and re.search(r"\b(?:toward|towards|to the|for the|into the|onto the|along the)\b",
                                            " ".join(parts[1:])):
         return None  # "i head out and along the main street toward the market": the market
+    if found.kind == "leave" and re.search(r"\bthe (?:door|doorway|exit|front door)$", head):
+        return None  # "walk to the door and look out": what is done at the door
     return head  # "step outside and look up at the sky": out
 
 

@@ -231,9 +231,10 @@ def person(topic: str, state: GameState, pack: EraPack, people: list[PresentNpc]
         others = set().union(*(seen for pid, seen in looks.items() if pid != p.id))
         said = 3 * len(wanted & words(f"{p.name} {aliases.get(p.id, '')}")) + 3 * len(kin & head) + \
             len(wanted & words(role[-1] if role else "")) + len(kin & (kindred(p.role) - head)) + \
-            len(kin & told) + len(asked & described) + _manner_hits(asked & manner) + \
-            _telling(marks, looks.get(p.id, set()), others)
-        # a word of the look nobody else here shares ("the freckled woman") tells them apart by itself
+            len(kin & told) + len(asked & described) + _manner_hits(asked & manner) + (
+                _telling(marks, looks.get(p.id, set()), others) if gender in (None, pronoun_of(p, pack)) else 0)
+        # a word of the look nobody else here shares ("the freckled woman") tells them apart by itself, among those
+        # the words' man or woman fits
         return 2 * said + (1 if gender is not None and pronoun_of(p, pack) == gender else 0)  # "the woman": a tie
     return _best(people, score, least=4)  # one shared word of a description or an adjective of a role is not enough
 
@@ -251,10 +252,18 @@ def first_of(topic: str, state: GameState, pack: EraPack, people: list[PresentNp
 
 
 def _telling(marks: set[str], look: set[str], others: set[str]) -> int:
-    """How far the words of a description tell this person apart: each that only their look has counts twice, and
+    """How far the words of a description tell this person apart: each that only their look has (by itself, or where
+    nobody's look has it, by a word of its kind: "the big woman" is the broad one, ``_kin_stems``) counts twice, and
     each that their look lacks counts against ("the woman with the satchel full of papers" is not the rigger with a
     shoulder full of pins); never below nothing."""
-    return max(0, 3 * len(marks & look - others) - len(marks))
+    told = [{mark} if mark in look | others else _kin_stems(mark) for mark in marks]  # the word itself, where
+    return max(0, 3 * sum(1 for kin in told if kin & look and not kin & others) - len(marks))  # anyone's look has it
+
+
+def _kin_stems(stem: str) -> frozenset[str]:
+    """A word's stem and the stems of the words of its kind, for the words of a look (``KINDRED``'s groups of size,
+    age, scars and hurts: "big" is also "broad"), the group found by its stem."""
+    return _STEM_KIN.get(stem, frozenset({stem}))
 
 
 def _manner_stems(person_id: str, pack: EraPack) -> frozenset[str]:
@@ -296,6 +305,11 @@ def stem_of(word: str) -> str:
             return word[:-len(ending)].rstrip("e") if ending != "y" else word[:-1]
     return word.rstrip("e") if len(word) > 4 else word
 
+
+_STEM_KIN: dict[str, frozenset[str]] = {}  # of the words of a look: its size, age, scars and hurts
+for _group in (g for g in KINDRED if g & {"big", "old", "scarred", "busted"}):
+    for _word in _group:
+        _STEM_KIN[stem_of(_word)] = _STEM_KIN.get(stem_of(_word), frozenset()) | {stem_of(k) for k in _group}
 
 
 @per_pack

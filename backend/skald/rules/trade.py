@@ -31,7 +31,7 @@ NOTICED_GIFT = 5
 DRINK_PRICE = 2
 
 DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|tea|coffee|brew|dram|water|"
-                   r"drinks?|drinking|round|thirsty|parched)\b")
+                   r"drinks?|drinking|round|thirsty|parched|on tap|shot|booze|liquor)\b")
 FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b|"
                   r"\bsomething (?:hot|warm|hearty|filling)\b")
 
@@ -45,8 +45,8 @@ def poured(text: str, here: Location) -> str:
     """What the bar pours for ``text``, with its article: the drink the player named ("a beer"), the house drink
     (``Location.drink``: "a cup of brown ale") in the measure the player asked for ("a pint of brown ale"), or "a
     drink" where the place names none."""
-    said = [w for w in DRINK.findall(text) if w not in ("drink", "drinks", "drinking", "thirsty", "parched")
-            and not _MEASURE.fullmatch(w)]
+    said = [w for w in DRINK.findall(text) if w not in ("drink", "drinks", "drinking", "thirsty", "parched", "on tap",
+                                                          "booze", "liquor") and not _MEASURE.fullmatch(w)]
     measure = _MEASURE.search(text)
     measure = measure.group("one") if measure else None
     house = here.drink
