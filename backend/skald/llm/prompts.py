@@ -40,10 +40,10 @@ NARRATOR_RULES = (
     "person, present tense. Narrate exactly the outcome you are given: never change whether the action succeeded. "
     "Name only the people listed as present. Do not ask what the player does or add notes. "
     f"The block between {MARKER} and {END_MARKER} is the director's brief, for you alone: let it guide the scene, "
-    "tell every fact it says this turn must convey, keep its secrets, and never quote, name or mention the brief. "
-    f"After the prose, when actions are listed, write a line with only {tail.MARKER}, then the four actions, one a "
-    "line, numbered 1 to 4 in their order, each reworded to fit your prose: same meaning, imperative, at most 80 "
-    "characters, naming only people present."
+    "tell what it says this turn must convey, keep its secrets, and never quote or mention it. "
+    f"After the prose, if actions are listed, write a line with only {tail.MARKER}, then the four actions numbered 1 "
+    "to 4, one a line, each reworded to fit your prose: same meaning, imperative, at most 80 characters, naming only "
+    "people present."
 )
 DIRECTOR_TASK = (
     "Write the brief the narrator keeps in mind for this scene: a summary of at most 3 sentences, at most 5 short key "
