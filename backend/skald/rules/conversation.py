@@ -22,7 +22,7 @@ from collections import Counter
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, pronouns, prose, recall, references
+from skald.rules import clock, followup, pronouns, prose, recall, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
 from skald.rules.money import money
 from skald.rules.parser import addressee, asked_of, read
@@ -56,8 +56,11 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
         {"place"} if router.verb == "history" else set())  # the place's own story
     named = recall.record(router.text, state, pack, frozenset(kinds)) \
         if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) else None
+    followed = _follow_up(router, speaker, locals_, state, pack) if named is None or not named.named else None
     if named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
         summary, events = _recalled(named, speaker, locals_, state, pack)
+    elif followed is not None:  # "who do you suspect?" after the job: of the job
+        summary, events = followed, []
     elif asked is not None:
         summary, events = asked(router.topic or "", speaker, locals_, state, pack)
     else:
@@ -66,6 +69,40 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     result = MechanicResult(action_class=ActionClass.DIALOGUE_ONLY, risk=Risk.SAFE, outcome=Outcome.NO_ROLL,
                             minutes=minutes, summary=summary)
     return Resolution(result, [ev.TimeAdvance(minutes=minutes), *events])
+
+
+# Questions that may lean on what the last turn told ("is it dangerous?" after a job): ``rules.followup`` answers
+# them from that before the rule for the words alone.
+_FOLLOWED = frozenset({"about", "ask", "who_is", "danger", "history", "trouble", "news"})
+
+
+def _follow_up(router: RouterOutput, speaker: PresentNpc | None, locals_: list[PresentNpc], state: GameState,
+               pack: EraPack) -> str | None:
+    """The answer to a question that leans on last turn (``rules.followup``): of the job it told, when its giver is
+    the one asked (or here, when nobody was), else of the topic last turn asked about; None when it does not lean or
+    nothing answers."""
+    alone = recall.record(router.text, state, pack) if router.verb in _FOLLOWED else None
+    if router.verb not in _FOLLOWED or not followup.leans(router.text, state) or (alone is not None and alone.named):
+        return None  # "the auditor?? who's auditing who": it names what it asks of
+    if router.verb == "who_is" and set((router.topic or "").split()) - followup.LEANING:
+        return None  # "who is tobin": the person, not the job
+    who = speaker or (locals_[0] if locals_ else None)
+    job = followup.told_job(state, pack)
+    giver = speaker or next((p for p in locals_ if job is not None and p.id == job.giver), None)
+    topic = router.topic or ""
+    named = router.verb == "about" and not followup.starting(router.text) and (  # "what about knitting needles?",
+        bool(set(topic.split()) - followup.LEANING - WORK_WORDS) or set(topic.split()) & WORK_WORDS)  # "the job?"
+    found = followup.about_job(router.text, job, giver, state, pack) \
+        if job is not None and giver is not None and giver.id == job.giver and not named else None  # "tell me
+    # about this auditor": of what it names; "tell me more about the job": the rules for the job
+    teller = giver if found is not None else who
+    found = found or followup.about_topic(router.text, speaker, locals_, state, pack)
+    if found is None or teller is None:
+        return None
+    if found.own is not None:
+        return _quote(recall.Said(found.own, found.sentence, 0.0), state)
+    return phrase(state, f"{teller.name} tells you more: {found.sentence}",
+                  f"{teller.name} has more to say on that: {found.sentence}")
 
 
 # ------------------------------------------------------------------ replies

@@ -622,7 +622,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("ask", r"^(?:who|what|where|when|why|how|which|is|are|do|does|did|can|could|will|would|should|have|has|any)\b"
             r"(?P<t>.*)\?$|^(?:who|what|where|when|why|how|which)\b(?P<t2>.*)$|^(?:is|are|was|were|has|have|does|did|"
             r"can|could|will|would|should|do) (?:you|he|she|they|it|the|this|that|there|anyone|anybody|someone|people|"
-            r"folk|any|a|an)\b(?P<t3>.*)$|^(?P<t4>.+)\?$"),
+            r"folk|any|a|an|everyone|everybody|all|most)\b(?P<t3>.*)$|^(?P<t4>.+)\?$|"
+            r"^(?:anyone|anybody|someone|somebody)(?: here| around here| in here)? (?:know|knows|seen|heard) "
+            r"(?P<t5>.+)$"),
 ]]
 
 EXAMINE = re.compile(
@@ -712,6 +714,8 @@ EAT = re.compile(r"^(?:eat|have (?:a |some )?(?:bite|meal|food|something to eat|
                  r"[a-z']*(?: is| are)? (?:eating|having))\b(?P<t>.*)$")
 DRINK = re.compile(r"^(?:(?:give me|gimme|get me|pour me|i will have|i will take|bring me) (?:whatever is|what is|"
                    r"whatever|something|one of whatever is|a pint of whatever is) on tap|whatever is on tap|drink|"
+                   r"(?:a |another )?round (?:for|on) (?:the (?:whole )?(?:house|bar|room|place|tavern)|everyone|"
+                   r"everybody|all|me|us)(?: on me| on us)?|"
                    r"(?:give me|gimme|get me|pour me|bring me|i will have|i will take) (?:a |an |one |another )?"
                    r"(?:shot|pint|glass|mug|cup|dram|tankard|jug|round|double) of|pour me (?:a|one|"
                    r"whatever|something|some|the)|have (?:a |some )?(?:drink|"
@@ -1228,7 +1232,8 @@ _FIND = re.compile(r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track
 
 _TRUST = re.compile(r"^(?:can|should|could|do|would|will) (?:i|we|one) (?:trust|rely on|believe|count on)\b")
 _AUX = re.compile(r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|should|do) (?:you|he|she|they|it|the|"
-                  r"this|that|these|those|there|anyone|anybody|someone|people|folk|any|a|an)\b")
+                  r"this|that|these|those|there|anyone|anybody|someone|people|folk|any|a|an|everyone|everybody|every1|"
+                  r"all|most)\b")
 
 
 def _question(clause: str, said: str) -> Reading | None:
@@ -1276,7 +1281,8 @@ _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose",
 # A question typed without its question word or mark: "anything interesting happen lately", "heard anything about
 # the auditors", "is hesper around".
 _ASKED_PLAINLY = re.compile(r"^(?:anything|owt) (?:interesting|new|exciting|strange|odd|worth knowing|going on)\b|"
-                            r"^(?:anyone|anybody|someone|somebody|any of you|you|ya) (?:got|have|has|need|needs|know|"
+                            r"^(?:anyone|anybody|someone|somebody|any of you|you|ya)(?: here| around here| in here)?"
+                            r" (?:got|have|has|need|needs|know|"
                             r"knows|seen|heard|hiring|take|accept)\b|^(?:to )?hear (?:of|about) |"
                             r"^(?:i would like|i want|i need|can i "
                             r"(?:get|have)|could i (?:get|have)) (?:a|the) (?:room|bed)\b|"

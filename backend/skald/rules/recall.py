@@ -221,3 +221,21 @@ def record(text: str, state: GameState, pack: EraPack, kinds: frozenset[str] | N
                     rec.kind == "rumor" and len(shared) >= 2 and weight >= RETOLD
                 best = Found(rec, sentence, weight, about)
     return best
+
+
+def sentences_naming(stems: frozenset[str], state: GameState,
+                     pack: EraPack) -> list[tuple[Record, str, frozenset[str]]]:
+    """Every sentence of the pack's records (factions, lore, places, and the rumors that are public or heard) whose
+    words hold all of ``stems`` (as :func:`_stems` makes them), with its record and its stems, in the index's
+    order."""
+    index = _index(pack)
+    told = {*state.world.known_rumors, *state.world.public_rumors}
+    return [(rec, sentence, found)
+            for rec, sentence_stems in zip(index.records, index.told, strict=True)
+            if rec.kind != "rumor" or rec.ref in told
+            for sentence, found in zip(rec.sentences, sentence_stems, strict=True) if stems <= found]
+
+
+def stems_of(text: str) -> frozenset[str]:
+    """The stems recall weighs in ``text`` (stop words and quoted speech marks left out)."""
+    return _stems(spoken(text))

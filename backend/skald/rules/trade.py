@@ -145,6 +145,8 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
                                           f"{money(DRINK_PRICE, pack)}, and you have {_purse(state, pack)}.",
                                           impossible=True))
         what = poured(router.text, here)
+        if _HOUSE_ROUND.search(router.text):  # "a round for the whole bar on me"
+            return _round(router, state, pack, minutes)
         treated = target_of(router, state, pack)
         for_whom = (_TREAT.search(router.text) or _TREAT_FOR.search(router.text)) if treated is None else None
         treated = references.person(for_whom.group("who"), state, pack) if for_whom else treated
@@ -289,6 +291,29 @@ def give(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rand
 
 
 # ------------------------------------------------------------------ helpers
+
+
+_HOUSE_ROUND = re.compile(r"\bround (?:for|on) (?:the (?:whole )?(?:house|bar|room|place|tavern)|everyone|everybody|"
+                          r"all)\b|\bdrinks (?:are |is )?on me\b|\bround\b.*\bon me\b|"
+                          r"\b(?:buy|stand|get) (?:everyone|everybody|the (?:whole )?(?:house|bar|room)) "
+                          r"(?:a |another )?(?:round|drink)\b")
+
+
+def _round(router: RouterOutput, state: GameState, pack: EraPack, minutes: int) -> Resolution:
+    """A round for the house: a drink (:data:`DRINK_PRICE`) for everyone here but your companions, and for you; each
+    of them takes it as a gift (``_thanks``). Refused, changing nothing, when the purse cannot cover it all."""
+    people = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+    price = DRINK_PRICE * (len(people) + 1)
+    if state.player.credits < price:
+        return Resolution(make_result(router, None, minutes, f"A round for the house here comes to "
+                                      f"{money(price, pack)}, and you have {_purse(state, pack)}.", impossible=True))
+    names = or_list([p.name.split()[0] for p in people], "and") if people else "nobody but you"
+    events: list[ev.BaseEvent] = [ev.CreditsChange(delta=-price, reason="a round for the house")]
+    for person in people:
+        events += _thanks(person, DRINK_PRICE, state)
+    raised = f"; {names} raise{'s' if len(people) == 1 else ''} a cup to you" if people else ""
+    return Resolution(make_result(router, None, minutes, f"You stand the house a round, {len(people) + 1} drinks for "
+                                  f"{money(price, pack)}{raised}."), events)
 
 
 def _thanks(person: PresentNpc, value: int, state: GameState) -> list[ev.BaseEvent]:
