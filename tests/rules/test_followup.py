@@ -51,3 +51,24 @@ def test_a_round_for_the_house_is_a_drink_for_everyone_here_and_each_takes_it_as
     assert state.mechanic_result.summary.startswith("You stand the house a round, 4 drinks for 8 greys; Odile, Amos "
                                                     "and Saffy raise a cup to you.")
     assert before.player.credits - state.player.credits == 8
+
+
+@pytest.mark.parametrize(("pack_id", "first", "line", "said"), [
+    # a question that takes up words just said: what the pack tells of them, something not told last turn first
+    ("saltmarsh_reach", "talk to the old man", "Lights on the marsh? Who'd be carrying them, if not a person?",
+     "wandering glims"),
+    # a question that names what it asks of, where nothing leans on last turn: what the pack says of it
+    ("saltmarsh_reach", "ask the bartender what's new", "Wait, the bell rings all on its own? Since when?",
+     "the Drowned Abbey"),
+    # where is this graveyard (not: where am I), how far is that on foot, where a person buys water
+    ("cinder_reach", "talk to the old man", "so where's this graveyard at, and how long a walk is it",
+     "Tobin Marsh tells you that the Drill Graveyard is 140 minutes away"),
+    ("cinder_reach", "look around", "Where does a person buy water around here?",
+     "Hesper Quill tells you that a water ration can be had at the Slag & Lantern (where you stand)"),
+    # a manner between commas is read through
+    ("cinder_reach", "look around", "I ask Hesper, quietly, if she's heard anything about the Charter's ore scales.",
+     "Hesper Quill tells you what everyone knows of Halvard Charter Authority"),
+])
+def test_lines_a_fifth_and_sixth_stranger_typed_are_answered(tmp_path, llm, pack_id, first, line, said):
+    _, state = second_move(tmp_path, pack_id, first, line, llm)
+    assert said in state.mechanic_result.summary, state.mechanic_result.summary

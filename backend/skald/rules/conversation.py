@@ -86,6 +86,9 @@ def _follow_up(router: RouterOutput, speaker: PresentNpc | None, locals_: list[P
         return None  # "the auditor?? who's auditing who": it names what it asks of
     if router.verb == "who_is" and set((router.topic or "").split()) - followup.LEANING:
         return None  # "who is tobin": the person, not the job
+    if re.search(r"\bhow (?:far|long a walk)\b|\bwhere\b", router.text.lower()) and not followup.starting(
+            router.text):
+        return None  # "how far is that from here?": the places' rules answer it
     who = speaker or (locals_[0] if locals_ else None)
     job = followup.told_job(state, pack)
     giver = speaker or next((p for p in locals_ if job is not None and p.id == job.giver), None)
@@ -97,6 +100,10 @@ def _follow_up(router: RouterOutput, speaker: PresentNpc | None, locals_: list[P
     # about this auditor": of what it names; "tell me more about the job": the rules for the job
     teller = giver if found is not None else who
     found = found or followup.about_topic(router.text, speaker, locals_, state, pack)
+    here = everyone_at(state, pack, state.location)
+    asked_of = references.words(router.topic or "") & references.words(" ".join(p.name for p in here))
+    if found is None and not asked_of and followup.talked(state):  # "lights on the marsh? who'd carry them?"
+        found = followup.about_echo(router.text, here, state, pack)
     if found is None or teller is None:
         return None
     if found.own is not None:
@@ -207,6 +214,8 @@ def _followed_up(topic: str, speaker, locals_, state: GameState, pack: EraPack) 
     return _recalled(found, speaker, locals_, state, pack) if found is not None else None
 
 
+_NOT_NOUN = re.compile(r"(?:he|she|it|you|i|we|that|this|there|since|when|how|why|what|who|whom|whose|"
+                       r"which|long|much|many|far|ago)\b")  # a topic that is no thing to look for in the room
 _PARTICLES = frozenset({"up", "down", "in", "out", "on", "off", "over", "under", "behind", "front", "next", "around",
                         "round", "about", "away", "back", "here", "there", "into", "onto", "through", "along"})
 
@@ -820,8 +829,8 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     said = recall.said_line(topic, speaker, locals_, state, pack)
     if said is not None:  # what someone here says on it, in their own words
         return (_quote(said, state), [])
-    line = references.detail(topic, state, pack)
-    if line is not None:
+    line = references.detail(topic, state, pack) if not _NOT_NOUN.match(topic) else None  # not "he supposed to
+    if line is not None:  # show up" or "since when"
         return (f"About {subject}: {end(line)}", [])
     item = references.item(topic, state, pack)
     if item is not None:
@@ -830,7 +839,7 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
     seen = _detail_of_line(state.player_input or "", state, pack)
     if seen is not None:  # "I lay my palm on the rock wall behind the bar. How is it this warm?": what the wall is
         return (end(seen), [])
-    lore = references.lore(topic, pack)
+    lore = references.lore(topic, pack) if not _NOT_NOUN.match(topic) else None
     if lore is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} what is known: {end(lore)}", [])
     found = recall.record(state.player_input or topic, state, pack)
@@ -987,6 +996,10 @@ def _how_much(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
 
 
 def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    bought = re.match(r"(?:a |an )?(?:person|body|fellow|one|someone|somebody|people|folk|folks) (?:buy|get|find|"
+                      r"purchase|pick up) (?P<t>.+)$", topic)
+    if bought is not None:  # "where does a person buy water around here?": who sells it
+        return _where_sold(bought.group("t"), speaker, locals_, state, pack)
     origin = re.match(r"(?:all )?(?:the )?(?P<t>.+?) (?:come|comes|came|coming) from$", topic)
     if origin is not None:  # "where does all the salt come from": what is known of it, not a way there
         found = recall.record(origin.group("t"), state, pack, frozenset({"lore", "place"}))

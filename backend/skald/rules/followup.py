@@ -57,6 +57,14 @@ def leans(text: str, state: GameState) -> bool:
     return bool(found & LEANING) or len(text.split()) <= SHORT or _START.search(text.lower()) is not None
 
 
+def talked(state: GameState) -> bool:
+    """Whether last turn was talk: its line a question or a reply, or said to someone ("talk to the old man")."""
+    line = state.recent[-1].input.lower() if state.recent else ""
+    found = read(line) if line else None
+    return (found is not None and found.kind in ("question", "reply")) or re.match(
+        r"(?:talk|speak|chat|ask|tell|greet|say)\b", line) is not None
+
+
 def starting(text: str) -> bool:
     """Whether ``text`` asks where or how to start ("where do I begin?", "how do I find out who it was?")."""
     return _START.search(text.lower()) is not None
@@ -144,3 +152,33 @@ def about_topic(text: str, speaker: PresentNpc | None, people: list[PresentNpc],
             for i, (_, sentence, stems) in enumerate(recall.sentences_naming(topic, state, pack))]
     best = max(told, default=None)
     return FollowUp(end(best[3])) if best is not None else None  # what the pack tells of it, the likeliest first
+
+
+def about_echo(text: str, people: list[PresentNpc], state: GameState, pack: EraPack) -> FollowUp | None:
+    """The answer to a question that takes up words of what was just said ("lights on the marsh? who'd be carrying
+    them?", "the auditor?? when's he supposed to show up?"): of the pack's sentences (its records', and the lines and
+    descriptions of the people here) that hold a word of the question last turn's narration also held, one not told
+    last turn first, then the one holding most of them, then most of the question's other words. None when the
+    question takes up no word of it (people's names aside) or nothing holds one."""
+    heard = " ".join(state.recent[-1].sentences) if state.recent else ""
+    names = recall.stems_of(" ".join(p.name for p in people))
+    asked = recall.stems_of(text)
+    echoed = (asked & recall.stems_of(heard)) - names
+    if not echoed:
+        return None
+    told: list[tuple[str, PresentNpc | None]] = [(sentence, None) for _, sentence, _ in
+                                                 recall.sentences_naming(frozenset(), state, pack)]
+    for person in people:
+        pack_person = pack.person(person.id)
+        told += [(line, person) for line in getattr(pack_person, "lines", []) or []]
+        told += [(sentence, None) for sentence in sentences(person.description)]
+    best = None
+    for i, (sentence, own) in enumerate(told):
+        stems = recall.stems_of(sentence)
+        hits = len(echoed & stems)
+        if not hits:
+            continue
+        key = (not prose.described_in(sentence, heard), hits, len((asked - echoed) & stems), -i)
+        if best is None or key > best[0]:
+            best = (key, sentence, own)
+    return FollowUp(end(best[1]), best[2]) if best is not None else None

@@ -192,7 +192,9 @@ def plain(text: str, through: bool = True) -> str:
 _MANNER = re.compile(r"(?: , )?\b(?:as (?:\w+ly|quiet|nice|polite|casual) as (?:i|we|you) (?:can|could|dare)"
                      r"(?: manage)?|"
                      r"in a (?:low|quiet|hushed|soft|loud|friendly|casual|conspiratorial) (?:voice|tone|whisper)|in a "
-                     r"whisper|under my breath|with a (?:smile|wink|grin|nod))\b(?: ,)?")
+                     r"whisper|under my breath|with a (?:smile|wink|grin|nod))\b(?: ,)?|"
+                     r" , (?:quietly|softly|politely|casually|carefully|gently|bluntly|nervously|calmly|idly|loudly|"
+                     r"innocently|slowly|warily|plainly|straight out) ,")
 _INTENSIFIED = re.compile(r"\b(what|who|where|why|how)(?: (?:even|exactly|the heck|the hell|on earth|in the world))+\b")
 # The courtesies around a request ("I beg your pardon, gentlemen, but would you mind terribly if I watched your
 # game?", "Might I trouble you for a bowl of stew?"): the request itself, its verb in the plain form.
@@ -475,7 +477,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"(?: exactly| precisely| then)?\s*\??$|\bwhere (?:is|was|would i find|do i find|can i find) "
                  r"(?P<t>this|that|the) place (?:you(?:'re| are| were)? (?:talking|on) about|you (?:mentioned|"
                  r"speak of|said|meant))\b|^(?:and |so )?what(?:'s| is) (?P<t2>out there|over there|there)\s*\??$"),
-    ("where_am_i", r"\bwhere (?:am i|are we|is this)\b|\bwhat is the name of this (?:town|place|village|city)\b|"
+    ("where_am_i", r"\bwhere (?:am i|are we)\b|"
+                   r"\bwhere is this(?= ?(?:\?|$|,|place|town|village|city|spot|exactly))|"
+                   r"\bwhat is the name of this (?:town|place|village|city)\b|"
                    r"\bwhat (?:is )?this place\b|\bwhat place is this\b"),
     ("what_here", r"\bwhat (?:can|could|should|do|might) (?:i|we|one) (?:do|buy|get|find)(?: here| around here)?\b|"
                   r"\bwhat is there to (?:do|buy|see)\b|\bwhat (?:do|does) (?:you|they|this place|it) (?:sell|have|"
@@ -558,7 +562,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("about", r"^(?!(?:what|who|where|how|why|when|which)\b)(?P<t>[a-z' ]+?)\s*(?:\.\.\.|,)\s*(?:is that|are they|"
               r"is it|who are they|what is that|can they be|"
               r"should i)\b"),
-    ("where_is", r"^how far (?:away )?(?:is|was) (?P<t>it|that|there|this|that place|the place)\s*\??$|"
+    ("where_is", r"^how far (?:away )?(?:is|was) (?P<t>it|that|there|this|that place|the place)(?: from here)?"
+                 r"(?: on foot| by foot| walking| to walk| by boat| by punt)?\s*\??$|"
                  r"^where (?:is|was) "
                  r"(?P<t2>that|it)(?: exactly| again| then)?\s*\??$|^(?:can|could|will) (?:you|u) show me where\b"),
     ("how_much", r"\bwhat (?:would|will|does|did|is) (?:it|that) (?:cost|come to|set me back)(?: me)?(?: to buy"
