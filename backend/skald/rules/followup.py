@@ -3,8 +3,11 @@
 that, before any rule that answers the words alone (a lore sentence sharing one word, a detail of the room).
 
 What the last turn told is read from the state, never remembered apart: the job whose summary last turn's narration
-holds (``told_job``), and the topic of last turn's question (``rules.parser.read`` of its input). Deterministic: the
-same state and words give the same answer.
+holds (``told_job``, answered by ``about_job``), the topic of last turn's question (``rules.parser.read`` of its
+input, answered by ``about_topic``), and the words of last turn's narration a question takes up ("lights on the
+marsh? who'd be carrying them?", answered by ``about_echo``). ``conversation._follow_up`` decides when a question is
+one (``leans``, ``talked``, ``starting``) and tries them in that order. Deterministic: the same state and words give
+the same answer. Job sentences are compared by ``references.stem_of`` stems, records by ``recall``'s own.
 """
 
 from __future__ import annotations
