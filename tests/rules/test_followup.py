@@ -48,9 +48,14 @@ def test_a_question_that_names_its_own_subject_is_not_taken_for_a_follow_up(tmp_
 
 def test_a_round_for_the_house_is_a_drink_for_everyone_here_and_each_takes_it_as_a_gift(tmp_path, llm):
     before, state = second_move(tmp_path, "saltmarsh_reach", "look around", "round for the whole bar on me", llm)
-    assert state.mechanic_result.summary.startswith("You stand the house a round, 4 drinks for 8 greys; Odile, Amos "
-                                                    "and Saffy raise a cup to you.")
-    assert before.player.credits - state.player.credits == 8
+    assert state.mechanic_result.summary.startswith("You stand the house a round, 5 drinks for 10 greys; Odile, Amos, "
+                                                    "Saffy and Ottilie raise a cup to you.")
+    assert before.player.credits - state.player.credits == 10
+
+
+def test_who_do_you_suspect_after_the_job_was_spoken_of_is_its_next_step(tmp_path, llm):
+    _, state = second_move(tmp_path, "cinder_reach", "ask the bartender about work", "who do you suspect?", llm)
+    assert "Convince Juno Farrow" in state.mechanic_result.summary, state.mechanic_result.summary
 
 
 @pytest.mark.parametrize(("pack_id", "first", "line", "said"), [
@@ -72,3 +77,9 @@ def test_a_round_for_the_house_is_a_drink_for_everyone_here_and_each_takes_it_as
 def test_lines_a_fifth_and_sixth_stranger_typed_are_answered(tmp_path, llm, pack_id, first, line, said):
     _, state = second_move(tmp_path, pack_id, first, line, llm)
     assert said in state.mechanic_result.summary, state.mechanic_result.summary
+
+
+def test_asking_a_name_after_taking_the_job_is_about_the_one_asked(tmp_path, llm):
+    _, state = second_move(tmp_path, "cinder_reach", "ask the bartender about work", "whats your name", llm)
+    assert "Hesper" in state.mechanic_result.summary and "tab" not in state.mechanic_result.summary, \
+        state.mechanic_result.summary

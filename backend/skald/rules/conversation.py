@@ -84,8 +84,9 @@ def _follow_up(router: RouterOutput, speaker: PresentNpc | None, locals_: list[P
     alone = recall.record(router.text, state, pack) if router.verb in _FOLLOWED else None
     if router.verb not in _FOLLOWED or not followup.leans(router.text, state) or (alone is not None and alone.named):
         return None  # "the auditor?? who's auditing who": it names what it asks of
-    if router.verb == "who_is" and set((router.topic or "").split()) - followup.LEANING:
-        return None  # "who is tobin": the person, not the job
+    if (router.verb == "who_is" and set((router.topic or "").split()) - followup.LEANING) or followup.NAMING.search(
+            router.text.lower()):
+        return None  # "who is tobin", "what's your name": the person, not the job
     if re.search(r"\bhow (?:far|long a walk)\b|\bwhere\b", router.text.lower()) and not followup.starting(
             router.text):
         return None  # "how far is that from here?": the places' rules answer it

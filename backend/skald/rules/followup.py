@@ -32,7 +32,7 @@ _START = re.compile(r"\b(?:begin|start|first|show me|map|where (?:do|should|woul
                     r"find out)\b")
 _GENERIC = frozenset({"rumor", "rumors", "news", "gossip", "talk", "word", "work", "job", "jobs", "advice", "help",
                       "trouble", "anything", "something", "stuff", "things", "the", "any", "some", "latest"})
-_NAMED = re.compile(r"\b(?:name|called|call you|who are you|yourself)\b")  # about the one asked, not the job
+NAMING = re.compile(r"\b(?:name|names|called|call you|who are you|yourself|about you)\b")  # of the one asked
 _RISK = re.compile(r"\b(?:danger\w*|safe|risk\w*|killed|die|trap|deadly|hurt)\b")
 _PLAIN = frozenset({"what", "who", "when", "where", "why", "how", "which", "is", "are", "was", "were", "do", "does",
                     "did", "you", "your", "i", "me", "my", "it", "that", "this", "they", "them", "the", "a", "an",
@@ -74,15 +74,16 @@ def starting(text: str) -> bool:
 
 
 def told_job(state: GameState, pack: EraPack) -> Quest | None:
-    """The job (a quest not yet done) whose summary's first sentence last turn's narration holds: the one just
-    offered or spoken of."""
+    """The job (a quest not yet done) whose summary's first sentence, or a stage's objective, last turn's narration
+    holds: the one just offered or spoken of."""
     told = " ".join(state.recent[-1].sentences).lower() if state.recent else ""
     for quest in pack.quests.values():
         progress = state.quests.get(quest.id)
         if progress is not None and progress.status not in (QuestStatus.OFFERED, QuestStatus.ACTIVE):
             continue
         first = sentences(quest.summary)
-        if first and first[0].lower() in told:
+        said = [*first[:1], *(stage.objective for stage in quest.stages)]  # offered, or its next step told
+        if any(line.lower() in told for line in said if line):
             return quest
     return None
 
@@ -120,7 +121,7 @@ def about_job(text: str, quest: Quest, giver: PresentNpc | None, state: GameStat
               if not prose.described_in(s, heard)]
     best = max(scored, key=lambda x: (x[0], -x[1]), default=None)
     short = len(text.split()) <= SHORT
-    if best is not None and best[0] < (1 if short else 2) and short and not _NAMED.search(text.lower()):  # "who
+    if best is not None and best[0] < (1 if short else 2) and short and not NAMING.search(text.lower()):  # "who
         best = next((x for x in scored if x[2] in [s.objective for s in stages]), None)  # do you suspect?": its
         # next step
     elif best is not None and best[0] < (1 if short else 2):

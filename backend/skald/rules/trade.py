@@ -300,9 +300,9 @@ _HOUSE_ROUND = re.compile(r"\bround (?:for|on) (?:the (?:whole )?(?:house|bar|ro
 
 
 def _round(router: RouterOutput, state: GameState, pack: EraPack, minutes: int) -> Resolution:
-    """A round for the house: a drink (:data:`DRINK_PRICE`) for everyone here but your companions, and for you; each
-    of them takes it as a gift (``_thanks``). Refused, changing nothing, when the purse cannot cover it all."""
-    people = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+    """A round for the house: a drink (:data:`DRINK_PRICE`) for everyone here and for you; each of them takes it as
+    a gift (``_thanks``). Refused, changing nothing, when the purse cannot cover it all."""
+    people = everyone_at(state, pack, state.location)
     price = DRINK_PRICE * (len(people) + 1)
     if state.player.credits < price:
         return Resolution(make_result(router, None, minutes, f"A round for the house here comes to "
