@@ -24,7 +24,6 @@ from skald.rules import (
     parser,
     party,
     pronouns,
-    prose,
     references,
     trade,
 )
@@ -433,7 +432,7 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
         spot = re.match(r"(?P<spot>(?:under|behind|beneath|inside|in|among|on|by) [^,.;]+?) you (?:find|turn up)\b",
                         searched_before[-1].text[:1].lower() + searched_before[-1].text[1:])
         also = f", {spot.group('spot')} too," if spot else ""
-        seen = _eye_falls_on(here, None, state)
+        seen = _eye_falls_on(here, None, state, pack)
         summary = f"You go over {the_place(here)} again{also} and find nothing you have not found already."
         summary = f"{end(seen)} {summary}" if seen else summary
     elif chk.outcome.succeeded:
@@ -444,7 +443,7 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
         summary = phrase(state, f"You look around {the_place(here)}, but nothing useful turns up.",
                          f"You search {the_place(here)} and come up empty.",
                          f"Whatever is in {the_place(here)}, you do not find it this time.")
-        seen = _eye_falls_on(here, found, state)
+        seen = _eye_falls_on(here, found, state, pack)
         summary = f"{end(seen)} {summary}" if seen else summary  # what the eye falls on while it looks
     sought = re.sub(r"^(?:have |take )?(?:a )?(?:look|poke|nose|root|rummage|wander|walk) (?:around|round|about) "
                     r"(?=(?:behind|under|beneath|inside|in|near|by|among|through|along) )", "", object_of(router.text))
@@ -465,21 +464,18 @@ def _investigate(router: RouterOutput, state: GameState, pack: EraPack, rng: ran
     return Resolution(make_result(router, chk, minutes, summary, fail_stress(chk)), events)
 
 
-def _eye_falls_on(here, hidden, state: GameState) -> str:
+def _eye_falls_on(here, hidden, state: GameState, pack: EraPack) -> str:
     """The detail of ``here`` a search that finds nothing dwells on: one that shares a word with what is hidden here
     (``hidden``, a discovery: "a loose board by the hearth" -> the barrel by the hearth), so that a failed search
-    still points the way; else one the recent turns did not tell, rotating with the turn; '' for a place without
-    details."""
+    still points the way; else one the recent turns did not tell, rotating with the turn (``deeds.place_line``); ''
+    for a place without details."""
     if not here.details:
         return ""
-    if hidden is not None:
-        wanted = {references.stem_of(w) for w in references.words(hidden.text)}
-        shared = [(len(wanted & {references.stem_of(w) for w in references.words(d)}), d) for d in here.details]
-        best = max(n for n, _ in shared)
-        if best:
-            return next(d for n, d in shared if n == best)
-    fresh = [d for d in here.details if not prose.described_lately(d, state)] or list(here.details)
-    return fresh[state.turn % len(fresh)]
+    pointed = references.most_shared({references.stem_of(w) for w in references.words(hidden.text)},
+                                     here.details)[1] if hidden is not None else None
+    if pointed is not None:
+        return pointed
+    return deeds.place_line(state, pack)
 
 
 def _which_way(router: RouterOutput, state: GameState, pack: EraPack) -> str:

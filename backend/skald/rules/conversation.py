@@ -56,7 +56,7 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
         {"place"} if router.verb == "history" else set())  # the place's own story
     named = recall.record(router.text, state, pack, frozenset(kinds)) \
         if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) else None
-    followed = _follow_up(router, speaker, locals_, state, pack) if named is None or not named.named else None
+    followed = _follow_up(router, speaker, people, state, pack) if named is None or not named.named else None
     if named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
         summary, events = _recalled(named, speaker, locals_, state, pack)
     elif followed is not None:  # "who do you suspect?" after the job: of the job
@@ -76,20 +76,23 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
 _FOLLOWED = frozenset({"about", "ask", "who_is", "danger", "history", "trouble", "news"})
 
 
-def _follow_up(router: RouterOutput, speaker: PresentNpc | None, locals_: list[PresentNpc], state: GameState,
+def _follow_up(router: RouterOutput, speaker: PresentNpc | None, here: list[PresentNpc], state: GameState,
                pack: EraPack) -> str | None:
     """The answer to a question that leans on last turn (``rules.followup``): of the job it told, when its giver is
-    the one asked (or here, when nobody was), else of the topic last turn asked about; None when it does not lean or
-    nothing answers."""
-    alone = recall.record(router.text, state, pack) if router.verb in _FOLLOWED else None
-    if router.verb not in _FOLLOWED or not followup.leans(router.text, state) or (alone is not None and alone.named):
-        return None  # "the auditor?? who's auditing who": it names what it asks of
+    the one asked (or here, when nobody was), else of the topic last turn asked about, else of the words of it the
+    question takes up; None when it does not lean or nothing answers. ``here``: everyone here."""
+    if router.verb not in _FOLLOWED or not followup.leans(router.text, state):
+        return None
     if (router.verb == "who_is" and set((router.topic or "").split()) - followup.LEANING) or followup.NAMING.search(
             router.text.lower()):
         return None  # "who is tobin", "what's your name": the person, not the job
     if re.search(r"\bhow (?:far|long a walk)\b|\bwhere\b", router.text.lower()) and not followup.starting(
             router.text):
         return None  # "how far is that from here?": the places' rules answer it
+    alone = recall.record(router.text, state, pack)
+    if alone is not None and alone.named:
+        return None  # "the auditor?? who's auditing who": it names what it asks of
+    locals_ = [p for p in here if not p.companion]
     who = speaker or (locals_[0] if locals_ else None)
     job = followup.told_job(state, pack)
     giver = speaker or next((p for p in locals_ if job is not None and p.id == job.giver), None)
@@ -101,7 +104,6 @@ def _follow_up(router: RouterOutput, speaker: PresentNpc | None, locals_: list[P
     # about this auditor": of what it names; "tell me more about the job": the rules for the job
     teller = giver if found is not None else who
     found = found or followup.about_topic(router.text, speaker, locals_, state, pack)
-    here = everyone_at(state, pack, state.location)
     asked_of = references.words(router.topic or "") & references.words(" ".join(p.name for p in here))
     if found is None and not asked_of and followup.talked(state):  # "lights on the marsh? who'd carry them?"
         found = followup.about_echo(router.text, here, state, pack)
@@ -173,7 +175,8 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
     line = said.strip().rstrip(".!") or "..."
     if line.endswith("?"):  # "'rough day?' i ask her": asked, not told
         asked = f"{line[:1].upper()}{line[1:]}"
-        answered = _from_the_pack(line, who, state, pack)
+        locals_ = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+        answered = _from_the_pack(line, who, locals_, state, pack)
         if answered is not None:  # "'those guys trouble?'": what the pack tells of it, by any name
             return (f"\"{asked}\" you ask {who.name}. {answered[0]}", answered[1])
         return (phrase(state, f"\"{asked}\" you ask {who.name}, and {first} considers it.",
@@ -182,11 +185,12 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
                    f"You answer {who.name}: \"{line[:1].upper()}{line[1:]}.\" {first} takes that in."), [])
 
 
-def _from_the_pack(asked: str, who: PresentNpc, state: GameState, pack: EraPack) -> tuple[str, list] | None:
-    """The answer to words asked that no rule reads as a question ("those guys trouble? should i be worried about
-    them?"): a line of ``who``'s own that shares its telling words (``recall.said_line``), else the faction, lore,
-    rumor or place they are about (``recall.record``); None when the pack tells nothing of them."""
-    locals_ = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+def _from_the_pack(asked: str, who: PresentNpc | None, locals_: list[PresentNpc], state: GameState,
+                   pack: EraPack) -> tuple[str, list] | None:
+    """The answer to words asked that no narrower rule answers ("those guys trouble? should i be worried about
+    them?"): a line of ``who``'s own (of anyone in ``locals_`` when nobody was asked) that shares its telling words
+    (``recall.said_line``), else the faction, lore, rumor or place they are about (``recall.record``); None when the
+    pack tells nothing of them."""
     own = recall.said_line(asked, who, locals_, state, pack)
     if own is not None:
         return _quote(own, state), []
@@ -207,12 +211,7 @@ def _followed_up(topic: str, speaker, locals_, state: GameState, pack: EraPack) 
     before = read(state.recent[-1].input)
     if before is None or before.kind != "question" or not before.topic:
         return None
-    asked = f"{topic} {before.topic}"
-    said = recall.said_line(asked, speaker, locals_, state, pack)
-    if said is not None:
-        return _quote(said, state), []
-    found = recall.record(asked, state, pack)
-    return _recalled(found, speaker, locals_, state, pack) if found is not None else None
+    return _from_the_pack(f"{topic} {before.topic}", speaker, locals_, state, pack)
 
 
 _NOT_NOUN = re.compile(r"(?:he|she|it|you|i|we|that|this|there|since|when|how|why|what|who|whom|whose|"
@@ -226,10 +225,8 @@ def _detail_of_line(line: str, state: GameState, pack: EraPack) -> str | None:
     stems with it, two at least ("my stool won't budge. who bolts down the furniture?" -> the stools bolted to the
     floor); None when no detail shares two."""
     wanted = {references.stem_of(w) for w in references.words(line) if w not in _PARTICLES} - _NOT_A_THING
-    scored = [(len(wanted & {references.stem_of(w) for w in references.words(d)}), d)
-              for d in pack.locations[state.location].details]
-    best = max(scored, default=(0, None), key=lambda pair: pair[0])
-    return best[1] if best[0] >= 2 else None
+    shared, detail = references.most_shared(wanted, pack.locations[state.location].details)
+    return detail if shared >= 2 else None
 
 
 def _aim(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:

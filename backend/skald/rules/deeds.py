@@ -101,7 +101,7 @@ def _names(people: list[PresentNpc]) -> str:
     return ", ".join(p.name for p in people[:3]) or "nobody at all"
 
 
-def _line(state: GameState, pack: EraPack, words: tuple[str, ...] = ()) -> str:
+def place_line(state: GameState, pack: EraPack, words: tuple[str, ...] = ()) -> str:
     """A line of the place's details (one with the first of ``words`` any has, first), rotating with the turn; one the
     recent turns did not tell, while there is one (a wait after a look around tells something new)."""
     here = pack.locations[state.location]
@@ -127,19 +127,19 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
     seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
     thing = topic or "it"
     if verb in TOLD:
-        fields = {"here": here, "seen": seen, "line": _line(state, pack, SEATS if verb == "sit" else ()),
+        fields = {"here": here, "seen": seen, "line": place_line(state, pack, SEATS if verb == "sit" else ()),
                   "fire": _fire(state, pack)}
         return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
     if verb == "watch":
         what = f"the {topic}" if topic else here
         seen_there = references.detail(topic, state, pack) if topic else None  # "the guys playing at the corner
-        return f"You watch {what} for a while. {end(seen_there) if seen_there else _line(state, pack)}"  # table"
+        return f"You watch {what} for a while. {end(seen_there) if seen_there else place_line(state, pack)}"  # table"
     if verb == "listen":
-        return f"You listen. {_line(state, pack, SOUNDS)}"
+        return f"You listen. {place_line(state, pack, SOUNDS)}"
     if verb == "smell":
         if topic and not references.words(topic) <= {"air", "room", "place"}:
-            return f"You smell the {topic}. {_line(state, pack, SMELLS)}"
-        return f"You breathe in the air of {here}. {_line(state, pack, SMELLS)}"
+            return f"You smell the {topic}. {place_line(state, pack, SMELLS)}"
+        return f"You breathe in the air of {here}. {place_line(state, pack, SMELLS)}"
     if verb in ("taste", "touch"):
         line = references.detail(topic, state, pack) if topic else None
         if who is not None and (line or references.item(topic, state, pack)) and not references.words(topic) & \

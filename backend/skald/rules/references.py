@@ -260,6 +260,17 @@ def _telling(marks: set[str], look: set[str], others: set[str]) -> int:
     return max(0, 3 * sum(1 for kin in told if kin & look and not kin & others) - len(marks))  # anyone's look has it
 
 
+def most_shared(wanted: set[str], lines: list[str]) -> tuple[int, str | None]:
+    """Of ``lines``, the first that shares the most word stems (:func:`stem_of` of its :func:`words`) with
+    ``wanted``, and how many: (0, None) when none shares one."""
+    best: tuple[int, str | None] = (0, None)
+    for line in lines:
+        shared = len(wanted & {stem_of(w) for w in words(line)})
+        if shared > best[0]:
+            best = (shared, line)
+    return best
+
+
 def _kin_stems(stem: str) -> frozenset[str]:
     """A word's stem and the stems of the words of its kind, for the words of a look (``KINDRED``'s groups of size,
     age, scars and hurts: "big" is also "broad"), the group found by its stem."""
