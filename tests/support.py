@@ -97,3 +97,10 @@ def second_move(folder: Path, pack_id: str, first: str, then: str, llm: Any) -> 
     finally:
         conn.close()
     return before, state
+
+
+def answer_to(folder: Path, pack_id: str, first: str, then: str, llm: Any) -> str:
+    """What the rules answered ``then``, played as the second move (:func:`second_move`): the turn's mechanic
+    summary, or its prose when it had none."""
+    _, state = second_move(folder, pack_id, first, then, llm)
+    return state.mechanic_result.summary if state.mechanic_result else state.final_text

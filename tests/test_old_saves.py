@@ -10,7 +10,7 @@ import pytest
 from skald import events
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
-from skald.persistent import DirectorState, Profile, Scenes
+from skald.persistent import TOLD_TURNS, DirectorState, Profile, Scenes
 from skald.store import idempotency, reads
 from skald.store.db import connect
 from support import ROOT
@@ -37,6 +37,7 @@ def test_the_reader_reads_what_the_old_engine_read(old_save):
     for cid, expected in EXPECTED.items():
         state = reads.load_state(old_save, cid).persistent().model_dump(mode="json")
         offer = state.pop("offer")  # new since: the standing suggestions, read from the last story turn
+        told = state.pop("told")  # new since: what the last 30 story turns told, read from their text
         hints = {q.pop("hint") for q in state["quests"].values()}  # new since: quest hints, none in an old save
         assert state.pop("director") == DirectorState().model_dump(mode="json"), cid  # new since: episodes
         assert state.pop("scenes") == Scenes().model_dump(mode="json"), cid  # new since: multi-character scenes
@@ -44,6 +45,7 @@ def test_the_reader_reads_what_the_old_engine_read(old_save):
         assert state == expected, cid
         assert hints <= {None}, cid
         assert len(offer) == 4, cid
+        assert told and len(told) <= TOLD_TURNS and all(told), cid
 
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))

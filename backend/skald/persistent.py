@@ -1,9 +1,9 @@
 """The persistent state of a campaign: what Commit stores and what the next turn starts from.
 
 :class:`PersistentState` = campaign counters, the player's sheet, location, world, reputation, companions, known
-NPCs, quests, arc stage, combat and the last few turns. It changes only through the typed events in
-``skald.events`` (folded once per turn into the projected state ``GameState.after``) and the turn counters Commit
-advances.
+NPCs, quests, arc stage, combat, the last few turns and the keys of what the last 30 turns told. It changes only
+through the typed events in ``skald.events`` (folded once per turn into the projected state ``GameState.after``) and
+the turn counters and turn memory Commit advances.
 
 Every model here is treated as immutable once built: an event's ``apply`` returns a new state that shares what did
 not change (``model_copy(update=...)``), so folding never deep-copies and an earlier state is never altered.
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from skald.vocab import STATS, ArcStage, QuestStatus, Risk, Tone
 
 RECENT_TURNS = 4  # turn summaries kept in state for the narrator and director
+TOLD_TURNS = 30  # story turns whose sentences the offline narrator will not tell again (``PersistentState.told``)
 NEWS_KEPT = 8
 BANTER_KEPT = 3
 PROCEDURAL_NPCS_KEPT = 24
@@ -262,6 +263,9 @@ class PersistentState(Model):
     director: DirectorState = Field(default_factory=DirectorState)
     scenes: Scenes = Field(default_factory=Scenes)
     recent: list[TurnSummary] = Field(default_factory=list)
+    told: list[list[int]] = Field(default_factory=list, description=f"the last {TOLD_TURNS} story turns' sentences, "
+                                  "each as its key (``text.told_key``), oldest turn first: what the offline narrator "
+                                  "does not tell again")
     offer: list[Suggestion] = Field(default_factory=list, description="the four suggestions standing for the next "
                                     "turn: what 1-4 play, shown again by every /command and on resume")
 

@@ -25,6 +25,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
     PERSISTENT_FIELDS,
     PROCEDURAL_NPCS_KEPT,
     RECENT_TURNS,
+    TOLD_TURNS,
     Campaign,
     Combat,
     CompanionState,
@@ -46,7 +47,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
 from skald.rules.dice import turn_key
 from skald.rules.timeline import Move
 from skald.scene_brief import SceneBrief
-from skald.text import sentences
+from skald.text import sentences, told_key
 from skald.views import TimelineView, TurnView
 from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
@@ -319,8 +320,9 @@ class GameState(TurnInput, TurnFields):
         if self.intent == Intent.META:  # /end, /next: committed for their events, not a story turn
             return after.model_copy(update={"offer": list(self.suggested_actions)})
         campaign = after.campaign.model_copy(update={"story_turns": after.campaign.story_turns + 1})
+        told = [*after.told, [told_key(s) for s in summary.sentences]][-TOLD_TURNS:]
         return after.model_copy(update={"campaign": campaign, "recent": [*after.recent, summary][-RECENT_TURNS:],
-                                        "offer": list(self.suggested_actions)})
+                                        "told": told, "offer": list(self.suggested_actions)})
 
     def played(self) -> dict[str, Any]:
         """What the player saw this turn: intent, action class, prose and the four suggestions (JSON-ready)."""

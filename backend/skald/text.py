@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zlib
 from functools import lru_cache
 from typing import Protocol
 
@@ -68,6 +69,18 @@ def the_place(place: str | Place) -> str:
         place = place.name
     inside = inner(place)
     return f"the {place}" if inside == place and _OF_NAME.match(place) else inside
+
+
+def told_key(sentence: str) -> int:
+    """A sentence's key in ``PersistentState.told``: its CRC-32 (the same in every process), 0..2**32-1."""
+    return zlib.crc32(sentence.encode())
+
+
+def the_group(name: str) -> str:
+    """A faction's name inside a sentence: "the Ninth Shift Union" for a name of several words without its article
+    (a group is named by what it is), "the Wellkeepers" for "The Wellkeepers", a one-word name as it is."""
+    inside = inner(name)
+    return f"the {name}" if inside == name and " " in name else inside
 
 
 def place_at_start(place: str | Place) -> str:

@@ -41,9 +41,9 @@ def llm():
      "Hesper Quill tells you that a water ration can be had at the Slag & Lantern (where you stand)"),
     # a manner between commas is read through
     ("cinder_reach", "look around", "I ask Hesper, quietly, if she's heard anything about the Charter's ore scales.",
-     "Hesper Quill tells you what everyone knows of Halvard Charter Authority"),
+     "Hesper Quill tells you what everyone knows of the Halvard Charter Authority"),
 ])
-def test_a_follow_up_or_a_strangers_question_is_answered_about_what_was_asked(tmp_path, llm, pack_id, first, line, said):
+def test_a_follow_up_or_a_strangers_question_is_answered_about_what_it_asks(tmp_path, llm, pack_id, first, line, said):
     _, state = second_move(tmp_path, pack_id, first, line, llm)
     summary = state.mechanic_result.summary
     assert said in summary, summary

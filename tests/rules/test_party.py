@@ -155,7 +155,7 @@ def test_fee_blocker(state, pack):
 def test_reputation_blocker(state, pack):
     state.reputation["union"] = 0
     assert party.recruitment_blockers(state, pack, "imke_solberg") == [
-        "they want you in good standing with Ninth Shift Union (0 of 1)"]
+        "they want you in good standing with the Ninth Shift Union (0 of 1)"]
     state.reputation["union"] = 1
     assert party.recruitment_blockers(state, pack, "imke_solberg") == []
 
@@ -198,3 +198,27 @@ def test_nobody_patches_up_a_defeated_player(state, pack):
     state.companions["rhea_calloway"].loyalty = 3
     state.player.hp, state.player.defeated = 0, True
     assert party.companion_initiative(state, pack) == []
+
+
+def test_a_companion_who_leaves_this_turn_neither_banters_nor_stays_on_stage(state, pack):
+    """The companion node works from the party as the turn leaves it: Rhea walks off after a lie she will not stand
+    for, so no banter of hers is queued and she is off the stage the scene and the prose are written from."""
+    from types import SimpleNamespace
+
+    from skald.nodes.companion import companion
+    from skald.state import PresentNpc
+
+    line = pack.companions["rhea_calloway"].leave_below
+    _with_party(state, "rhea_calloway", affinity=line + 1)
+    rhea = pack.companions["rhea_calloway"]
+    state = state.model_copy(update={
+        "router_output": _router(Tone.RENEGADE, ActionClass.DECEIVE), "mechanic_result": _result(),
+        "after": state.persistent(),
+        "present_npcs": [PresentNpc(id=rhea.id, name=rhea.name, role=rhea.role, description="", companion=True)]})
+    assert party.banter(state.after, pack, state.turn + 4 * party.BANTER_EVERY_TURNS)  # she would banter, staying
+    update = companion(state.model_copy(update={"campaign": state.campaign.model_copy(update={
+        "turn_number": 4 * party.BANTER_EVERY_TURNS - 1})}), SimpleNamespace(context=SimpleNamespace(
+            pack=pack, limits=ev.limits_of(pack))))
+    kinds = [e.type for e in update["staged_events"]]
+    assert "COMPANION_LEAVE" in kinds and "BANTER_QUEUED" not in kinds, kinds
+    assert update["present_npcs"] == [] and not update["after"].party

@@ -261,8 +261,8 @@ def test_a_success_is_pressed_and_a_failure_offers_a_retreat(make_state, pack):
     state.known_npcs["juno_farrow"] = KnownNpc(id="juno_farrow", name="Juno Farrow", first_met_turn=1)
     won = ThisTurn(MechanicResult(action_class=ActionClass.PERSUADE, risk=Risk.RISKY, outcome=Outcome.SUCCESS,
                                   minutes=10, summary="You persuade Juno Farrow."), target="juno_farrow")
-    assert _offer(state, pack, won)[1] in ("Ask Juno what else they know", "Ask Juno who else you should talk to",
-                                           "Ask Juno what they would do in your place")
+    assert _offer(state, pack, won)[1] in ("Ask Juno what else she knows", "Ask Juno who else you should talk to",
+                                           "Ask Juno what she would do in your place")  # her pronouns, from the pack
     lost = ThisTurn(won.result.model_copy(update={"outcome": Outcome.FAILURE}), target="juno_farrow")
     offer = _offer(state, pack, lost)
     assert offer[0] == "Persuade Juno to give you another chance" and offer[3].startswith("Retreat to ")

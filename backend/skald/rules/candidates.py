@@ -119,7 +119,7 @@ def candidates(view: PersistentState, pack: EraPack, scene: Scene, rng: random.R
     people.sort(key=lambda p: (p.id != now.target, rng.random()))  # the one just addressed first, then any order
     _follow_up(pool, view, pack, scene, now, people)
     _recover(pool, view, pack, here.type)
-    heading = _quests(pool, view, pack, scene)
+    heading = _quests(pool, view, pack, scene, rng)
     for person in people[:3]:
         _person(pool, view, pack, person, rng)
     for person in hostile_here(people, view):
@@ -209,7 +209,7 @@ def _recover(pool: _Pool, view: PersistentState, pack: EraPack, place_type: str)
                      family=item.name.lower())
 
 
-def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> set[str]:
+def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene, rng: random.Random) -> set[str]:
     """The next step of every active quest, in the words its stage's conditions accept; returns the places the quests
     send the player to (their travel is offered as keeping a promise, so the plain travel offer goes elsewhere)."""
     here = {p.id: p for p in scene.present}
@@ -218,7 +218,8 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
         giver = here.get(pack.quests[qid].giver) if qid in pack.quests else None
         if qstate.status == QuestStatus.OFFERED and giver is not None:  # a job on offer: taking it up is a reply
             first = giver.name.split()[0]
-            for label in (f"Take the job {first} offers", f"Accept {first}'s job", f"Say yes to {first}'s job"):
+            for label in (f"Take the job {first} offers", f"Accept {first}'s job", f"Say yes to {first}'s job",
+                          f"Take {first} up on the job", f"Tell {first} you will take the job"):
                 pool.add(QUEST, label, Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY, family="job")
         if qstate.status != QuestStatus.ACTIVE or qid not in pack.quests:
             continue
@@ -252,10 +253,10 @@ def _quests(pool: _Pool, view: PersistentState, pack: EraPack, scene: Scene) -> 
                          ActionClass.BUY)
         for kind in kinds:
             made = _quest_step(kind, first, quest.title, the_place(pack.locations[scene.location]),
-                               _pronouns(pack, person.id) if person else None)
+                               _pronouns(pack, person.id) if person else None, rng)
             if made is not None:
                 label, tone, risk, action = made
-                pool.add(QUEST, label, tone, risk, action)
+                pool.add(QUEST, label, tone, risk, action, family=quest.title)
         if person is not None and not kinds and not when.item:
             pool.add(QUEST, f"Tell {first} how {quest.title} stands", Tone.NEUTRAL, Risk.SAFE,
                      ActionClass.DIALOGUE_ONLY)
@@ -272,18 +273,27 @@ def _agree(they: pronouns.Pronouns, verb: str) -> str:
     return verb if they.plural else f"{verb}es" if verb.endswith(("s", "sh", "ch", "x")) else f"{verb}s"
 
 
-def _quest_step(kind: str, first: str, title: str, place: str, they: pronouns.Pronouns | None = None
-                ) -> tuple[str, Tone, Risk, ActionClass] | None:
+def _quest_step(kind: str, first: str, title: str, place: str, they: pronouns.Pronouns | None = None,
+                rng: random.Random | None = None) -> tuple[str, Tone, Risk, ActionClass] | None:
+    """The suggestion for a quest stage that asks ``kind`` of ``first`` (or a search of ``place``), in one of its
+    phrasings (chosen by ``rng``; the first without one). Every phrasing names the quest's ``title``, so an offer not
+    taken drops a rank however it was phrased."""
     if first:
         they = they or pronouns.parse(None)
-        return {
-            "PERSUADE": (f"Persuade {first} to help with {title}", Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE),
-            "INTIMIDATE": (f"Threaten {first} until {they.subject} {_agree(they, 'talk')} about {title}",
-                           Tone.RENEGADE, Risk.RISKY,
+        phrasings = {
+            "PERSUADE": ([f"Persuade {first} to help with {title}", f"Win {first} over for {title}",
+                          f"Appeal to {first} for help with {title}"], Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE),
+            "INTIMIDATE": ([f"Threaten {first} until {they.subject} {_agree(they, 'talk')} about {title}",
+                            f"Intimidate {first} into talking about {title}"], Tone.RENEGADE, Risk.RISKY,
                            ActionClass.INTIMIDATE),
-            "DECEIVE": (f"Lie to {first} to get at the truth", Tone.RENEGADE, Risk.RISKY, ActionClass.DECEIVE),
-            "DIALOGUE_ONLY": (f"Ask {first} about {title}", Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY),
+            "DECEIVE": ([f"Lie to {first} to get the truth about {title}", f"Bluff {first} about {title}",
+                         f"Feed {first} a lie about {title}"], Tone.RENEGADE, Risk.RISKY, ActionClass.DECEIVE),
+            "DIALOGUE_ONLY": ([f"Ask {first} about {title}"], Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY),
         }.get(kind)
+        if phrasings is None:
+            return None
+        labels, tone, risk, action = phrasings
+        return (rng.choice(labels) if rng is not None else labels[0]), tone, risk, action
     if kind == "INVESTIGATE":
         return (f"Search {place} for what {title} needs", Tone.INVESTIGATE, Risk.SAFE, ActionClass.INVESTIGATE)
     return None
@@ -293,15 +303,20 @@ def _person(pool: _Pool, view: PersistentState, pack: EraPack, person: PresentNp
     first = person.name.split()[0]
     they = _pronouns(pack, person.id)
     asks = [f"Ask {first} what the talk around here is", f"Ask {first} what people are saying lately",
-            f"Ask {first} who really runs things here", f"Ask {first} what worries {they.object} most"]
+            f"Ask {first} who really runs things here", f"Ask {first} what worries {they.object} most",
+            f"Ask {first} what else is going on", f"Ask {first} what the trouble is around here"]
     pool.add(SCENE, rng.choice(asks), Tone.INVESTIGATE, Risk.SAFE, ActionClass.DIALOGUE_ONLY)
     kind = [f"Persuade {first} to trust you", f"Win over {first} with an honest word",
-            f"Convince {first} you are on {they.possessive} side"]
+            f"Convince {first} you are on {they.possessive} side", f"Earn {first}'s trust", f"Level with {first}",
+            f"Put {first} at ease"]
     pool.add(SCENE, rng.choice(kind), Tone.PARAGON, Risk.RISKY, ActionClass.PERSUADE)
     pool.add(FILLER, f"Offer to help {first}", Tone.PARAGON, Risk.SAFE, ActionClass.INTERACT)
     rough = [(f"Threaten {first} until {they.subject} {_agree(they, 'talk')}", ActionClass.INTIMIDATE),
              (f"Demand answers from {first}", ActionClass.INTIMIDATE),
-             (f"Bluff {first} into telling you more", ActionClass.DECEIVE)]
+             (f"Bluff {first} into telling you more", ActionClass.DECEIVE),
+             (f"Lean on {first} until {they.subject} {_agree(they, 'talk')}", ActionClass.INTIMIDATE),
+             (f"Shake {first} down for answers", ActionClass.INTIMIDATE),
+             (f"Spin {first} a tale to draw {they.object} out", ActionClass.DECEIVE)]
     label, action = rng.choice(rough)
     pool.add(SCENE, label, Tone.RENEGADE, Risk.RISKY, action)
     pool.add(FILLER, f"Talk to {person.name}", Tone.NEUTRAL, Risk.SAFE, ActionClass.DIALOGUE_ONLY)

@@ -22,7 +22,7 @@ from collections import Counter
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, followup, pronouns, prose, recall, references
+from skald.rules import clock, followup, parser, pronouns, prose, recall, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
 from skald.rules.money import money
 from skald.rules.parser import addressee, asked_of, read
@@ -30,7 +30,7 @@ from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
 from skald.rules.scene import everyone_at, minutes_to, nearest, route, way_label
 from skald.rules.trade import DRINK_PRICE
 from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
-from skald.text import end, or_list, sentences, the_place, with_article
+from skald.text import end, or_list, sentences, the_group, the_place, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 DRINK_WORDS = frozenset({"drink", "ale", "beer", "pint", "cup", "mug", "wine", "grog", "dram", "round"})
@@ -56,8 +56,12 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
         {"place"} if router.verb == "history" else set())  # the place's own story
     named = recall.record(router.text, state, pack, frozenset(kinds)) \
         if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) else None
-    followed = _follow_up(router, speaker, people, state, pack) if named is None or not named.named else None
-    if named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
+    own = _asked_of_theirs(router.text, speaker, state, pack) if router.verb in _OPEN_QUESTIONS else None
+    followed = _follow_up(router, speaker, people, state, pack) if (named is None or not named.named) and \
+        own is None else None
+    if own is not None:  # "what happened to your shoulder?": of their own, in their own words where they have any
+        summary, events = own, []
+    elif named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
         summary, events = _recalled(named, speaker, locals_, state, pack)
     elif followed is not None:  # "who do you suspect?" after the job: of the job
         summary, events = followed, []
@@ -147,6 +151,16 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
         return (f"{who.name} explains: {end(offered.summary)}", [])
     if offered is not None and offered.stages and offered.stages[0].objective.lower() not in heard:  # "what's the
         return (f"{who.name} spells out what it takes: {end(offered.stages[0].objective)}", [])  # catch": the work
+    if verb in ("why", "more") and said:  # "who's behind it?" after asking about the salt: more of the salt
+        locals_ = [p for p in everyone_at(state, pack, state.location) if not p.companion]
+        told = followup.told_job(state, pack)  # "who's behind it?" after the job: its next step
+        found = followup.about_job(said, told, who, state, pack) if told is not None and told.giver == who.id \
+            else None
+        found = found or followup.about_topic(said, who, locals_, state, pack)
+        if found is not None and found.own is not None:
+            return (_quote(recall.Said(found.own, found.sentence, 0.0), state), [])
+        if found is not None:
+            return (f"{who.name} tells you more: {found.sentence}", [])
     if verb in ("why", "more"):
         rumor_id = rumor_for(state, pack, who)
         if rumor_id is not None:
@@ -166,6 +180,11 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
         if job or _offered_by(who, state, pack) is not None:
             return (f"{who.name} shrugs: then the job waits for someone else, and {first} will not ask twice.", [])
         return (f"{who.name} shrugs: then nothing changes, and {first} will not press you.", [])
+    grouped = parser.SAID_TO.match(parser.plain(said)) if verb in PLEASANTRIES and said else None
+    group = references.group(grouped.group("who"), state, pack) if grouped is not None else None
+    if group is not None:  # "apologise to the drillers": to the people a detail of the place tells of
+        told = PLEASANTRIES[verb][0].split(",")[0].split(";")[0].format(name=grouped.group("who"), first="")
+        return (f"{told}. {end(group)}", [])
     if verb in PLEASANTRIES:
         return (phrase(state, *(t.format(name=who.name, first=first) for t in PLEASANTRIES[verb])), [])
     if verb == "react":  # "ugh, that sounds disgusting", "pfft, easy": how the player takes what was said
@@ -346,7 +365,7 @@ def _told_of(person, state: GameState, pack: EraPack) -> str:
     if job:
         return f"{first} has a job going. {end(_first_sentence(job.summary))}"
     faction = pack.factions.get(getattr(person, "faction", None) or "")
-    return f"{first} answers to {faction.name}." if faction else f"You have met {first} before."
+    return f"{first} answers to {the_group(faction.name)}." if faction else f"You have met {first} before."
 
 
 def _first_sentence(text: str) -> str:
@@ -368,7 +387,7 @@ def _who_runs(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     homed = [n for n in pack.npcs.values() if n.location == here.id and n.id not in state.world.defeated_npcs]
     keeper = references.keeper(homed)  # a street has no keeper
     faction = pack.factions.get(here.faction) if here.faction else None
-    ground = f" It answers to {the_place(faction.name)}." if faction else ""
+    ground = f" It answers to {the_group(faction.name)}." if faction else ""
     told, teller = _teller(speaker, locals_)
     if keeper is None:
         return (f"{told} that nobody in particular keeps {the_place(here)}.{ground}", [])
@@ -384,7 +403,7 @@ def _who_rules(topic: str, speaker, locals_, state: GameState, pack: EraPack) ->
     ruling = max(pack.factions.values(), key=lambda f: f.power, default=None)
     if ruling is None:
         return (f"{told} that nobody holds the place but the people in it.", [])
-    return (f"{told} that {the_place(ruling.name)} holds the power here: {end(sentences(ruling.description)[0])}", [])
+    return (f"{told} that {the_group(ruling.name)} holds the power here: {end(sentences(ruling.description)[0])}", [])
 
 
 def _factions(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -394,7 +413,7 @@ def _factions(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     ranked = sorted(pack.factions.values(), key=lambda f: -f.power)
     if not ranked:
         return (f"{told} that nobody holds the place but the people in it.", [])
-    named = [f"{the_place(f.name)} ({_first_clause(f.description)})" for f in ranked[:5]]
+    named = [f"{the_group(f.name)} ({_first_clause(f.description)})" for f in ranked[:5]]
     return (f"{told} who counts around here: {or_list(named, 'and')}.", [])
 
 
@@ -411,11 +430,11 @@ def _side(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tupl
     faction = pack.factions.get(getattr(person, "faction", None) or "")
     clause = f"({_first_clause(faction.description)})" if faction is not None else ""
     if teller is not None and teller.id == who.id:  # asked of themselves
-        return ((f"{person.name} answers to {the_place(faction.name)} {clause}, and makes no secret of it."
+        return ((f"{person.name} answers to {the_group(faction.name)} {clause}, and makes no secret of it."
                  if faction is not None else f"{person.name} keeps to no side, and says so."), [])
     if faction is None:
         return (f"{told} that {person.name} keeps to no side anyone can name.", [])
-    return (f"{told} that {person.name} answers to {the_place(faction.name)} {clause}.", [])
+    return (f"{told} that {person.name} answers to {the_group(faction.name)} {clause}.", [])
 
 
 def _first_clause(text: str) -> str:
@@ -524,16 +543,14 @@ def _leader(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
     """Who leads a faction the words name: its member whose role leads (steward, boss, captain...), else what the
     faction is; anything else is asked about."""
     told, _ = _teller(speaker, locals_)
-    wanted = references.kindred(topic)
-    faction = next((f for f in pack.factions.values() if wanted & references.words(f"{f.name} {' '.join(f.aliases)}")),
-                   None)
+    faction = references.faction(topic, pack)
     if faction is None:
         return _about(topic, speaker, locals_, state, pack)
     members = [p for p in [*pack.npcs.values(), *pack.companions.values()] if p.faction == faction.id]
     head = next((p for p in members if references.words(p.role) & LEADER_WORDS), None)
     if head is not None:
-        return (f"{told} that {head.name}, {with_article(head.role)}, speaks for {the_place(faction.name)}.", [])
-    return (f"{told} what everyone knows of {the_place(faction.name)}: {end(_first_sentence(faction.description))}",
+        return (f"{told} that {head.name}, {with_article(head.role)}, speaks for {the_group(faction.name)}.", [])
+    return (f"{told} what everyone knows of {the_group(faction.name)}: {end(_first_sentence(faction.description))}",
             [])
 
 
@@ -785,7 +802,7 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
             f"{with_article(who.role)}: {first[:1].lower()}{first[1:]}"  # the job, if any, is the quest's to offer
         return (f"Asked about {they.reflexive}, {who.name} tells you {they.subject} {they.be} {end(what)}", [])
     subject = _the(topic)
-    own = _of_their_own(topic, who, pack) if who is not None else None
+    own = _owned(topic, who, state, pack) if who is not None else None
     if own is not None:  # "ask the innkeeper what happened to her husband": what is told of her own
         return (f"Asked about {subject}, {who.name} tells you what there is to tell: {end(own)}", [])
     for quest in pack.quests.values():  # a job: the one this person gives first, then any the words name
@@ -823,7 +840,7 @@ def _about(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tup
         f"{f.name} {' '.join(f.aliases)}")), None)
     if faction is not None:
         return (f"Asked about {subject}, {told.lower() if who is None else told} what everyone knows of "
-                f"{the_place(faction.name)}: {end(_first_sentence(faction.description))}", [])
+                f"{the_group(faction.name)}: {end(_first_sentence(faction.description))}", [])
     said = recall.said_line(topic, speaker, locals_, state, pack)
     if said is not None:  # what someone here says on it, in their own words
         return (_quote(said, state), [])
@@ -874,7 +891,7 @@ def _recalled(found: recall.Found, speaker, locals_, state: GameState, pack: Era
         faction = pack.factions[rec.ref]
         first = end(_first_sentence(faction.description))
         more = "" if first == sentence else f" {sentence}"
-        return (f"{told} what everyone knows of {the_place(faction.name)}: {first}{more}", [])
+        return (f"{told} what everyone knows of {the_group(faction.name)}: {first}{more}", [])
     if rec.kind == "rumor":
         heard = [] if rec.ref in state.world.known_rumors or who is None else [
             ev.RumorHeard(rumor=rec.ref, source=who.id)]
@@ -891,18 +908,60 @@ def _recalled(found: recall.Found, speaker, locals_, state: GameState, pack: Era
 _OWNED = re.compile(r"^(?:happened to |about |with |of )?(?:her|his|their|your|ur) (?P<thing>[a-z' ]{3,40})$")
 
 
-def _of_their_own(topic: str, who: PresentNpc, pack: EraPack) -> str | None:
-    """The sentence of ``who``'s description, wants or lines that tells of a thing of their own the topic names ('her
-    husband' -> "... her late husband's gutting knife on her belt"); None when the topic names nothing of theirs."""
+def _owned(topic: str, who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
+    """The sentence of ``who``'s own that tells of a thing of theirs the topic names ('her husband' -> "... her late
+    husband's gutting knife on her belt", :func:`_theirs`); None when the topic names nothing of theirs."""
     owned = _OWNED.match(topic.strip())
-    if owned is None:
-        return None
-    wanted = {references.stem_of(w) for w in references.words(owned.group("thing"))}
+    found = _theirs(owned.group("thing"), who, state, pack) if owned is not None else None
+    return found[0] if found is not None else None
+
+
+def _theirs(thing: str, who: PresentNpc, state: GameState, pack: EraPack) -> tuple[str, bool] | None:
+    """What ``who`` has to tell of ``thing`` of theirs (or a word of its kind: 'burns' for the scarred): a line of
+    their own (``lines``, a companion's ``banter``; one told in the recent turns is not told again), as (line, True);
+    else the sentence of their description or wants that names it, as (sentence, False); None when nothing does."""
+    wanted = frozenset(references.stem_of(w) for w in references.kindred(thing))
     person = pack.person(who.id)
-    told = [*sentences(person.description), *(getattr(person, "lines", []) or [])]
+    if person is None or not wanted:
+        return None
+    heard = " ".join(s for t in state.recent for s in t.sentences)
+
+    def names_it(line: str) -> bool:
+        return bool(wanted & {references.stem_of(w) for w in references.words(line)})
+    line = next((x for x in [*(getattr(person, "lines", None) or []), *(getattr(person, "banter", None) or [])]
+                 if names_it(x) and not prose.described_in(x, heard)), None)
+    if line is not None:
+        return line, True
     wants = getattr(person, "wants", None)
-    told += [f"{who.name.split()[0]} wants {wants}"] if wants else []
-    return next((s for s in told if wanted & {references.stem_of(w) for w in references.words(s)}), None)
+    told = [*sentences(person.description), *([f"{who.name.split()[0]} wants {wants}"] if wants else [])]
+    found = next((s for s in told if names_it(s)), None)  # asked of: told again if need be
+    return (found, False) if found is not None else None
+
+
+_YOURS = re.compile(r"\b(?:your|ur|yer) (?:own |old |poor |bad |busted |new )?(?P<t>[a-z]{3,})\b")
+_THEIRS = re.compile(r"\b(?:her|his|their|those|them) (?:own |old |poor |bad |busted |new )?(?P<t>[a-z]{3,})\b")
+_NOT_OWN = frozenset({"name", "job", "work", "business", "price", "prices", "help", "advice", "opinion", "take",
+                      "thoughts", "problem", "problems", "place", "bar", "tavern", "inn", "shop", "story", "deal",
+                      "way"})
+
+
+def _asked_of_theirs(text: str, speaker: PresentNpc | None, state: GameState, pack: EraPack) -> str | None:
+    """The answer to a question about something of the one asked ("what happened to your shoulder?", "why'd they
+    take your boat?", "ask the barkeep how she got those burns"): a line of their own naming it, quoted, else the
+    sentence of theirs that does (:func:`_theirs`); None when the question names nothing of theirs or nothing of
+    theirs names it."""
+    said = parser.plain(text)
+    found = (_YOURS.search(said) or (_THEIRS.search(said) if said.startswith("ask ") else None)) \
+        if speaker is not None else None  # "ask the barkeep how she got those burns": asked of hers
+    if found is None or found.group("t") in _NOT_OWN:
+        return None
+    told = _theirs(found.group("t"), speaker, state, pack)
+    if told is None:
+        return None
+    if told[1]:
+        return _quote(recall.Said(speaker, told[0], 0.0), state)
+    their = pronouns.of(pack.person(speaker.id)).possessive
+    return f"Asked about {their} {found.group('t')}, {speaker.name} tells you what there is to tell: {end(told[0])}"
 
 
 def _quote(said: recall.Said, state: GameState) -> str:
@@ -1026,7 +1085,9 @@ def _where_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     everyone = [*pack.npcs.values(), *pack.companions.values()]
     wanted = references.words(topic)
     person = next((n for n in everyone if wanted & references.words(f"{n.name} {' '.join(n.aliases)}")), None) or \
+        next((n for n in everyone if wanted & {n.role.split()[-1]}), None) or \
         next((n for n in everyone if references.kindred(topic) & references.kindred(n.role.split()[-1])), None)
+    # by name, by the word of their role itself ("the headwoman"), by a word of its kind
     if person is not None:
         at = state.world.npc_locations.get(person.id, getattr(person, "location", None))
         if at is None or at not in pack.locations:
@@ -1155,12 +1216,15 @@ def _no_such_person(router: RouterOutput, state: GameState, pack: EraPack) -> st
     to someone nobody here answers to (``references.missing_person``); None otherwise."""
     who = addressee(router.text)
     who = asked_of(router.text) or who if who == router.text else who  # "ask ottilie what happened to her boat"
+    thanked = parser.SAID_TO.match(parser.plain(router.text)) if who == router.text else None
+    who = thanked.group("who") if thanked is not None else who  # "apologise to the drillers for knocking their dice"
     missing = references.missing_person(who, state, pack) if who != router.text else None
     if missing is None:
         return None
     locals_ = [p.name for p in everyone_at(state, pack, state.location) if not p.companion]
     instead = f"; you could talk to {or_list(locals_[:3])}" if locals_ else ""
-    return f"There is no {missing} in {the_place(pack.locations[state.location])}{instead}."
+    be = "are" if missing.endswith("s") and missing.islower() else "is"  # "there are no drillers"
+    return f"There {be} no {missing} in {the_place(pack.locations[state.location])}{instead}."
 
 
 # Words for the people of a place together, not one of them.

@@ -15,7 +15,7 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import parser, prose, references, trade
+from skald.rules import parser, pronouns, prose, references, trade
 from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
 from skald.rules.scene import everyone_at, held, minutes_to, nearest
@@ -78,12 +78,20 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     people = everyone_at(state, pack, state.location)
     locals_ = [p for p in people if not p.companion]
     topic = router.topic or ""
+    crowd = references.group(topic, state, pack) if verb in ("nod", "wave", "wink", "smile", "bow", "laugh") and \
+        router.target_npc is None else None
+    if crowd is not None:  # "nod at the eelers": to the people a detail of the place tells of
+        them = topic if re.match(r"(?:the|those|these|some|a few|two|three) ", topic) else f"the {topic}"
+        told = f"You {verb} at {them}" if verb in ("wink", "smile", "laugh") else f"You {verb} to {them}"
+        return Resolution(make_result(router, None, MINUTES.get(verb, 1), f"{told}. {end(crowd)}"))
     who = next((p for p in people if p.id == router.target_npc), None) or (
         references.person(topic, state, pack, people) if references.words(topic) else None)
     if verb in ("kiss", "wake") and who is None:
         return Resolution(make_result(router, None, 1, f"There is no {topic or 'one'} here for that; in "
                                       f"{the_place(here)} you could turn to {_names(locals_)}.",
                                       impossible=True))
+    if verb in PERFORMED and who is not None and not who.companion and FOR_ME.search(parser.plain(router.text)):
+        return Resolution(make_result(router, None, MINUTES.get(verb, 5), _performed(verb, who, state, pack)))
     witness = who or (locals_[0] if locals_ else None)
     echoed = verb in ECHOED or (verb in ("nod", "wave", "laugh") and who is None)
     if topic and echoed:  # "sing the ballad of the fat provost": what the player did, in their words
@@ -95,6 +103,27 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     if stress:
         summary += " It eases you a little."
     return Resolution(make_result(router, None, MINUTES.get(verb, 5), summary, stress=stress))
+
+
+# A song, tune or dance asked of somebody ("go on then, sing it", "sing me one", "play us a tune"): theirs to give.
+PERFORMED = frozenset({"sing", "play", "dance"})
+FOR_ME = re.compile(r"\b(?:for (?:me|us)|(?:sing|play|dance) (?:me|us)\b|^(?:sing|play) (?:it|that|that one|this "
+                    r"one|the (?:one|song|ballad|tune))$)")
+_SONG = re.compile(r"\b(?:song|songs|sing|sings|sang|ballad|ballads|tune|tunes|verse|music|fiddle|pipe|dance)\b")
+
+
+def _performed(verb: str, who: PresentNpc, state: GameState, pack: EraPack) -> str:
+    """What ``who`` does when asked to sing, play or dance for the player: a line of theirs about songs, when they
+    have one (a ballad seller's), else they wave the request away."""
+    first = who.name.split()[0]
+    person = pack.person(who.id)
+    sung = next((line for line in getattr(person, "lines", None) or [] if _SONG.search(line.lower())), None)
+    if sung is not None:
+        return f"{who.name} obliges, and it carries over the room. Then, to you: \"{end(sung)}\""
+    told = pronouns.of(person)
+    does = "do" if told.plural else "does"
+    return phrase(state, f"{who.name} laughs the request off: {told.subject} {does} not {verb} for strangers.",
+                  f"{who.name} shakes {told.possessive} head: {first} is nobody's entertainment today.")
 
 
 def _names(people: list[PresentNpc]) -> str:
@@ -126,9 +155,11 @@ def _told(verb: str, topic: str, who: PresentNpc | None, witness: PresentNpc | N
     here = the_place(pack.locations[state.location])
     seen = f" {witness.name.split()[0]} looks up at that." if witness else ""
     thing = topic or "it"
+    awaited = references.detail(re.sub(r"^(?:for|on|until|till) |\s+(?:to|so) .*$", "", topic), state, pack) \
+        if verb == "wait" and topic else None  # "wait for the shift board to change": what is waited on
     if verb in TOLD:
-        fields = {"here": here, "seen": seen, "line": place_line(state, pack, SEATS if verb == "sit" else ()),
-                  "fire": _fire(state, pack)}
+        line = end(awaited) if awaited else place_line(state, pack, SEATS if verb == "sit" else ())
+        fields = {"here": here, "seen": seen, "line": line, "fire": _fire(state, pack)}
         return phrase(state, *(t.format(**fields) for t in TOLD[verb]))
     if verb == "watch":
         what = f"the {topic}" if topic else here

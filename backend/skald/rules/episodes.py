@@ -45,7 +45,7 @@ from skald.packs.models import BeatSignal, Episode, EraPack
 from skald.persistent import DirectorState, EpisodeEvaluation, KeyMoment, PersistentState
 from skald.rules.money import money
 from skald.state import GameState
-from skald.text import counted, or_list, sentences, the_place, with_article
+from skald.text import counted, or_list, sentences, the_group, the_place, with_article
 from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.words import TERMINAL, Words
 
@@ -555,10 +555,10 @@ def ledger(moments: list[Moment], pack: EraPack) -> tuple[list[str], list[str]]:
     gains += [money(purse, pack)] if purse > 0 else []
     gains += [f"{name} at your side" for name in joined if name not in left]
     gains += [with_article(name.lower()) for name in list(dict.fromkeys(got))[:2]]
-    gains += [f"standing with {the_place(faction(f))}" for f, d in standing.items() if d > 0][:2]
+    gains += [f"standing with {the_group(faction(f))}" for f, d in standing.items() if d > 0][:2]
     costs = [f"{hp} HP"] if hp > 0 else []
     costs += [money(-purse, pack)] if purse < 0 else []
-    costs += [f"standing with {the_place(faction(f))}" for f, d in standing.items() if d < 0]
+    costs += [f"standing with {the_group(faction(f))}" for f, d in standing.items() if d < 0]
     costs += left
     return gains, costs
 

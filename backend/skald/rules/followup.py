@@ -141,16 +141,16 @@ def about_topic(text: str, speaker: PresentNpc | None, people: list[PresentNpc],
     if before is None or before.kind != "question" or not set(before.topic.split()) - _GENERIC:
         return None  # "ask the innkeeper about rumors": no subject to lean on
     asked = f"{text} {before.topic}"
+    heard = " ".join(state.recent[-1].sentences)
     said = recall.said_line(asked, speaker, people, state, pack)
-    if said is not None:
+    if said is not None and not prose.described_in(said.line, heard):
         return FollowUp(said.line, said.who)
     found = recall.record(asked, state, pack)
-    if found is not None:
+    if found is not None and not prose.described_in(found.sentence, heard):  # not what was just told, again
         return FollowUp(end(found.sentence))
     topic = recall.stems_of(before.topic)
     if not topic:
         return None
-    heard = " ".join(state.recent[-1].sentences)
     wanted = recall.stems_of(text) - topic
     told = [(len(wanted & stems), not prose.described_in(sentence, heard), -i, sentence)
             for i, (_, sentence, stems) in enumerate(recall.sentences_naming(topic, state, pack))]

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
-from skald.rules import interact, narration, parser, references, timeline
+from skald.rules import deeds, interact, narration, parser, references, timeline
 from skald.rules.meta_commands import BY_KEY
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, nearest
@@ -55,6 +55,12 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                 "beat up", "deck", "sucker[- ]punch", "jab", "pummel", "thump")),
     (ActionClass.INTIMIDATE, _words("threaten", "intimidate", "menace", "scare", "loom over", "demand", "or else",
                                     "glare at", "warn .{0,20} off",
+                                    # the idioms: "lean on the clerk", "shake him down", "twist her arm"
+                                    "lean on (?!the (?:bar|counter|wall|table|rail|post|door)\\b)"
+                                    "(?:him|her|them|the|[a-z]+ until)", "shake .{1,25} down",
+                                    "twist (?:his|her|their|[a-z]+'s) arm", "strong[- ]?arm", "put the (?:fear|"
+                                    "frighteners|squeeze|screws) (?:on|into)", "get heavy with", "rough .{1,20} up",
+                                    "rough up",
                                     # a blade shown to rob someone: "pull my knife on the old man"
                                     "(?:pull|draw|flash|point|wave) (?:out )?(?:my|a|the) (?:knife|blade|dagger|gun|"
                                     "pistol|sword|gaff|cutter|wrench|spanner|cudgel) (?:on|at)",
@@ -62,10 +68,15 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                     "hand over (?:his|her|their|your|the) (?:purse|money|coin|coins|credits|greys|"
                                     "wallet|takings|valuables|cash)", "your money or your life")),
     (ActionClass.DECEIVE, _words("lie", "lie to", "bluff", "pretend", "deceive", "trick", "con", "forge",
+                                 "spin .{1,25} (?:a|some|the) (?:tale|yarn|story|line)", "feed .{1,25} a line",
+                                 "pull the wool", "hoodwink", "dupe", "string .{1,25} along", "tall tale",
                                  "flash (?:a|my|the|some) (?:fake )?(?:badge|seal|warrant|papers|writ|token|pass)",
                                  "impersonate", "pass myself off as", "(?:then|and) (?:do not|don't|dont|never) pay",
                                  "disguise", "claim to be", "feign", "pose as", "fib")),
     (ActionClass.PERSUADE, _words("persuade", "convince", "negotiate", "bargain", "haggle", "plead", "reason with",
+                                  "(?:earn|win|gain) (?:his|her|their|[a-z]+'s) trust", "level with",
+                                  "put .{1,25} at (?:ease|rest)", "make (?:my|our|your) case", "talk .{1,25} round",
+                                  "show .{1,25} (?:i|you|we) mean (?:well|no harm)",
                                   "appeal to", "charm", "flatter", "bribe", "talk .{1,30} into", "win over",
                                   "win .{1,25} over", "flirt", "beg", "sweet[- ]talk", "woo", "sway", "coax", "cajole",
                                   "on (?:my|our) side", "make a speech", "give a speech", "rally", "implore",
@@ -667,7 +678,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     if bid is not None:  # a bid for a thing not sold here: asked for, and the answer says what is
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.BUY, tone=Tone.NEUTRAL, text=f"buy {bid}",
                             read_as=f"buy {bid}", read_by="clause", said=text)
-    meant = _order(parser.ordered(text), state, pack) if state.combat is None else None
+    meant = _order(parser.ordered(text), state, pack, parser.ordered_outright(text)) if state.combat is None else None
     if meant is not None:  # "one fungus bun pls": bought, eaten or poured as the line it means
         return _classify_text(meant, state, pack, people, last).model_copy(update={"text": text})
     asking = _asking_clause(text) if len(text.split()) >= 12 and _named_away(text, people, pack) is None \
@@ -700,6 +711,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         target_npc = _seller(people)  # lot": to whoever sells here
     if target_npc is None and parser.addressee(text).strip() in references.PRONOUNS:  # "ask him if ...": the
         target_npc = talking_to()  # person last spoken with
+    if target_npc is None and action == ActionClass.BUY and _TREATED_YOU.search(parser.plain(text)):  # "fine, i'll
+        target_npc = talking_to()  # buy you a drink": the one spoken with
     asked_of = parser.asked_of(text) if target_npc is None and action == ActionClass.DIALOGUE_ONLY else ""
     if asked_of and references.person(asked_of, state, pack, people) is None and references.missing_person(
             asked_of, state, pack):  # "ask the rigger what happened to her crew" where there is no rigger
@@ -868,10 +881,11 @@ def _weight(routed: RouterOutput) -> int:
     return 1 if action == ActionClass.INTERACT and verb in ("nod", "do") else 0
 
 
-def _order(thing: str | None, state: PersistentState, pack: EraPack) -> str | None:
+def _order(thing: str | None, state: PersistentState, pack: EraPack, outright: bool = False) -> str | None:
     """The line an order by naming the thing means (``parser.ordered``): 'buy X' when X is sold here, 'eat X' for a
-    food the pack does not have (so the answer says none is sold), 'drink Y' for a drink poured here ("two beers");
-    None when it is no order."""
+    food the pack does not have (so the answer says none is sold), 'drink Y' for a drink poured here ("two beers"),
+    'buy X' for anything else ordered ``outright`` where something is sold (so the answer says what is); None when
+    it is no order."""
     if thing is None:
         return None
     item = references.item(thing, state, pack)
@@ -880,7 +894,23 @@ def _order(thing: str | None, state: PersistentState, pack: EraPack) -> str | No
     if parser.FOOD.search(thing):
         return f"eat {thing}"
     poured = parser.LOOSE_DRINK.search(re.sub(r"s\b", "", thing))
-    return f"drink {poured.group(0)}" if poured is not None else None
+    if poured is None and _VESSEL.search(thing) and pack.locations[state.location].drink:
+        return "have a drink"  # "a cup please", "i'll take a mug" where drink is poured: the house's
+    if poured is not None:
+        return f"drink {poured.group(0)}"
+    here = pack.locations[state.location]
+    thing_like = not _NOT_A_THING.search(thing) and len(thing.split()) <= 3
+    return f"buy {thing}" if outright and thing_like and (here.shop or here.drink) else None  # "id like a tincture"
+    # where none is sold: the answer says what is
+
+
+# What an order's words name when they name no thing: "a word with the owner", "that", "a look around first".
+_NOT_A_THING = re.compile(r"^(?:that|this|it|them|those|these|word|look|speak|talk|see|go|sit|rest|moment|minute|"
+                          r"second|chat|peace|quiet|time|help|advice|room|bed|break|job|work)\b|\b(?:with|to|around|"
+                          r"about|first|who|what|which|where|for|of)\b")
+
+
+_VESSEL = re.compile(r"^(?:a |an |one |another )?(?:cup|mug|glass|tankard|jar|jug|pot|flagon|bottle|shot|round)$")
 
 
 def _spoken(text: str, before: str, said: str, state: PersistentState, pack: EraPack, people: list[PresentNpc],
@@ -918,6 +948,9 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
     if named is not None and inner.action_class in TALKING | SWAYING and _match_npc(said, people, pack) is None:
         inner = inner.model_copy(update={"target_npc": named})  # "*turns to the woman* 'what's your story?'": hers
     return inner.model_copy(update={"text": text})
+
+
+_TREATED_YOU = re.compile(r"\b(?:buy|get|stand|pour) you (?:a|an|one|another|some|the next)\b")
 
 
 def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, state: PersistentState, pack: EraPack,
@@ -970,6 +1003,13 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
         if named is None and reading.verb == "hello":  # "oi, old man!": whoever the words describe
             found = references.person(text, state, pack, people)
             named = found.id if found else None
+        thanked = parser.SAID_TO.match(text) if named is None else None
+        if thanked is not None:  # "thank the old man", "apologise to the woman in the shawl": whom the words describe
+            found = references.person(thanked.group("who"), state, pack, people) if references.group(
+                thanked.group("who"), state, pack) is None else None  # not "the drillers" at their dice
+            named = found.id if found else None
+            if named is None and references.missing_person(thanked.group("who"), state, pack):
+                return out(ActionClass.DIALOGUE_ONLY)  # "apologise to the drillers" where there are none
         said_to = parser.addressee(text)
         after = _AFTER_VERB.sub("", text) if named is None else text  # "talk to the woman looking for work": the
         described = references.person(after, state, pack, people) if after != text else None  # words after the verb
@@ -996,7 +1036,9 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
             return None  # "watch Gault for a weakness": reading a person is a check
         if reading.verb == "sleep" or (reading.verb == "wait" and LONG_WAIT.search(text)):  # a night's sleep or a
             return None if action == ActionClass.REST else out(ActionClass.REST)  # long wait is a rest
-        return out(ActionClass.INTERACT, target_npc=named or (last if PRONOUN_WORDS.search(text) else None))
+        asked = reading.verb in deeds.PERFORMED and deeds.FOR_ME.search(parser.plain(text)) is not None
+        return out(ActionClass.INTERACT, target_npc=named or (  # "sing it for me": of the one spoken with
+            last if PRONOUN_WORDS.search(text) or asked else None))
     if kind in ("leave", "go"):
         if action == ActionClass.TRAVEL and _match_location(text, state, pack) not in (None, state.location):
             return None  # a place the patterns name: travel there

@@ -98,7 +98,7 @@ _CONTRACTIONS = [(re.compile(p), r) for p, r in [
     (r"\bwhere'd\b", "where did"), (r"\bwho'd\b", "who would"), (r"\bhow'd\b", "how did"),
     (r"\bwhen's\b", "when is"), (r"\bwhatever's\b", "whatever is"), (r"\bwhere've\b", "where have"),
     (r"\bwho've\b", "who have"), (r"\bwho're\b", "who are"), (r"\bwhich's\b", "which is"),
-    (r"\bway's\b", "way is"),
+    (r"\bway's\b", "way is"), (r"\bwhy'd\b", "why did"), (r"\bwhen'd\b", "when did"),
 ]]
 
 
@@ -184,6 +184,7 @@ def plain(text: str, through: bool = True) -> str:
     text = courteous(text) if through else text
     text = _VOCATIVE.sub("", text)
     text = _GREETED.sub("", text)  # "hey tobin, you been out here long": the question (the router keeps who)
+    text = _URGED.sub("", text)  # "go on then, sing it": what is urged
     return _ASIDE.sub("", text)  # "wait, what did he say": the question
 
 
@@ -229,6 +230,11 @@ _ITS = re.compile(r"\bits\b(?= (?:a|an|the|not|no|too|so|very|just|all|been|over
                   r"him|her|them|here|there|true|right|done|\w+ing|\w+ed)\b| ?[?!.,;]|$)")
 # A greeting and a name before the line itself: "hey tobin , ...", "oi you , ...", "hello there , ...".
 _GREETED = re.compile(r"^(?:hey|oi|hi|hello|yo|listen|look|excuse me|sorry)(?: [a-z']+){1,2} , (?=[a-z])")
+
+
+# Urging before what is urged: "go on then, sing it", "come on, tell me" (not a way to go).
+_URGED = re.compile(r"^(?:go on|come on|go ahead|well go on)(?: then| now)?(?: ,)? (?=(?:sing|tell|say|show|play|give|"
+                    r"ask|explain|read|dance|spit|let|try|pour|deal|name)\b)")
 
 
 # An aside before a question ("wait, what did he say?", "hold on, who is that?"): not a deed.
@@ -302,6 +308,13 @@ def _any(*phrases: str) -> str:
     return "(?:" + "|".join(phrases) + ")"
 
 
+# Thanks, apologies and greetings said to somebody by description ("thank the old man", "apologise to the drillers
+# for knocking their dice"): ``who``, the words that describe them.
+SAID_TO = re.compile(r"^(?:thank(?:s)?|(?:say|said|tell|wish|offer|make) (?:thanks|thank you|sorry|goodbye|bye|hello|"
+                     r"hi|my apologies|good (?:night|day|evening|morning)) to|apologi[sz]e to|greet|bid (?:farewell|"
+                     r"goodbye|good night) to|wave goodbye to) (?P<who>[a-z' ]+?)(?: for .*)?\s*[?!.]*$")
+
+
 # A sound a player makes before the reply itself ("huh, tell me more", "oh, ok", "hm why").
 _UTTER = r"^(?:(?:huh|oh|ah|aha|hm+|well|wow|ooh|ugh|eh|right|so|actually|honestly)[ ,]+)?"
 REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + r"(?:\s+(?:then|to you|sir|madam|"
@@ -310,7 +323,10 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
     ("yes", _any(r"yes(?: yes)*(?: please)?", "ok", "sure(?: thing)?", "deal", "alright", "all right", "fine",
                  "agreed", "of course", "certainly", "absolutely", "definitely", "fair enough(?:[ ,]+i will take it)?",
                  "sounds good", "sounds fair", "good", "great", "count me in", "i am in", "why not", "let us do it",
-                 "i will do it", "i will take it", "i will take the job", "i accept", "accept(?: the (?:job|offer|"
+                 "i will do it", "i will take it", "i will take the job", "i accept",
+                 "tell [a-z]+ (?:that )?(?:i|you) (?:will|would) (?:do it|take (?:it|the job|the work|it on)|help)",
+                 "(?:i will )?take (?:[a-z]+ |you |him |her |them )?up on (?:it|that|the (?:job|offer|work)|"
+                 "(?:your|his|her|their) (?:job|offer))", "accept(?: the (?:job|offer|"
                  "deal|work|task|quest))?",
                  "take the (?:job|offer|deal|work)(?: [a-z]+ (?:offers|offered|is offering))?", "i agree",
                  "accept [a-z]+'?s (?:job|offer|work)", "say yes to [a-z]+'?s (?:job|offer)",
@@ -354,8 +370,10 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
     ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
                     "appreciate it", "i appreciate it", "ta")),
     ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
-                   "pardon", "pardon me", "excuse me")),
+                   "pardon", "pardon me", "excuse me", "(?:say sorry|apologi[sz]e|make my apologies|offer my "
+                   "apologies) to [a-z' ]+?(?: for [a-z' ]+)?")),
     ("hello", _any("hello", "hi", "hey", "hiya", "howdy", "greetings", "good (?:morning|day|evening|afternoon)",
+                   "greet (?:the |those |these |that |this |a |an )?[a-z' ]+?",
                    "hello there", "hi there", "hey there", "well met", "evening", "morning",
                    "(?:do you |would you )?mind if i (?:join you|sit(?: down| here| with you)?|take (?:a|this) seat)",
                    "(?:(?:hey|hi|oi|excuse me|sorry|say) (?:[a-z]+ )?)?(?:is )?(?:this|that) (?:seat|stool|chair|spot) "
@@ -386,7 +404,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("trouble", r"\bwhat(?: is| are)? (?:everyone|everybody|people|folk|folks|the room|they all|you all) (?:so |all )?"
                 r"(?:worked up|upset|angry|on edge|nervous|tense|jumpy|riled up|stirred up|wound up|twitchy) (?:about|"
                 r"over)\b|\bwhy is (?:everyone|everybody|the room|this place) so (?:tense|angry|upset|nervous|jumpy|"
-                r"quiet|on edge|twitchy)\b|\bwhat is (?:the|all the|all this) (?:fuss|commotion|trouble|tension)\b"),
+                r"quiet|on edge|twitchy)\b|\bwhat is (?:the|all the|all this) (?:fuss|commotion|trouble|tension)\b|"
+                r"\bwhat (?:the |all the )?(?:fuss|commotion|trouble|tension) is(?: about)?\b|\bwhat is (?:wrong|"
+                r"amiss|the matter|up) (?:around|round|in|with) (?:here|this (?:place|town)|the town)\b"),
     ("where_sold", r"^(?:is there|are there|any) (?:a |an |any )?(?:shops?|markets?|stores?|traders?|merchants?|"
                    r"stalls?)"
                    r"\b.*\b(?P<t>gear|supplies|goods|stuff|equipment|provisions|kit|tools)\b"),  # "a shop for gear"
@@ -503,8 +523,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
               r"trustworthy|on (?:our|my|the) side)\b"),
     ("news", r"\b(?:any|what is the|what's the|got any|heard any) (?:good |juicy |interesting |new |fresh |local )?"
              r"(?:news|word|gossip|rumou?rs?)\b|"
-             r"\bwhat is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|talking "
-             r"about|say)\??$|\bheard anything\b(?! (?:about|of|on) )|\bwhat is the word\b|"
+             r"\bwhat (?:else )?is (?:new|happening|going on)\b|\bwhat (?:are|do) (?:people|folk|they|you) (?:saying|"
+             r"talking about|say)\??$|\bwhat is (?:every(?:one|body)|the (?:whole )?(?:town|room|place)) (?:talking|"
+             r"on) about\b|\bheard anything\b(?! (?:about|of|on) )|\bwhat is the word\b|"
              r"\bwhat is the (?:deal|story|situation) "
              r"(?:here|round here|around here|in here)\b|^what is the (?:deal|story|situation)\??$|"
              r"^(?:anything|owt|something) (?:interesting|new|exciting|strange|odd|worth knowing)\b(?! (?:to|for) "
@@ -596,8 +617,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"(?:your|the) (?:wares|goods|stock|stuff)\b|\bwhat(?: have| do)? you got\b|\bwhat is good "
                   r"(?:to eat|to drink|here)\b|\bwhat (?:have|has) (?:you|they) got\b"),
     ("where_is", r"^is (?P<t2>[a-z]+(?: [a-z]+)?) (?:around|about|here|in|in today|in tonight)\s*\??$"),
-    ("where_is", r"^(?:is there|are there|any) (?:a |an |any |some )?(?P<t>[a-z]+(?: [a-z]+)??) (?:anywhere|around|"
-                 r"round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
+    ("where_is", r"^(?:is there|are there|any) (?:a |an |any |some )?(?P<t>[a-z]+(?: [a-z]+)??)(?: or (?:a |an |some "
+                 r")?[a-z]+)? (?:anywhere|around|round|near|nearby|close|about|in town|in this town|hereabouts)\b"),
     ("where_is", r"^(?:i )?need (?:a |an |the |some )?(?P<t>[a-z]+(?: (?!asap|now|quick|fast|urgently|badly)[a-z]+)?) "
                  r"(?:asap |now |quick |fast |urgently "
                  r"|badly )?where\s*\??$"),
@@ -872,7 +893,7 @@ def read(text: str) -> Reading | None:
     if " , " in whole:
         answered = (_reply(c.strip(), c.strip()) for c in whole.split(" , ")
                     if c.strip() not in ("ok", "okay", "right", "alright", "well", "so", "fine", "no", "nah",
-                                         "why not"))
+                                         "why not", "no way", "no kidding", "really", "seriously"))  # surprise
         found = next((r for r in answered if r is not None and r.verb in ("yes", "no")), found)
     if " , " in whole and found.kind == "question":  # "put my palm on the wall , is it warm?": the deed; the
         # question asks what it finds
@@ -1160,8 +1181,18 @@ def _weak_reply(clause: str, said: str) -> Reading | None:
     joined = " ".join(bare)
     for lead in _LEADS:
         if joined == lead or joined.startswith(lead + " "):
+            asked = _LATER_QUESTION.search(joined, len(lead)) if REPLY_LEADS[lead] not in ("yes", "no") or \
+                joined.startswith("no way ") else None  # "ok, where do i start": taken up, then asked
+            question = read(joined[asked.start():]) if asked is not None else None
+            if question is not None and question.kind == "question":  # "sounds risky whats the pay": the question
+                return question
             return Reading("reply", REPLY_LEADS[lead], weak=True)
     return None
+
+
+# A question asked after a word of reply ("sounds risky whats the pay", "no way how short"): where it starts.
+_LATER_QUESTION = re.compile(r"\b(?:what|who|where|why|how|when|which) (?:is|are|was|were|do|does|did|would|will|can|"
+                             r"could|much|many|long|far|short|about|the|kind|happened|makes)\b")
 
 
 LOOSE_FLEE = re.compile(r"\b(?:run|bolt|sprint|dash|flee|rush|scarper|scramble|race|hurry|leg it)\b.*\b(?:door|exit|"
@@ -1449,16 +1480,24 @@ def offered(text: str) -> str | None:
     return found.group("thing").strip() if found else None
 
 
+def ordered_outright(text: str) -> bool:
+    """Whether ``text`` orders by an ordering verb ("i'd like a ...", "can i get a ..."), not only by naming a thing
+    with a courtesy ("ale please"): such an order is a purchase even of a thing the pack does not have."""
+    return _ORDERS[2].match(_YES_FIRST.sub("", plain(text))) is not None
+
+
 def ordered(text: str) -> str | None:
     """The thing an order names ("one fungus bun pls": 'fungus bun'), or None when ``text`` is not one."""
-    said = plain(text)
-    for pattern in _ORDERS:
+    said = _YES_FIRST.sub("", plain(text))  # "yes pls, i'll take a cup": the order the yes opens
+    for pattern in (_ORDERS[0], _ORDERS[2], _ORDERS[1]):  # the verb of an order before a bare thing said politely
         found = pattern.match(said)
         if found:
             return found.group("thing").strip()
     return None
 
 
+_YES_FIRST = re.compile(r"^(?:yes|ok|sure|alright|fine|right|go on then)(?: please)?(?: ,)? (?=i |can |could |may |"
+                        r"give |get |bring |let )")
 _THEN = re.compile(r"\s*,?\s+(?:and then|and|then|before i|and i)\s+")
 
 

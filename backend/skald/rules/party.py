@@ -10,6 +10,7 @@ from skald import events as ev
 from skald.packs.models import EraPack
 from skald.rules.money import money
 from skald.state import MechanicResult, PersistentState, RouterOutput
+from skald.text import the_group
 
 LIKE_DELTA = 3
 DISLIKE_DELTA = -4
@@ -38,7 +39,8 @@ def recruitment_blockers(state: PersistentState, pack: EraPack, companion_id: st
     for faction, minimum in need.min_reputation.items():
         have = state.reputation.get(faction, 0)
         if have < minimum:
-            out.append(f"they want you in good standing with {pack.factions[faction].name} ({have} of {minimum})")
+            group = the_group(pack.factions[faction].name)
+            out.append(f"they want you in good standing with {group} ({have} of {minimum})")
     if state.player.credits < need.cost_credits:
         out.append(f"their fee is {money(need.cost_credits, pack)} and you have {money(state.player.credits, pack)}")
     if need.requires_quest:

@@ -457,6 +457,17 @@ _WHERE = re.compile(r"\s+(?:over|on|onto|into|upon|by|near|at|in|inside|under|be
                     r"above|below|against|across|along|beneath|around)\s+")
 
 
+def group(topic: str, state: GameState, pack: EraPack) -> str | None:
+    """The detail of this place that tells of the people ``topic`` names together by a plural ("the drillers", "those
+    eelers": "Two drillers bend over a dice game..."), or None when no detail has that word."""
+    head = topic.split()[-1] if topic.split() else ""
+    if len(head) < 4 or not head.endswith("s") or head in _ANY_THING:
+        return None
+    here = pack.locations[state.location]
+    return next((d for d in [*here.details, *sentences(here.description)]
+                 if re.search(rf"\b{re.escape(head)}\b", d.lower())), None)
+
+
 def head_word(topic: str) -> str | None:
     """The thing a phrase names before it says where ('flickering screen over the door' -> 'screen', 'barrel by the
     hearth' -> 'barrel'), as :func:`words` has it; None when it has no content word there."""
@@ -518,6 +529,17 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
         return 3 * len(wanted & named) + 2 * len((kin - wanted) & named) + 2 * len(wanted & kind) + \
             described(wanted, loc_id, pack)
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
+
+
+def faction(topic: str, pack: EraPack):
+    """The faction ``topic`` names: by name or alias (or a word of their kind), else the one whose description opens
+    with a word of it ('the miners' for the union, "the miners' union, named for..."); None when none does."""
+    wanted = kindred(topic)
+    named = next((f for f in pack.factions.values() if wanted & words(f"{f.name} {' '.join(f.aliases)}")), None)
+    if named is not None or not wanted:
+        return named
+    return _best(list(pack.factions.values()),
+                 lambda f: len(words(topic) & words(" ".join(sentences(f.description)[:1]))), least=1)
 
 
 def described(wanted: frozenset[str], loc_id: str, pack: EraPack) -> int:
@@ -592,7 +614,9 @@ PLACE_WORDS = {
     "market": ("market", "bazaar", "shops", "supplies", "gear", "goods", "wares", "provisions"),
     "clinic": ("clinic", "doctor", "medic", "infirmary", "hospital", "healer", "physician", "surgeon", "patched",
                "stitched", "healed", "treated", "wounds"),
-    "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf"),
+    "dock": ("dock", "docks", "harbor", "harbour", "pier", "wharf", "spaceport", "starport", "port", "landing pads",
+             "launch pad", "shuttle port", "quay", "jetty"),
+    "tower": ("tower", "lighthouse", "beacon", "watchtower"),
     "office": ("office", "hall", "headquarters", "offices"),
     "hall": ("hall", "meeting hall", "moot"),
     "mine": ("mine", "mines", "shaft", "pit", "diggings", "workings"),

@@ -16,14 +16,14 @@ import re
 
 from skald import events as ev
 from skald.packs.models import EraPack, Item, Location
-from skald.rules import clock, references
+from skald.rules import clock, recall, references
 from skald.rules.attitude import attitude
 from skald.rules.money import amount_in, money
 from skald.rules.parser import object_of
-from skald.rules.resolution import Resolution, faction_rep, make_result, target_of
+from skald.rules.resolution import Resolution, faction_rep, make_result, rumor_for, target_of
 from skald.rules.scene import everyone_at, held, nearest
 from skald.state import GameState, PresentNpc, RouterOutput
-from skald.text import or_list, the_place, with_article
+from skald.text import end, or_list, the_place, with_article
 from skald.vocab import ActionClass
 
 SALE_SHARE = {"friendly": 0.6, "neutral": 0.5, "wary": 0.35}
@@ -31,7 +31,8 @@ NOTICED_GIFT = 5
 DRINK_PRICE = 2
 
 DRINK = re.compile(r"\b(?:beer|ale|pint|wine|mead|whisky|whiskey|grog|gin|rum|cider|tea|coffee|brew|dram|water|"
-                   r"drinks?|drinking|round|thirsty|parched|on tap|shot|booze|liquor)\b")
+                   r"drinks?|drinking|round|thirsty|parched|on tap|shot|booze|liquor|cups?|mugs?|glass|tankard|"
+                   r"flagon|jug)\b")
 FOOD = re.compile(r"\b(?:food|eat|meal|stew|bread|soup|breakfast|lunch|dinner|supper|bite|hungry|starving|snack)\b|"
                   r"\bsomething (?:hot|warm|hearty|filling)\b")
 
@@ -152,10 +153,12 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
         treated = references.person(for_whom.group("who"), state, pack) if for_whom else treated
         if treated is not None:
             first = treated.name.split()[0]  # "buy the old man a drink": a round for someone, and they notice
+            loosened, heard = _loosened(router.text, treated, state, pack)
             return Resolution(make_result(router, None, minutes, f"You buy {treated.name} {what} for "
-                                          f"{money(DRINK_PRICE, pack)}; {first} raises it to you."),
+                                          f"{money(DRINK_PRICE, pack)}; {first} raises it to you.{loosened}"),
                               [ev.CreditsChange(delta=-DRINK_PRICE, reason=f"a drink for {treated.name}"),
-                               *_thanks(treated, DRINK_PRICE, state)])
+                               *_thanks(treated, DRINK_PRICE, state),
+                               *([ev.RumorHeard(rumor=heard, source=treated.id)] if heard else [])])
         pours = _behind_the_bar(state, pack)
         bought = (f"{pours.name} pours you {what} for {money(DRINK_PRICE, pack)}, and you let it take "
                   "the edge off." if pours else
@@ -227,6 +230,30 @@ _GIVE_TO = re.compile(r"^(?:i )?(?:give|pay|tip|hand|slip|offer) (?:(?P<who>[a-z
                       r"one|two|three|four|five|ten|twenty|\d)\b)|.+? to (?P<to>[a-z]+(?: [a-z]+)?)$)")
 
 
+# A drink bought to loosen a tongue: "i'll buy you a drink, now talk", "ok ill buy u a cup. which channels do i stay
+# out of?": the question asked with it (a sentence after it with a question mark or a question word), or only talk.
+_LOOSENED = re.compile(r"\b(?:talk|tell me|spill|what do you know|what you know|start talking|loosen)\b")
+_ASKED_WITH = re.compile(r"[.!,;]\s*(?P<q>(?:(?:so|and|now|then)\s+)?(?:who|what|where|which|why|how|when|is|are|do|"
+                         r"does|can)\b[^.!]*\??)\s*$|[.!,;]\s*(?P<q2>[^.!?]+\?)\s*$")
+
+
+def _loosened(text: str, who: PresentNpc, state: GameState, pack: EraPack) -> tuple[str, str | None]:
+    """What a drink bought for ``who`` gets the player, told after it: the answer to the question asked with it (a
+    line of their own that answers it, else what the pack tells of it, ``rules.recall``), else, when the line asks
+    them to talk, a rumor they pass on (its id returned to be heard); ('', None) when the line asks nothing."""
+    first = who.name.split()[0]
+    asked = _ASKED_WITH.search(text.lower())
+    question = (asked.group("q") or asked.group("q2")) if asked else None
+    if question:
+        said = recall.said_line(question, who, [who], state, pack)
+        if said is not None and not (DRINK.search(said.line.lower()) and re.search(r"\bbuy\b", said.line.lower())):
+            # not the line that asked for the drink ("buy an old man a cup and he will tell you...")
+            return f" {first} leans in: \"{end(said.line)}\"", None
+        found = recall.record(question, state, pack)
+        if found is not None:
+            return f" It loosens {first}'s tongue: {end(found.sentence)}", None
+    heard = rumor_for(state, pack, who) if question or _LOOSENED.search(text.lower()) else None
+    return (f" It loosens {first}'s tongue: {end(pack.rumors[heard].text)}", heard) if heard else ("", None)
 _TREAT = re.compile(r"\b(?:buy|offer|stand|get) (?P<who>(?!me\b|myself\b|us\b)[a-z' ]{2,30}?) "
                     r"(?:a|an|one|another|some) "
                     r"(?:drink|pint|round|ale|beer|cup|dram|glass)\b")  # "buy the old man a drink"

@@ -12,6 +12,7 @@ from skald.events import BaseEvent, Limits, from_row, replay_log
 from skald.state import (
     PERSISTENT_FIELDS,
     RECENT_TURNS,
+    TOLD_TURNS,
     Campaign,
     Combat,
     CompanionState,
@@ -29,7 +30,7 @@ from skald.state import (
 )
 from skald.store import timeline
 from skald.store.db import read_snapshot
-from skald.text import sentences
+from skald.text import sentences, told_key
 from skald.views import CampaignSummary, TurnRecordView, suggestion_view
 from skald.vocab import ArcStage
 
@@ -65,7 +66,7 @@ def _load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
 
     inventory = {r["item_id"]: r["qty"] for r in rows("SELECT item_id, qty FROM inventory WHERE campaign_id = ? "
                                                       "ORDER BY item_id")}
-    recent = _recent(conn, campaign_id, row["branch"], row["turn_number"])
+    recent, told = _recent(conn, campaign_id, row["branch"], row["turn_number"])
     return GameState(
         campaign=Campaign(id=row["id"], pack_id=row["pack_id"], seed=row["seed"], turn_number=row["turn_number"],
                           story_turns=row["story_turns"]),
@@ -93,20 +94,25 @@ def _load_state(conn: sqlite3.Connection, campaign_id: str) -> GameState:
         director=DirectorState.model_validate_json(ws["director"]) if ws["director"] else DirectorState(),
         scenes=Scenes.model_validate_json(ws["scenes"]) if ws["scenes"] else Scenes(),
         recent=recent,
+        told=told,
         offer=_offer(conn, campaign_id, row["branch"], row["turn_number"], ws["offer"]),
     )
 
 
-def _recent(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int) -> list[TurnSummary]:
+def _recent(conn: sqlite3.Connection, campaign_id: str, branch: str,
+            up_to: int) -> tuple[list[TurnSummary], list[list[int]]]:
     """The last ``RECENT_TURNS`` story turns at or before turn ``up_to`` on the branch's line, oldest first
-    (``PersistentState.recent``)."""
-    return [
-        TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"], outcome=r["outcome"],
-                    location=r["location"], sentences=sentences(r["text"]))
-        for r in reversed(conn.execute(
-            f"SELECT t.turn_number, t.input, t.action_class, t.outcome, t.location, t.text {ON_LINE} AND "
-            "p.turn_number <= ? AND t.intent != 'META' ORDER BY p.turn_number DESC LIMIT ?",
-            (campaign_id, branch, up_to, RECENT_TURNS)).fetchall())]
+    (``PersistentState.recent``), and the keys of the sentences of the last ``TOLD_TURNS`` (``.told``): what Commit
+    keeps of the turns it writes (``GameState.closing``), read back."""
+    rows = list(reversed(conn.execute(
+        f"SELECT t.turn_number, t.input, t.action_class, t.outcome, t.location, t.text {ON_LINE} AND "
+        "p.turn_number <= ? AND t.intent != 'META' ORDER BY p.turn_number DESC LIMIT ?",
+        (campaign_id, branch, up_to, max(RECENT_TURNS, TOLD_TURNS))).fetchall()))
+    said = [sentences(r["text"]) for r in rows]
+    recent = [TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"],
+                          outcome=r["outcome"], location=r["location"], sentences=told)
+              for r, told in zip(rows[-RECENT_TURNS:], said[-RECENT_TURNS:], strict=True)]
+    return recent, [[told_key(s) for s in told] for told in said[-TOLD_TURNS:]]
 
 
 def _offer(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int, stored: str | None) -> list[Suggestion]:
@@ -257,11 +263,11 @@ def state_at(conn: sqlite3.Connection, campaign_id: str, turn: int, limits: Limi
     story = start.campaign.story_turns + conn.execute(  # counted from the snapshot on: O(K), not O(turns)
         f"SELECT COUNT(*) {ON_LINE} AND p.turn_number > ? AND p.turn_number <= ? AND t.intent != 'META'",
         (campaign_id, name, since, turn)).fetchone()[0]
-    recent = _recent(conn, campaign_id, name, turn)
+    recent, told = _recent(conn, campaign_id, name, turn)
     row = conn.execute(f"SELECT t.suggestions {ON_LINE} AND p.turn_number = ?", (campaign_id, name, turn)).fetchone()
     offer = _offer(conn, campaign_id, name, turn, row["suggestions"]) if row else start.offer
     campaign = state.campaign.model_copy(update={"turn_number": turn, "story_turns": story})
-    return state.model_copy(update={"campaign": campaign, "recent": recent, "offer": offer})
+    return state.model_copy(update={"campaign": campaign, "recent": recent, "told": told, "offer": offer})
 
 
 def initial_state(conn: sqlite3.Connection, campaign_id: str) -> PersistentState:

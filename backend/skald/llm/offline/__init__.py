@@ -7,7 +7,8 @@ them), the place (its description on arrival, its details, its tags at this hour
 (a description the first time they are met, then what they do and say, by their attitude to the player), how it
 went (by outcome and kind of action; never a flourish of success for an impossible action), the player's tone, what
 happened last turn, the party, and the arc. It is deterministic for (campaign seed, turn), and never repeats a
-sentence of the turns ``state.recent`` keeps but the mandatory summary.
+sentence of the turns ``state.recent`` keeps but the mandatory summary, nor one of the last 30 story turns while
+others are left to tell (``state.told``).
 
 The parts: ``scene`` reads the turn, ``draft`` puts the prose together and keeps it varied,
 ``people`` and ``parts`` write each part, ``phrases`` holds Skald's own lines; everything
@@ -63,6 +64,9 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     company(d, scene)
     size = MIN_SENTENCES + rng.randrange(2) + (0 if scene.fighting else 1)  # 5-7 sentences; a fight reads short
     air(d, scene, size)
+    if d.count < MIN_SENTENCES:  # a long stay has told every detail lately: the ones not told in the last few turns
+        d.told_lately = set()
+        air(d, scene, size)
     while d.count < MIN_SENTENCES or not prose.second_person(d.text()):  # the last resort: a bare place
         if not d.put(MOOD, d.choose("filler", ph.FILLER, **scene.here)):
             d.put(MOOD, f"You are in {scene.here['place']}; it is {scene.now}.", must=True)

@@ -3,7 +3,8 @@ finished text, and the choosing that keeps them varied.
 
 - Every choice steps through its options by turn number (the turn times the golden ratio, from a start seeded by
   the choice's key: :func:`spread`), so turns close together take options far apart, and it skips any sentence
-  already told this turn or in the turns ``state.recent`` keeps (:meth:`Draft.fresh`).
+  already told this turn or in the last 30 story turns (``state.told``, :meth:`Draft.fresh`): a long stay in one
+  place tells fewer details rather than the same ones again.
 - Optional sentences go in only while the prose stays within 8 sentences and :data:`MAX_WORDS` words; what must be
   told (the summary, every change to the player) always goes in.
 - A sentence is never chosen if the validator would flag it: a name it does not know, or words that claim an
@@ -22,7 +23,7 @@ from skald.rules import dice, prose
 from skald.rules.prose import MAX_SENTENCES
 from skald.rules.setup import limit_pattern
 from skald.state import GameState
-from skald.text import end, sentences
+from skald.text import end, sentences, told_key
 
 MAX_WORDS = 235  # a margin under rules.prose.MAX_WORDS, so nothing is ever cut
 GOLDEN = (5**0.5 - 1) / 2
@@ -77,6 +78,7 @@ class Draft:
         self.state, self.pack = state, pack
         self.turn, self.seed = state.turn, variant_seed(state.campaign.seed, state.variant)
         self.recent = {s for t in state.recent for s in t.sentences}
+        self.told_lately = {key for turn in state.told for key in turn}  # the last TOLD_TURNS turns' sentences
         self.recent_text = " ".join(s for t in state.recent for s in t.sentences)
         self.pieces: list[tuple[int, int, list[str]]] = []
         self.told: set[str] = set()  # every sentence chosen so far
@@ -113,7 +115,7 @@ class Draft:
     def fresh(self, text: str) -> bool:
         """Not told in the recent turns nor this one, names nobody unknown, and does not contradict the outcome."""
         parts, names, claims = _read(text)
-        if not parts or any(p in self.recent or p in self.told for p in parts):
+        if not parts or any(p in self.recent or p in self.told or told_key(p) in self.told_lately for p in parts):
             return False
         if _opening(parts[0]) in self.openings:  # "You keep ... You keep ...": say it another way
             return False
