@@ -1,5 +1,5 @@
 """The terminal's commands of ``skald`` (play, new, record, replay, campaigns, transcript, models, doctor, pack,
-ingest, lore); the
+ingest, lore, playtest); the
 API adds ``serve`` in ``skald.commands``."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import typer
 
 from skald.cli.db_commands import db_app
 from skald.cli.pack_commands import pack_app
+from skald.cli.playtest_command import playtest_command
 from skald.cli.rag_commands import ingest_command, lore_app
 from skald.cli.store_option import DbOption, absent, chosen
 from skald.errors import SkaldError
@@ -25,6 +26,7 @@ app.add_typer(pack_app, name="pack")
 app.add_typer(db_app, name="db")
 app.command("ingest")(ingest_command)
 app.add_typer(lore_app, name="lore")
+app.command("playtest")(playtest_command)
 
 
 @app.callback()

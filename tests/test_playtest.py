@@ -1,0 +1,129 @@
+"""``skald playtest``: machine players play each shipped pack through the engine, offline, and the report holds
+coverage, dead content, defects and speed. The shipped packs break no invariant and reach no soft lock; planted
+defects (``playtest_plants``) are named with their reasons; the same seed gives the same report, whichever the
+number of workers, from the command line or from Python; and a defect's replay command plays it again."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import playtest_plants
+import pytest
+from skald.cli.main import app
+from skald.packs.loader import available_packs
+from skald.playtest import playtest
+from typer.testing import CliRunner
+
+SMALL = ["--campaigns", "6", "--turns", "20", "--seed", "3"]  # one campaign of each policy
+KEYS = {"coverage", "dead_content", "defects", "speed"}
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(app, ["playtest", *args])
+
+
+def _steady(report: dict) -> dict:
+    """The report without what may differ between two runs of one seed: the timings and the worker count."""
+    return {k: v for k, v in report.items() if k != "speed"} | {"run": report["run"] | {"workers": None}}
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """Each shipped pack played from the command line (2 workers) and from Python (1): (the CLI's exit code, its
+    JSON, the Python report)."""
+    out = {}
+    for pack in available_packs():
+        said = _cli(pack, *SMALL, "--workers", "2", "--json")
+        out[pack] = (said.exit_code, json.loads(said.stdout), playtest(pack, campaigns=6, turns=20, seed=3))
+    return out
+
+
+def test_the_shipped_packs_are_playtested_and_the_report_has_its_parts(shipped):
+    assert set(shipped) == {"cinder_reach", "cinder_reach_nightshift", "saltmarsh_reach"}
+    for pack, (_, said, report) in shipped.items():
+        assert KEYS <= set(said), pack
+        cover = said["coverage"]
+        assert cover["campaigns"] == 6 and set(cover["by_policy"]) == {"suggestions", "quester", "explorer",
+                                                                        "chatter", "chaos", "idle"}
+        for tally in (cover["places"], cover["npcs"], cover["quests"]["stages"], cover["episodes"]["started"],
+                      cover["items"]["bought"], cover["discoveries"]):
+            assert 0 <= tally["reached"] <= tally["defined"] == len(tally["campaigns"]), pack
+            assert tally["share"] == round(tally["reached"] / tally["defined"], 4), pack
+            assert all(0 <= n <= 6 for n in tally["campaigns"].values()), pack
+        assert cover["places"]["reached"] >= 3 and cover["npcs"]["reached"] >= 3, pack
+        assert cover["episodes"]["started"]["reached"] >= 1, pack  # every campaign opens on the first episode
+        speed = said["speed"]
+        assert 60 < speed["turns"] <= speed["steps"] <= 120 and speed["per_worker"] > 0, pack  # a crash ends a campaign
+        for dead in said["dead_content"]:
+            assert dead["kind"] in {"place", "npc", "quest_stage", "episode"} and dead["reason"], dead
+        for defect in said["defects"]:
+            assert defect["replay"] == (f"skald playtest {pack} --campaigns 1 --seed {defect['seed']} --policy "
+                                        f"{defect['policy']} --turns {max(defect['turns'])}")
+        assert report.run.workers == 1 and report.pack == pack
+
+
+def test_the_shipped_packs_break_no_invariant_and_reach_no_soft_lock(shipped):
+    for pack, (_, said, _) in shipped.items():
+        hard = [(d["kind"], d["detail"], d["replay"]) for d in said["defects"] if d["kind"] in {"invariant",
+                                                                                                "soft_lock"}]
+        assert hard == [], pack
+
+
+def test_the_shipped_packs_never_crash_the_engine(shipped):
+    for pack, (code, said, _) in shipped.items():
+        crashes = [(d["detail"], d["replay"]) for d in said["defects"] if d["kind"] == "crash"]
+        assert crashes == [], pack
+        assert code == 0, pack  # nothing hard: the command exits 0
+
+
+def test_the_same_seed_gives_the_same_report_from_the_command_line_and_from_python(shipped):
+    for pack, (_, said, report) in shipped.items():
+        assert _steady(said) == _steady(json.loads(report.to_json())), pack
+
+
+def test_planted_defects_are_named_with_their_reasons(tmp_path):
+    pack = playtest_plants.planted(tmp_path)
+    report = playtest(pack, campaigns=6, turns=25, seed=1, workers=2)
+    dead = {(d.kind, d.id): d for d in report.dead_content}
+    vault = dead[("place", "sealed_vault")]
+    assert vault.named_by_lint and "unreachable" in vault.reason and "nothing links to it" in vault.reason
+    drill = dead[("quest_stage", "dead_drill/pull_core")]
+    assert drill.named_by_lint and "sealed_vault is unreachable" in drill.reason
+    assert "which no run completed" in dead[("quest_stage", "dead_drill/return_core")].reason
+    pour = dead[("quest_stage", "short_pour/ask_juno")]  # lint cannot see it: only play does
+    assert not pour.named_by_lint
+    assert "its condition never held (at Hall of the Ninth Shift, with Hesper Quill" in pour.reason
+    signal = dead[("episode", "lost_signal")]
+    assert signal.named_by_lint and "nothing in the pack sets it" in signal.reason
+    wins = [d for d in report.defects if d.kind == "idle_win"]
+    assert wins and wins[0].key == "first_shift" and wins[0].policy == "idle"
+    assert wins[0].replay == (f"skald playtest {pack} --campaigns 1 --seed {wins[0].seed} --policy idle --turns "
+                              f"{max(wins[0].turns)}")
+    again = _cli(*shlex.split(wins[0].replay)[2:], "--json")  # the replay command plays it again, turn for turn
+    found = {(d["kind"], d["key"]): d for d in json.loads(again.stdout)["defects"]}
+    assert found[("idle_win", "first_shift")]["turns"] == wins[0].turns
+
+
+def test_a_soft_lock_is_caught_and_the_command_exits_1(tmp_path):
+    pack = playtest_plants.trapped(tmp_path)
+    page = tmp_path / "report.html"
+    said = _cli(str(pack), "--campaigns", "1", "--turns", "12", "--policy", "explorer", "--workers", "1",
+                "--html", str(page))
+    assert said.exit_code == 1, said.output
+    assert "soft locks: 1" in said.stdout and "The Sinkhole has no way out" in said.stdout
+    assert "Coverage" in said.stdout and "Dead content" in said.stdout and "replay" in said.stdout
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") >= 3 and "The Sinkhole has no way out" in html
+    assert "--policy explorer --turns 12</code>" in html
+    assert "<script" not in html and "src=" not in html and "href=" not in html  # nothing fetched: one file
+    report = playtest(pack, campaigns=1, turns=12, policy="explorer")
+    lock = next(d for d in report.defects if d.kind == "soft_lock")
+    assert lock.key == "no_exit:sinkhole" and lock.turns[0] < 12 and lock.turns == sorted(lock.turns)
+
+
+def test_wrong_options_and_packs_exit_2(tmp_path):
+    assert _cli("cinder_reach", "--policy", "wanderer").exit_code == 2
+    assert _cli("cinder_reach", "--campaigns", "0").exit_code == 2
+    missing = _cli(str(tmp_path / "nowhere"))
+    assert missing.exit_code == 2 and "no such era pack" in missing.output
