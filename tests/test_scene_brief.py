@@ -317,6 +317,14 @@ def test_telling_a_rumor_is_not_a_leak_but_judging_it_is() -> None:
     assert rules.leaks("It is true: the union hall's water was cut in half last week.", brief)
 
 
+def test_a_rumor_told_in_its_own_words_is_no_verdict_though_they_hold_one() -> None:
+    """A rumor whose own words hold a word of verdict ("lights false fires") is passed on, not judged."""
+    story = "The keeper of the Heron Lamp went mad years ago and lights false fires on the flats himself"
+    brief = _brief(do_not_reveal=[rules.verdict(story, True)])
+    assert not rules.leaks(f"Corin passes something on: {story[:1].lower()}{story[1:]}.", brief)
+    assert rules.leaks(f"It is a lie that {story[:1].lower()}{story[1:]}.", brief)
+
+
 def test_a_required_fact_left_out_is_found() -> None:
     brief = _brief(must_convey=["You lose 3 HP.", "You now carry a brass key."])
     assert rules.unconveyed("The rat bites: 3 HP gone. You pocket the brass key.", brief) == []

@@ -264,7 +264,7 @@ class PersistentState(Model):
     scenes: Scenes = Field(default_factory=Scenes)
     recent: list[TurnSummary] = Field(default_factory=list)
     told: list[list[int]] = Field(default_factory=list, description=f"the last {TOLD_TURNS} story turns' sentences, "
-                                  "each as its key (``text.told_key``), oldest turn first: what the offline narrator "
+                                  "each as its keys (``text.told_keys``), oldest turn first: what the offline narrator "
                                   "does not tell again")
     offer: list[Suggestion] = Field(default_factory=list, description="the four suggestions standing for the next "
                                     "turn: what 1-4 play, shown again by every /command and on resume")

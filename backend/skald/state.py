@@ -47,7 +47,7 @@ from skald.persistent import (  # noqa: F401 - the persistent parts, re-exported
 from skald.rules.dice import turn_key
 from skald.rules.timeline import Move
 from skald.scene_brief import SceneBrief
-from skald.text import sentences, told_key
+from skald.text import sentences, told_keys
 from skald.views import TimelineView, TurnView
 from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
@@ -320,7 +320,7 @@ class GameState(TurnInput, TurnFields):
         if self.intent == Intent.META:  # /end, /next: committed for their events, not a story turn
             return after.model_copy(update={"offer": list(self.suggested_actions)})
         campaign = after.campaign.model_copy(update={"story_turns": after.campaign.story_turns + 1})
-        told = [*after.told, [told_key(s) for s in summary.sentences]][-TOLD_TURNS:]
+        told = [*after.told, [k for s in summary.sentences for k in told_keys(s)]][-TOLD_TURNS:]
         return after.model_copy(update={"campaign": campaign, "recent": [*after.recent, summary][-RECENT_TURNS:],
                                         "told": told, "offer": list(self.suggested_actions)})
 

@@ -76,6 +76,15 @@ def told_key(sentence: str) -> int:
     return zlib.crc32(sentence.encode())
 
 
+def told_keys(sentence: str) -> list[int]:
+    """The keys a told sentence leaves in ``PersistentState.told``: its own, and the key of what follows its first
+    colon read as a sentence of its own ("You meet Pim Oakes, the linkboy: a skinny boy of twelve..." also leaves
+    "A skinny boy of twelve...": a description told inside an introduction counts as told)."""
+    _, colon, after = sentence.partition(": ")
+    after = after.strip()
+    return [told_key(sentence)] + ([told_key(after[:1].upper() + after[1:])] if colon and after else [])
+
+
 def the_group(name: str) -> str:
     """A faction's name inside a sentence: "the Ninth Shift Union" for a name of several words without its article
     (a group is named by what it is), "the Wellkeepers" for "The Wellkeepers", a one-word name as it is."""

@@ -10,7 +10,7 @@ import pytest
 from skald.llm.client import LLMClient
 from skald.rules import parser
 from skald.settings import Settings
-from support import answer_to
+from support import answer_to, second_move
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def llm():
      "pre-existing condition."),
     ("saltmarsh_reach", "talk to ottilie", "why'd they take ur boat", "\"They took my punt for the tithe."),
     ("saltmarsh_reach", "look around", "ask the barkeep how she got those burns", "Asked about her burns, Odile Pask "
-     "tells you what there is to tell: A square, weathered woman with eel-oil burns"),
+     "puts it shortly: eel-oil burns on her knuckles."),  # her description was told meeting her, a turn ago
     # a drink for the one spoken with, and what it loosens
     ("cinder_reach", "talk to the old prospector", "fine ill buy u a drink, now talk", "You buy Tobin Marsh a mug of "
      "tap beer for 2 credits; Tobin raises it to you. It loosens Tobin's tongue:"),
@@ -81,6 +81,67 @@ def llm():
 def test_a_fifth_strangers_lines_are_answered_about_what_was_asked(tmp_path, llm, pack_id, first, line, said):
     summary = answer_to(tmp_path, pack_id, first, line, llm)
     assert summary.startswith(said), summary
+
+
+@pytest.mark.parametrize(("pack_id", "first", "line", "said"), [
+    # speech in single quotes, before or after what the player does
+    ("cinder_reach", "look around", "*I nod toward the two drillers hunched over their dice* 'What are they playing "
+     "for, do you reckon?'", "Two drillers bend over a dice game"),
+    ("cinder_reach", "look around", "'Who keeps the water in this town, if you don't mind my asking?'", "Hesper Quill "
+     "tells you that the Wellkeepers hold the water: The water cartel"),
+    ("cinder_reach", "look around", "*I count credits onto the bar* 'One burn stim, and don't tell me what's in it.'",
+     "You buy the burn stim for 15 credits."),
+    ("cinder_reach", "look around", "'Thanks for the drink.' *I head for the iron stairs*", "You travel to Kettle "
+     "Row. Up the iron stairs to the street."),  # a way by its description is the way to where it leads
+    ("cinder_reach", "look around", "'Evening, rigger. Mind if I sit?' *I nod to Rhea*", "You greet Rhea Calloway"),
+    ("cinder_reach", "look around", "'Point me to the Cistern Yard, would you? I need to see these famous tanks.'",
+     "Hesper Quill tells you that the Cistern Yard is 30 minutes away."),
+    ("saltmarsh_reach", "ask saffy about her ballads", "*I flick a coin onto her satchel and grin* 'Go on then, sing "
+     "me the one about the Fat Provost.'", "Saffy Ketteridge obliges"),
+    ("cinder_reach", "look around", "*walks over to the bar* 'what's good?'", "Hesper Quill tells you that to eat "
+     "and drink in the Slag & Lantern there is"),
+    # a kind of person sought; a remark on the place; insults and compliments
+    ("saltmarsh_reach", "look around", "I'm looking for someone honest.", "Odile Pask tells you that Ide Marrable, a "
+     "tithe clerk at the Tithe House, is the one to try (honest, people say)."),
+    ("cinder_reach", "look around", "i need someone tough", "Hesper Quill tells you that Rhea Calloway, a laid-off "
+     "drill rigger here, is the one to try"),
+    ("cinder_reach", "look around", "Nice place. Quiet, though.", "Hesper Quill follows your look around the Slag & "
+     "Lantern."),
+    ("saltmarsh_reach", "look around", "ur cat is ugly", "\"Your cat is ugly,\" you tell Odile Pask; Odile"),
+    ("saltmarsh_reach", "look around", "mock the old man", "You insult Amos Tallowby; Amos"),
+    ("saltmarsh_reach", "look around", "amos ur a legend", "Amos Tallowby will not be moved"),
+    # everyday shorthand and deeds
+    ("cinder_reach", "look around", "wuts there to do around here", "Hesper Quill tells you that in the Slag & Lantern "
+     "you can buy"),
+    ("cinder_reach", "look around", "can i pay in scrip", "Hesper Quill tells you that credits are what counts here"),
+    ("cinder_reach", "look around", "*I slide onto a stool and nod at the room* 'Who do I settle up with around "
+     "here?'", "Hesper Quill runs the Slag & Lantern"),
+    ("cinder_reach", "look around", "look for anything valuable", "The floor is gritty with ash"),
+    ("cinder_reach", "look around", "*I run my hand along the floor behind the taps, feeling for anything loose*",
+     "You search the floor behind the taps."),
+    ("saltmarsh_reach", "look around", "stretch", "You stretch until your back cracks"),
+    ("saltmarsh_reach", "look around", "sleep", "You sleep a while in the Brass Eel Tavern."),
+    ("saltmarsh_reach", "look around", "*I take a long pull of the brown ale and wipe the foam from my lip*",
+     "Odile Pask pours you a cup of brown ale"),
+    ("cinder_reach", "look around", "take the water ration", "You drink your water ration."),
+    ("cinder_reach", "look around", "*I look the innkeeper over as she wipes down the bar*", "You look Hesper Quill "
+     "over"),
+    ("saltmarsh_reach", "look around", "who is that woman drinking slow by herself", "That is Ottilie Crewe"),
+    ("saltmarsh_reach", "look around", "give the old man a wink", "You nod to Amos Tallowby"),
+    # a companion's fee, asked; something of theirs told a turn ago is told shortly, not again
+    ("saltmarsh_reach", "look around", "how much to hire u for a day", "Ottilie Crewe asks no fee."),
+    ("cinder_reach", "talk to the big woman with the pins in her shoulder", "what happened to ur crew",
+     "Asked about her crew, Rhea Calloway puts it shortly: nothing to do since the Charter cut her crew."),
+])
+def test_a_sixth_strangers_lines_are_answered_about_what_was_asked(tmp_path, llm, pack_id, first, line, said):
+    summary = answer_to(tmp_path, pack_id, first, line, llm)
+    assert summary.startswith(said), summary
+
+
+def test_an_insult_costs_the_attitude_of_the_one_insulted(tmp_path, llm):
+    _, state = second_move(tmp_path, "saltmarsh_reach", "look around", "insult the innkeeper", llm)
+    feeling = state.scenes.feelings["odile_pask"]
+    assert feeling.attitude <= -2 and feeling.mood == "insulted" and not state.mechanic_result.impossible
 
 
 @pytest.mark.parametrize(("line", "kind", "verb"), [

@@ -180,3 +180,27 @@ def test_a_declared_alias_is_not_an_invented_name():
     known = {"The Salt See", "the See", "The Slag & Lantern"}
     assert invented_names("The See sends its reeves. The Slag is loud tonight.", known) == []
     assert invented_names("The See sends its reeves.", known - {"the See"}) == ["The See"]
+
+
+def test_a_description_told_inside_an_introduction_is_not_told_again_within_fifteen_turns(state):
+    """``told`` keeps what follows a colon as a sentence too, so "You meet Pim Oakes, the linkboy: a skinny boy..."
+    counts as his description told, for 15 story turns (``DESCRIBED_TURNS``), long after ``recent`` forgot it."""
+    from skald.rules.prose import DESCRIBED_TURNS, described_lately
+    from skald.text import told_keys
+
+    description = "A skinny boy of twelve with a lantern on a pole. He lights people home for a quarter-grey."
+    intro = "You meet Pim Oakes, the linkboy: a skinny boy of twelve with a lantern on a pole."
+    quiet = [[1], [2]]
+    at = state.model_copy(update={"told": [told_keys(intro), *quiet * 5]})
+    assert described_lately(description, at) and not at.recent
+    later = state.model_copy(update={"told": [told_keys(intro), *quiet * DESCRIBED_TURNS]})
+    assert not described_lately(description, later)
+
+
+def test_a_title_and_surname_the_pack_uses_is_a_known_name(pack):
+    from skald.packs.loader import load_pack
+    from skald.rules.prose import pack_names
+
+    salt = load_pack("saltmarsh_reach")
+    assert not invented_names("Provost Wexcombe takes a tenth of every sack.", pack_names(salt))
+    assert invented_names("Provost Hargreave takes a tenth of every sack.", pack_names(salt))

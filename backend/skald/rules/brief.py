@@ -324,6 +324,13 @@ def unconveyed(text: str, brief: SceneBrief) -> list[str]:
     return out
 
 
+def _verdict(sentence: str, story: str) -> bool:
+    """Whether ``sentence`` has a word of verdict the story itself does not ("false fires" in a rumor told as it goes
+    is the rumor's, not a verdict on it)."""
+    told = {w.lower() for w in VERDICT_WORDS.findall(story)}
+    return any(w.lower() not in told for w in VERDICT_WORDS.findall(sentence))
+
+
 def leaks(text: str, brief: SceneBrief) -> list[tuple[str, str]]:
     """(sentence, why) for each sentence of ``text`` that gives the brief away: its marker or a field name or label,
     a secret's story (most of its content words in one sentence), or a verdict on a story it keeps (the story and a
@@ -339,7 +346,7 @@ def leaks(text: str, brief: SceneBrief) -> list[tuple[str, str]]:
         for secret in brief.do_not_reveal:
             story = _stems(secret.about or secret.text)
             share = len(story & have) / len(story) if story else 0.0
-            if secret.about is not None and share >= CONVEYED_SHARE and VERDICT_WORDS.search(sentence):
+            if secret.about is not None and share >= CONVEYED_SHARE and _verdict(sentence, secret.about):
                 out.append((sentence, "it says whether a rumor is true"))
                 break
             if secret.about is None and share >= LEAK_SHARE and len(story & have) >= 3:

@@ -211,8 +211,9 @@ def _as_told(router: RouterOutput) -> str:
     under the table'), when it says more than its verb (3 to 16 words); '' otherwise (the rules' own words then)."""
     said = re.sub(r"\s+(?:while|whilst|before|when|so that|as soon as)\b.*$", "", router.text.strip(" .!?"))  # "...
     # out of the tip jar while nobody is looking": the deed, not when
-    if not 3 <= len(said.split()) <= 16 or re.search(r"[?;]", said) or said.split()[0].lower() in _NO_DEED:
-        return ""  # "surely that's worth a free drink" is said, not done: the rules' own words
+    if not 3 <= len(said.split()) <= 16 or re.search(r"[?;]", said) or said.split()[0].lower() in _NO_DEED or \
+            said.split()[1].lower() in ("ur", "your", "you", "youre", "you're"):
+        return ""  # "surely that's worth a free drink", "amos ur a legend" are said, not done: the rules' own words
     told = deeds.second_person(said).rstrip(".")
     return told if told.startswith("You ") else ""
 
@@ -377,7 +378,8 @@ def _recruit(router: RouterOutput, state: GameState, pack: EraPack, rng: random.
 
 
 _SOUGHT = frozenset({"clue", "clues", "loot", "valuables", "treasure", "anything", "something", "stuff", "coin",
-                     "coins", "money", "goods", "secrets"})  # what a search is for, not where it looks
+                     "coins", "money", "goods", "secrets", "valuable", "useful", "interesting", "hidden", "loose",
+                     "shiny", "worth", "value", "good", "things", "whatever"})  # what a search is for, not where
 _SLIP_OUT = re.compile(r"\b(?:sneak|slip|creep|tiptoe|steal|sidle) (?:out|away|off)\b(?! of (?:sight|view))")
 
 
@@ -519,6 +521,8 @@ def _rest(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Ran
                      "back.") if healed else phrase(state, "You rest; you were not hurt, but it does you good.",
                                                     "You take a few quiet hours, and they do you good.")
     told = _as_told(router)
+    if not told and re.match(r"\W*(?:sleep|nap|doze|kip|snooze|rest my eyes)\W*$", router.text.lower()):  # "sleep":
+        told = f"You sleep a while in {the_place(pack.locations[state.location])}"  # told as a sleep
     if told:  # "take a nap by the fire": the rest as the player put it
         summary = f"{told}. " + (f"It gives you {healed} HP back." if healed else "It does you good.")
     return Resolution(make_result(router, None, clock.time_cost(ActionClass.REST), summary,
@@ -546,7 +550,7 @@ VERBS = {  # a verb the parser read (rules.parser) has its own resolver, whateve
     **{verb: deeds.resolve for verb in ("eat", "drink", "sing", "dance", "pray", "sit", "stand", "wait", "watch",
                                          "listen", "smell", "taste", "touch", "warm", "nod", "wave", "laugh", "think",
                                          "sleep", "jump", "kiss", "wake", "throw", "drop", "wear", "clean", "tie",
-                                         "cut", "swim", "play", "write", "do")},
+                                         "cut", "swim", "play", "write", "do", "stretch", "insult")},
 }
 
 _RESOLVERS = {

@@ -22,8 +22,8 @@ from collections import Counter
 
 from skald import events as ev
 from skald.packs.models import EraPack
-from skald.rules import clock, followup, parser, pronouns, prose, recall, references
-from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS
+from skald.rules import clock, examine, followup, parser, party, pronouns, prose, recall, references
+from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS, place_line
 from skald.rules.money import money
 from skald.rules.parser import addressee, asked_of, read
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
@@ -171,6 +171,11 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
             return (f"You ask {who.name} to say more; {first} comes back to the job: {end(job)}", [])
         return (f"You ask {who.name} to say more. {first} tells you about themselves: "
                 f"{_told_of(who, state, pack)}", [])
+    if verb == "remark":  # "nice place", "quiet in here tonight": small talk, answered by the place itself
+        seen = place_line(state, pack)
+        return (phrase(state, f"{who.name} follows your look around {the_place(pack.locations[state.location])}. "
+                              f"{seen}", f"{first} hears you out with half an ear, and the place goes on around you. "
+                                         f"{seen}"), [])
     if verb == "again":  # "say that again, slower": what they said last, once more
         again = _last_said(who, state)
         if again:
@@ -537,6 +542,84 @@ def _history(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> t
         return (f"Asked how things came to be, {told.lower() if speaker is None else told} what everyone knows: "
                 f"{end(known)}", [])
     return (f"{told} what there is to tell of {the_place(here)}: {end(_first_sentence(here.description))}", [])
+
+
+def _fee(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """What it takes to hire a companion ("how much to hire you for a day?"): the one asked, else the companion
+    here not yet in the party; their fee (``recruit.cost_credits``) and what else they want first; anyone else is not
+    for hire (and says what work they have, if any)."""
+    here = everyone_at(state, pack, state.location)
+    asked = speaker if speaker is not None and speaker.companion else next(
+        (p for p in here if p.companion and p.id not in state.party), None)
+    if asked is None or asked.id not in pack.companions:
+        who = speaker or (locals_[0] if locals_ else None)
+        if who is None:
+            return ("Nobody here is for hire.", [])
+        return (f"{who.name} is not for hire; {_their_job(who, state, pack) or 'they have their own work to do'}.", [])
+    if asked.id in state.party:
+        return (f"{asked.name} is with you already.", [])
+    need = pack.companions[asked.id].recruit
+    they = pronouns.of(pack.person(asked.id))
+    joins = "join" if they.plural else "joins"
+    fee = f"{asked.name}'s fee is {money(need.cost_credits, pack)}, paid when {they.subject} {joins}" \
+        if need.cost_credits else f"{asked.name} asks no fee"
+    blockers = party.recruitment_blockers(state, pack, asked.id)
+    first = [b for b in blockers if not b.startswith("their fee")]
+    more = f"; first {or_list(first, 'and')}" if first else ""
+    return (f"{fee}{more}. You have {money(state.player.credits, pack)}.", [])
+
+
+def _controls(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """Who holds a thing of the town ("who controls the water"): the faction its name or description names (its
+    first sentence); a thing of this place ("who owns the bar") is the place's keeper (``_who_runs``); anything else
+    is asked about."""
+    here = pack.locations[state.location]
+    if not references.words(topic) - examine.THE_PLACE_WORDS - references.words(here.name):
+        return _who_runs(topic, speaker, locals_, state, pack)
+    faction = references.faction(topic, pack)
+    if faction is None:
+        return _about(topic, speaker, locals_, state, pack)
+    told, _ = _teller(speaker, locals_)
+    return (f"{told} that {the_group(faction.name)} hold the {topic}: {end(_first_sentence(faction.description))}", [])
+
+
+def _someone(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
+    """Who fits a kind of person sought ("someone honest", "someone i can trust"): the person of the pack (those
+    here first) whose traits name it (or a word of its kind), else whose character does, else, for one word, whose
+    own line does, with where they are; else that nobody comes to mind."""
+    told, teller = _teller(speaker, locals_)
+    wanted = frozenset(references.stem_of(w) for w in references.kindred(topic)) - {"trust"} or \
+        frozenset(references.stem_of(w) for w in references.kindred(topic))
+
+    def stems(text: str) -> set[str]:
+        return {references.stem_of(w) for w in references.words(text)}
+    here = {p.id for p in locals_}
+    people = sorted((p for p in [*pack.npcs.values(), *pack.companions.values()]
+                     if teller is None or p.id != teller.id), key=lambda p: p.id not in here) if wanted else []
+    trait = next(((p, t) for p in people for t in getattr(p, "traits", []) if wanted & stems(t)), None)
+    if trait is not None:
+        person, said = trait
+        return (f"{told} that {person.name}, {with_article(person.role)}{_found_at(person, state, pack)}, is the one "
+                f"to try ({said}, people say).", [])
+    fits = next(
+        ((p, p.personality) for p in people if getattr(p, "personality", "") and wanted & stems(p.personality)),
+        None) or next(((p, f'"{end(line)}"') for p in people for line in getattr(p, "lines", None) or []
+                       if len(references.words(topic)) == 1 and wanted & stems(line)), None)
+    if fits is None:
+        kind = f"as {topic}" if len(references.words(topic)) == 1 else "for that"
+        return (f"{told} that nobody comes to mind {kind}.", [])
+    person, why = fits
+    said = why if why.startswith('"') else end(why[:1].upper() + why[1:])
+    return (f"{told} that {person.name}, {with_article(person.role)}{_found_at(person, state, pack)}, is the one to "
+            f"try: {said}", [])
+
+
+def _found_at(person, state: GameState, pack: EraPack) -> str:
+    """Where a person of the pack is, after their name and role: " here", " at the Cistern Yard", or ''."""
+    at = state.world.npc_locations.get(person.id, getattr(person, "location", None))
+    if at == state.location:
+        return " here"
+    return f" at {the_place(pack.locations[at])}" if at in pack.locations else ""
 
 
 def _leader(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple[str, list]:
@@ -961,7 +1044,14 @@ def _asked_of_theirs(text: str, speaker: PresentNpc | None, state: GameState, pa
     if told[1]:
         return _quote(recall.Said(speaker, told[0], 0.0), state)
     their = pronouns.of(pack.person(speaker.id)).possessive
-    return f"Asked about {their} {found.group('t')}, {speaker.name} tells you what there is to tell: {end(told[0])}"
+    thing = found.group("t")
+    if prose.described_lately(told[0], state):  # told a turn ago: only the part of it that answers, not it again
+        wanted = {references.stem_of(w) for w in references.kindred(thing)}
+        part = next((c for c in re.split(r",\s+|\s+and\s+|\s+with\s+", told[0].rstrip(".")) if wanted & {
+            references.stem_of(w) for w in references.words(c)}), None)
+        if part is not None:
+            return f"Asked about {their} {thing}, {speaker.name} puts it shortly: {end(part)}"
+    return f"Asked about {their} {thing}, {speaker.name} tells you what there is to tell: {end(told[0])}"
 
 
 def _quote(said: recall.Said, state: GameState) -> str:
@@ -1267,5 +1357,5 @@ _QUESTIONS = {"who_runs": _who_runs, "who_rules": _who_rules, "what_here": _what
               "menu": _menu, "history": _history,
               "leader": _leader, "who_here": _who_here, "feel": _feel, "sights": _sights, "worship": _worship,
               "ask": _ask, "aim": _aim,
-              "where_sold": _where_sold}
+              "where_sold": _where_sold, "someone": _someone, "controls": _controls, "fee": _fee}
 QUESTION_VERBS = frozenset(_QUESTIONS)

@@ -22,7 +22,8 @@ from skald.rules.scene import everyone_at, held, minutes_to, nearest
 from skald.state import GameState, PresentNpc, RouterOutput
 from skald.text import end, or_list, the_place, with_article
 
-MINUTES = {"sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 15, "watch": 15, "listen": 5,
+MINUTES = {"stretch": 2, "sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 15, "watch": 15,
+           "listen": 5,
            "smell": 2, "taste": 2, "touch": 2, "warm": 15, "nod": 1, "wave": 1, "laugh": 2, "think": 10, "sleep": 30,
            "jump": 1, "kiss": 2, "wake": 2, "throw": 2, "drop": 1, "wear": 3, "clean": 10, "tie": 5, "cut": 5,
            "swim": 20, "play": 30, "write": 10, "eat": 15, "drink": 10}
@@ -45,6 +46,8 @@ TOLD = {  # verb -> ways of telling it: {here} the place, {seen} who looks up, {
     "think": ("You take a moment in {here} to think it through.",
               "You turn things over in your head for a while in {here}."),
     "stand": ("You get to your feet.",),
+    "stretch": ("You stretch until your back cracks, there in {here}.{seen}",
+                "You roll the stiffness out of your shoulders in {here}.{seen}"),
     "warm": ("You warm yourself {fire} until the chill lets go.",),
     "laugh": ("You let it out, there in {here}.{seen}",),
     "sleep": ("You close your eyes in {here} and doze a little; it is not a night's sleep.",),
@@ -90,6 +93,8 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         return Resolution(make_result(router, None, 1, f"There is no {topic or 'one'} here for that; in "
                                       f"{the_place(here)} you could turn to {_names(locals_)}.",
                                       impossible=True))
+    if verb == "insult":  # "mock the old man", "ur cat is ugly": said to their face, and they take it badly
+        return _insulted(router, who or (locals_[0] if locals_ else None), state, pack)
     if verb in PERFORMED and who is not None and not who.companion and FOR_ME.search(parser.plain(router.text)):
         return Resolution(make_result(router, None, MINUTES.get(verb, 5), _performed(verb, who, state, pack)))
     witness = who or (locals_[0] if locals_ else None)
@@ -110,6 +115,21 @@ PERFORMED = frozenset({"sing", "play", "dance"})
 FOR_ME = re.compile(r"\b(?:for (?:me|us)|(?:sing|play|dance) (?:me|us)\b|^(?:sing|play) (?:it|that|that one|this "
                     r"one|the (?:one|song|ballad|tune))$)")
 _SONG = re.compile(r"\b(?:song|songs|sing|sings|sang|ballad|ballads|tune|tunes|verse|music|fiddle|pipe|dance)\b")
+
+
+def _insulted(router: RouterOutput, who: PresentNpc | None, state: GameState, pack: EraPack) -> Resolution:
+    """An insult, to ``who`` (the one it names, else the one at hand): no check, a minute, and they like the player
+    less (attitude -2, mood insulted); said to nobody when nobody is here."""
+    said = parser.plain(router.text).rstrip(" .!?")
+    remark = re.match(r"(?:you are|you|your|his|her|their|he is|she is|they are)\b", said)
+    if who is None:
+        return Resolution(make_result(router, None, 1, "You say it to the room, but nobody here is listening."))
+    first = who.name.split()[0]
+    told = f"\"{said[:1].upper()}{said[1:]},\" you tell {who.name}" if remark else f"You insult {who.name}"
+    takes = phrase(state, f"{first} takes it badly.", f"{first} goes still, and remembers it.",
+                   f"{first} gives you a long, cold look.")
+    return Resolution(make_result(router, None, 1, f"{told}; {takes}"),
+                      [ev.AttitudeChange(npc=who.id, delta=-2, mood="insulted", reason="insulted")])
 
 
 def _performed(verb: str, who: PresentNpc, state: GameState, pack: EraPack) -> str:
@@ -263,8 +283,11 @@ _NO_THING = re.compile(r"^(?:and|or|but|that|which|so|then|if|as long as)\b.*$")
 def _consume(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random, verb: str) -> Resolution:
     """Eat or drink: what you carry first, then what is sold here (a drink in a bar), else nothing to be had."""
     here = pack.locations[state.location]
+    named = pack.items.get(router.target_item or "") or (  # "take the water ration": the item the router found
+        references.item(router.topic or "", state, pack) if references.words(router.topic or "") else None)
+    if named is not None and held(state, named.id) and set(named.tags) & (DRINK_TAGS if verb == "eat" else FOOD_TAGS):
+        verb = "drink" if verb == "eat" else "eat"  # a water ration is drunk, a bun eaten, however the line put it
     tags = FOOD_TAGS if verb == "eat" else DRINK_TAGS
-    named = references.item(router.topic or "", state, pack) if references.words(router.topic or "") else None
     carried = [i for i in state.player.inventory if held(state, i) and i in pack.items and (
         set(pack.items[i].tags) & tags or (named is not None and i == named.id))]
     mine = named.id if named is not None and named.id in carried else (carried[0] if carried else None)

@@ -90,8 +90,9 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   "(?:give|do) me a (?:better|fairer|good) (?:price|deal|rate)",
                                   "(?:that is|that's|thats|it is|it's|a bit|bit|too|way too) (?:steep|pricey)",
                                   # a compliment is flattery: "you're wasted on this crowd"
-                                  "(?:you are|you're|youre|ur) (?:wasted on|too good for|the best|lovely|beautiful|"
-                                  "gorgeous|brilliant|wonderful|a treasure|an angel|cute|pretty|handsome)",
+                                  "(?:you are|you're|youre|ur|your(?= an? )) (?:a legend|a star|a gem|a saint|"
+                                  "a hero|amazing|awesome|the man|the woman|wasted on|too good for|the best|lovely|"
+                                  "beautiful|gorgeous|brilliant|wonderful|a treasure|an angel|cute|pretty|handsome)",
                                   "(?:kindest|nicest|prettiest|loveliest|finest|sweetest|warmest|brightest|most "
                                   "beautiful) (?:eyes|smile|face|voice|laugh|hands)",
                                   "(?:have|got) (?:such )?(?:a )?(?:kind|lovely|beautiful|pretty|warm|honest|gorgeous) "
@@ -134,7 +135,10 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                              "(?:i will|ill|i'll|i would|id|i'd) (?:take|have) (?:one|two|a couple|a few) of (?:them|"
                              "those|these|the|your)")),
     (ActionClass.INTERACT, _words("lend a hand", "give .{0,30}a hand", "offer a hand", "help out")),  # not gifts
-    (ActionClass.GIVE, _words("give", "hand over", "(?<!a )(?<!my )(?<!your )(?<!by )(?<!the )(?<!this )(?<!that )hand",
+    (ActionClass.GIVE, _words("give(?!\\s*[.!?,]*$| way| in\\b| up\\b)"  # "feel the boards give": no gift
+                              "(?! (?:[a-z']+ ){0,3}(?:a|an) (?:[a-z]+ )?(?:nod|look|smile|wink|wave|shrug|glance|"
+                              "grin|stare|salute|bow|once-over)\\b)", "hand over",
+                              "(?<!a )(?<!my )(?<!your )(?<!by )(?<!the )(?<!this )(?<!that )hand",
                               "donate",
                               "pay(?! for| attention| heed| a visit| (?:my|your|our) respects)", "tip", "gift",
                               "slip .{1,20} a coin", "(?:slide|slip|pass|push|toss|flip) (?:a|one|him a|her a) (?:coin|"
@@ -658,6 +662,11 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     spoken = parser.quoted(text)
     if spoken is not None:  # "I lean on the bar and say, 'what's good?'": what is said is the turn
         return _spoken(text, *spoken, state, pack, people, talking_to)
+    way = _TAKE_WAY.match(text) if state.combat is None else None
+    to = references.by_way(way.group("t"), state, pack) if way else None
+    if to is not None:  # "climb the iron stairs", "take the plank steps": the way they are, to where it leads
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.TRAVEL, tone=Tone.NEUTRAL, text=text,
+                            target_location=to)
     moving = parser.move_after(text)
     if moving is not None:  # "I finish my drink and step out the door": the move is the turn
         going = _classify_text(moving, state, pack, people, last)
@@ -700,7 +709,7 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
             reading.kind in ("eat", "drink") and re.match(r"(?:give|get|bring|fetch|pour) me\b|gimme\b", text)) and \
             not (
             reading.verb == "how_much" and reading.topic in ("pay", "fee", "payment")) and \
-            reading.verb != "credit":  # "give me something to eat", "can i pay you later"
+            reading.verb not in ("credit", "money"):  # "give me something to eat", "can i pay you later"
         reading = None  # "can I buy a drink?" buys; "where can I buy a knife?" and "examine the tip jar" do not
     if reading is not None:
         routed = _as_read(reading, text, action, state, pack, people, talking_to)
@@ -910,6 +919,10 @@ _NOT_A_THING = re.compile(r"^(?:that|this|it|them|those|these|word|look|speak|ta
                           r"about|first|who|what|which|where|for|of)\b")
 
 
+_TAKE_WAY = re.compile(r"^(?:i )?(?:climb|take|follow|go up|go down|head up|head down|walk up|walk down|cross|"
+                       r"descend|ascend|use)(?: up| down| along)? (?P<t>(?:the )?[a-z' ]{3,40}?)\s*[.!]*$")
+_FEELING_FOR = re.compile(r"\b(?:feeling|looking|searching|groping|checking) (?:for|under|behind)\b|\bfor (?:anything|"
+                          r"something) (?:loose|hidden|useful|valuable)\b")
 _VESSEL = re.compile(r"^(?:a |an |one |another )?(?:cup|mug|glass|tankard|jar|jug|pot|flagon|bottle|shot|round)$")
 
 
@@ -921,9 +934,14 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
     deed = _classify_text(before, state, pack, people, talking_to()) if before else None
     if deed is not None and deed.action_class in SWAYING | {ActionClass.RECRUIT}:  # "*flatters the old man* bet
         return deed.model_copy(update={"text": text})  # you were the best in your day": the flattery, in those words
+    if deed is not None and deed.action_class == ActionClass.TRAVEL and (deed.verb in ("leave", "flee", "back") or (
+            deed.target_location or _match_location(before, state, pack)) not in (None, state.location)):
+        return deed.model_copy(update={"text": text})  # "'thanks for the drink' *heads for the stairs*": the move
     opening = said.split(",")[0]
     reply = parser.read(opening) if opening != said else None
-    inner = _classify_text(opening if reply is not None and reply.kind == "reply" else said, state, pack, people)
+    urged = re.match(r"\W*(?:go on|come on|go ahead)\b.*\b(?:sing|play|dance)\b", said.lower()) is not None
+    inner = _classify_text(opening if reply is not None and reply.kind == "reply" and not urged else said, state,
+                           pack, people)  # "go on then, sing me the one about the provost": the song asked for
     named = _match_npc(before, people, pack)
     if named is None:
         described = references.person(parser.addressee(before), state, pack, people) or references.person(
@@ -945,7 +963,9 @@ def _spoken(text: str, before: str, said: str, state: PersistentState, pack: Era
         return RouterOutput(intent=Intent.TALK, action_class=ActionClass.DIALOGUE_ONLY, text=said,  # "'rough day?'
                             target_npc=named or talking_to(), tone=classify_tone(said, ActionClass.DIALOGUE_ONLY),
                             verb="said", read_as=said, read_by="clause", said=text)  # i ask her": said to her
-    if named is not None and inner.action_class in TALKING | SWAYING and _match_npc(said, people, pack) is None:
+    performed = inner.verb in deeds.PERFORMED and deeds.FOR_ME.search(parser.plain(said)) is not None
+    if named is not None and (inner.action_class in TALKING | SWAYING or performed) and _match_npc(
+            said, people, pack) in (None, named):
         inner = inner.model_copy(update={"target_npc": named})  # "*turns to the woman* 'what's your story?'": hers
     return inner.model_copy(update={"text": text})
 
@@ -1034,6 +1054,12 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
             return out(ActionClass.ATTACK, target_npc=struck.id).model_copy(update={"verb": None, "topic": None})
         if reading.verb in ("watch", "listen") and action == ActionClass.INVESTIGATE and named is not None:
             return None  # "watch Gault for a weakness": reading a person is a check
+        if reading.verb == "touch" and _FEELING_FOR.search(text):  # "run my hand along the floor, feeling for
+            searched = f"search the {re.sub(r'^(?:the|a|an|my|your) ', '', reading.topic)}" if reading.topic \
+                else "search"  # anything loose": a search of the floor
+            return out(ActionClass.INVESTIGATE).model_copy(update={"verb": None, "topic": None, "text": searched,
+                                                                   "read_as": searched, "read_by": "clause",
+                                                                   "said": text})
         if reading.verb == "sleep" or (reading.verb == "wait" and LONG_WAIT.search(text)):  # a night's sleep or a
             return None if action == ActionClass.REST else out(ActionClass.REST)  # long wait is a rest
         asked = reading.verb in deeds.PERFORMED and deeds.FOR_ME.search(parser.plain(text)) is not None
@@ -1067,6 +1093,7 @@ def _as_read(reading: parser.Reading, text: str, action: ActionClass | None, sta
             if to is not None and not references.names_place(reading.topic, to, pack):
                 fixed = references.respelled(reading.topic, pack)  # "go markit": one slip from the market
                 to = to if fixed != reading.topic and references.names_place(fixed, to, pack) else None
+            to = to or references.by_way(reading.topic, state, pack)  # "head for the iron stairs": that way
             if to is None:  # "walk up to the bar and say hi", "go chat up the singer": not a journey
                 person = references.person(reading.topic, state, pack, people) if not references.words(
                     reading.topic) & references.PLACE_KINDS else None  # "the old abbey" is no old man

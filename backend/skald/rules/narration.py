@@ -55,7 +55,9 @@ def acted(text: str) -> str:
         return text
     then = _THEN_SAID.match(text.strip())
     if then is not None:  # "*leans in* you've got the kindest eyes": what follows the deed is said
-        return f'{acted(then.group("deeds"))} , "{then.group("said").strip()}"'
+        said = then.group("said").strip()
+        said = said[1:-1].strip() if len(said) > 2 and said[0] in "'\u2018" and said[-1] in "'\u2019" else said
+        return f'{acted(then.group("deeds"))} , "{said}"'  # the words, in one set of quotes
     told = _ACTED.sub(lambda m: f" {_plain_verb(_SUBJECT.sub('', m.group(1).strip().lower()))} , ", text)
     return " ".join(told.replace("*", " ").split()).strip(" ,")
 

@@ -48,7 +48,8 @@ class Reading:
 # Slips of the keyboard and chat shorthand, read as meant (whole words only).
 SLIPS = {
     "teh": "the", "hte": "the", "th": "the", "wat": "what", "wut": "what", "waht": "what", "whta": "what",
-    "whats": "what is", "wats": "what is", "whos": "who is", "wheres": "where is", "hows": "how is", "u": "you",
+    "whats": "what is", "wats": "what is", "wuts": "what is", "wut's": "what is", "wuz": "was",
+    "whos": "who is", "wheres": "where is", "hows": "how is", "u": "you",
     "ur": "your", "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "ty": "thank you", "k": "ok",
     "kk": "ok", "okay": "ok", "okey": "ok", "yea": "yes", "ya": "yes", "yah": "yes", "yeh": "yes", "yup": "yes",
     "yep": "yes", "yeah": "yes", "ye": "yes", "aye": "yes", "nah": "no", "nope": "no", "naw": "no", "im": "i am",
@@ -115,6 +116,19 @@ goose loose moose noose""".split())
 _RUN = re.compile(r"([a-z])\1{2,}")
 
 
+_CLIPPED = frozenset({"'em", "'cause", "'til", "'bout", "'round", "'tis", "'twas"})
+
+
+def _unquoted(word: str) -> str:
+    """A word without the single quote a line of speech opened or closed on ("'who", "asking?'"), but for the words
+    that clip a letter off with one ("'em", "'cause", "nothin'")."""
+    if word.startswith("'") and word not in _CLIPPED:
+        word = word.lstrip("'")
+    if word.endswith("'") and not word.endswith("in'"):
+        word = word.rstrip("'")
+    return word
+
+
 def _unstretched(word: str) -> str:
     """A word typed with a letter held down ("runnn", "heyyy", "soooo", "welll"), read as meant."""
     if not _RUN.search(word):
@@ -161,7 +175,7 @@ def _spelled(text: str, through: bool = True) -> str:
     text = text.translate(_APOSTROPHES).lower()  # read in lower case, however typed
     for pattern, written in _CONTRACTIONS:
         text = pattern.sub(written, text)
-    words = [_unstretched(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)]
+    words = [_unstretched(w) for w in (_unquoted(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)) if w]
     text = _ITS.sub("it is", _untexted(" ".join(SLIPS.get(w, w) for w in words)))
     return _INTENSIFIED.sub(r"\1", text) if through else text
 
@@ -367,6 +381,15 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                    "down|walk away|say no to (?:it|that|you)|pass|do not want (?:it|to))",
                    "what happens if (?:i|we) (?:do not|refuse|say no|decline|pass|walk away)", "(?:and )?if not",
                    "and if i do not")),
+    # a remark on the place ("nice place", "quiet in here tonight", "cozy bar you have"): small talk; asked ("rough
+    # day?"), it asks after them
+    ("remark", r"(?![^?]*\?)(?:(?:it is|this is|that is|what a|such a|quite a|real|pretty|very|kind of|sort of|bit|"
+               r"a bit) )*"
+               r"(?:nice|lovely|cozy|cosy|quiet|busy|lively|loud|noisy|warm|cold|dark|grim|rough|fine|decent|good|"
+               r"great|homey|homely|friendly|dead|packed|crowded|smoky|strange|odd|charming|dingy|grimy)(?:(?: "
+               r"(?:little |old )?(?:place|bar|tavern|inn|spot|joint|crowd|room|night|evening|morning|day|"
+               r"establishment|town))(?: (?:in here|here|tonight|today|you have|you got|you have got|you run))*|(?: "
+               r"(?:in here|here|tonight|today))+)(?:(?: ,)? (?:though|huh|eh|innit|is not it|right))?"),
     ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
                     "appreciate it", "i appreciate it", "ta")),
     ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
@@ -401,6 +424,18 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
             r"\bwhat (?:do|does) (?:you|ya|u|he|she|they) (?:actually |really )?(?:want|need|plan|intend|mean to do|"
             r"want from me)\s*\??$|\bwhat (?:are|is) (?:you|ya|u|he|she|they) (?:after|up to|playing at)\s*\??$"),
     ("how_much", r"\bwhat (?:is|does) (?:it|that|the job|the work) (?P<t>pay)s?\b"),  # "whats it pay though"
+    # what a companion asks to join: "how much to hire u for a day", "whats your fee", "what would it cost to hire"
+    ("fee", r"\bhow much (?:would it cost |does it cost |do you (?:charge|want|ask) )?(?:to |for )?(?:hire|hiring|"
+            r"take on|sign on|sign up|join|come along)\b|\bwhat (?:is|are) (?:your|ur|her|his|their) (?:fee|rate|rates|"
+            r"price|terms|day rate)\b|\bwhat (?:would|does|will) it cost (?:me )?to (?:hire|take on|sign)\b|"
+            r"\bhow much (?:do|would) (?:you|ya|u) (?:charge|want)(?: to (?:come|join|help))?\b|"
+            r"\bare (?:you|ya|u) for hire\b"),
+    # a kind of person sought: "i'm looking for someone honest", "i need someone i can trust", "who here is honest"
+    ("someone", r"^(?:i am |i )?(?:looking for|need|want|am after|seeking|searching for|could use|know) (?:someone|"
+                r"somebody|a person|anyone|anybody|a man|a woman|a guy|a fellow)(?: (?:who is|who can be|that is|i "
+                r"can|to|with))? (?P<t>[a-z' ]{3,40}?)\s*[?.!]*$|^(?:is there )?(?:who|anyone|anybody|someone) "
+                r"(?:here |in here |around here |round here )?(?:is|who is) (?P<t2>honest|trustworthy|reliable|"
+                r"dependable|straight|decent|brave|tough|clever|smart|discreet|quiet|fair)\b"),
     ("trouble", r"\bwhat(?: is| are)? (?:everyone|everybody|people|folk|folks|the room|they all|you all) (?:so |all )?"
                 r"(?:worked up|upset|angry|on edge|nervous|tense|jumpy|riled up|stirred up|wound up|twitchy) (?:about|"
                 r"over)\b|\bwhy is (?:everyone|everybody|the room|this place) so (?:tense|angry|upset|nervous|jumpy|"
@@ -433,6 +468,13 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("about", r"^whose (?P<t>[a-z' ]+?) is (?:that|this|it)\b|\bwho (?:owns|does) (?P<t2>(?:the|that|this) (?!"
               r"(?:place|tavern|inn|bar|pub|shop|joint|house|building|hall|town|city|village)\b)[a-z' ]+?)(?: belong "
               r"to)?\s*\??$"),
+    # who holds a thing of the town ("who controls the water", "who decides how much water you get"): not the place
+    ("controls", r"^who (?:actually |really )?(?:controls|keeps|decides|handles|holds|owns|runs|is in charge of|has "
+                 r"charge of|looks after|deals with|manages|rations|hands out|doles out)(?: how much)? "
+                 r"(?:the |all the )?"
+                 r"(?P<t>(?!this\b|that\b|here\b|the place\b|the bar\b|things\b|it\b)[a-z' ]+?)(?: (?:you|we|i|people|"
+                 r"folk|anyone) (?:get|gets|can have))?(?: (?:in|around|round) (?:this|the) (?:town|place|reach|rift)| "
+                 r"(?:around|round) here| here)?(?: , if you do not mind my asking)?\s*\??$"),
     ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
                  r"(?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
@@ -577,7 +619,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
              r"smoky|loud|noisy|quiet|stuffy|humid|dry)\b|"
              r"\bwhat is (?:that|this|the) (?P<t2>noise|sound|racket|heat)\b"),
     ("money", r"\b(?:do )?(?:you|u|ya|they) (?:take|accept) (?:company |any )?(?P<t>scrip|credits?|greys?|tokens?|"
+              r"coins?|cash|money)\b|\bcan (?:i|we) pay (?:in|with) (?:company |)(?P<t2>scrip|credits?|greys?|tokens?|"
               r"coins?|cash|money)\b"),
+    ("who_runs", r"^who (?:do|should|can) (?:i|we) (?:settle up|settle|pay|square up|square things) with\b"),
     ("any_work", r"^(?:so )?what is the (?:trouble|problem|matter)(?: here| around here| round here| then)?\s*\??$|"
                  r"\bwhere do i (?:even )?start(?: looking)?\b"),
     ("about", r"^(?!(?:what|who|where|how|why|when|which)\b)(?P<t>[a-z' ]+?)\s*(?:\.\.\.|,)\s*(?:is that|are they|"
@@ -604,9 +648,12 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                    r"|\bwho (?:sells|has|deals in) (?:a |an |some |the )?(?P<t2>.+?)\??$"
                    r"|^(?:is|are) there (?:a |an |any |some )?(?P<t3>.+?) (?:i|we) (?:could|can|might) "
                    r"(?:hire|buy|rent|get|use)\b"),
+    ("where_is", r"^(?:can you |could you |would you )?point me (?:to|toward|towards|at|the way to) (?:the )?"
+                 r"(?P<t6>[a-z' ]+?)(?: , (?:would|will|could|can) you| please)?\s*\??$"),
     ("where_is", r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|hunt for)"
                  r" (?:the |a |an )?(?P<t>.+)$"),
     ("menu", r"\bwhat is (?:there )?(?:to eat|on the menu|for (?:breakfast|lunch|dinner|supper))\b|\bmenu\b|"
+             r"^what is (?:good|decent|fresh|hot)(?: (?:tonight|today|here|in here))?\s*\??$|"
              r"\b(?:anything|something|owt) (?:hot |good |warm |decent |cheap )?(?:to eat|for (?:breakfast|lunch|"
              r"dinner|supper))\b|\bwhat (?:food|grub) (?:is there|have you got|do you (?:have|serve|do))\b|\bwhat "
              r"(?:can i|do you|could i) (?:get|have|order) to eat\b|\bdo you (?:serve|do|have) (?:food|meals|grub)\b"),
@@ -654,6 +701,7 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
 ]]
 
 EXAMINE = re.compile(
+    r"^look (?P<t2>(?:the|that|this) [a-z]+(?: [a-z]+)?) over\b|"
     r"^(?:look (?:closely |carefully |more closely |again |hard |up |down |over |across |back )?(?:at|over|upon|"
     r"into|in)|examine|inspect|"
     r"see|have a look at|look closer at|take a peek at|peek at|squint at|study|"
@@ -689,14 +737,25 @@ DEEDS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(r"^(?:" + body + r
               r"press|place|rest|hold) (?:a|my|one|both) (?:palm|palms|hand|hands|fingers|fingertips|ear|cheek)"
               r"(?: flat)? (?:on|against|to|over)"),
     ("warm", r"warm (?:my|your|our) (?:hands|feet|self|bones)|warm up|dry (?:off|my|myself|out)|"
+             r"(?:hold|put|stretch) (?:my|both) (?:[a-z]+ )?(?:hands|palms|fingers|feet)(?: out)? (?:to|toward|towards|"
+             r"over) the (?:[a-z]+ )?(?:fire|hearth|flames?|stove|brazier|coals|warmth|heat)|"
              r"stand by the (?:fire|hearth|stove|brazier)|sit by the (?:fire|hearth|stove|brazier)|"
              r"go (?:to|over to|near) the (?:fire|hearth|stove|brazier)|(?:hold|holds|put|puts|stretch|stretches) "
              r"(?:my|your|our) (?:hands|palms|fingers|feet)(?: out)? (?:to|toward|towards|at|near|over) the (?:warmth|"
              r"fire|heat|hearth|flames?|stove|brazier|coals)"),
-    ("nod", r"nod|bow|curtsy|tip my hat|salute|wink|smile|grin|frown|shrug|sigh|yawn|cough|blush|grimace|"
+    ("stretch", r"stretch(?! (?:my|your|our) (?:hands|palms|fingers|feet) (?:out )?(?:to|toward|towards))|"
+                r"crack my (?:back|neck|knuckles)|roll my shoulders|limber up"),
+    ("nod", r"give (?:[a-z']+ ){1,3}(?:a|an) (?:[a-z]+ )?(?:nod|wink|smile|grin|shrug|salute|bow|look|glance|stare|"
+            r"wave|once-over)|"
+            r"nod|bow|curtsy|tip my hat|salute|wink|smile|grin|frown|shrug|sigh|yawn|cough|blush|grimace|"
             r"raise (?:my|an) eyebrow|stretch|crack my knuckles|clap|applaud|cheer|toast|raise (?:my|a) (?:glass|"
             r"cup|mug|tankard)"),
     ("wave", r"wave|beckon|point at|point to|gesture"),
+    ("insult", r"insult|mock|jeer(?: at)?|taunt|sneer at|make fun of|laugh at|spit (?:at|on)|call (?:[a-z]+ ){1,3}"
+               r"(?:a|an) (?:[a-z]+ )?(?:idiot|fool|liar|coward|cheat|thief|drunk|moron|rat|snake|name)|(?:you are|"
+               r"you|he is|she is|they are) (?:such )?(?:an? )?(?:idiot|fool|liar|coward|cheat|moron|ugly|useless|"
+               r"pathetic|stupid|joke|disgrace)|(?:your|his|her|their) [a-z]+ (?:is|are|looks?|smells?) (?:ugly|"
+               r"awful|disgusting|terrible|filthy|rubbish|crap|hideous|foul|vile)"),
     ("laugh", r"laugh|chuckle|giggle|snicker|cry|weep|sob|scream|shout|yell|howl|curse|swear"),
     ("think", r"think|ponder|consider|reflect|wonder|remember|recall|daydream|muse|plan|figure out|"
               r"(?:have|got|get) a (?:bad|good|funny|strange|weird|sinking) feeling"),
@@ -751,7 +810,8 @@ DRINK = re.compile(r"^(?:(?:give me|gimme|get me|pour me|i will have|i will take
                    r"wet my (?:throat|whistle)|down (?:a|my) (?:drink|pint)|(?:i will have|i will take|give me|i would "
                    r"like|have|take|pour me|bring me|get me) (?:what|whatever) (?:that|the|this|he|she|they|you|"
                    r"[a-z]+) ?[a-z']*(?: is| are)? drinking|something (?:wet|cold|strong|to drink) to wash it "
-                   r"down)\b(?P<t>.*)$")
+                   r"down|take a (?:long |deep |slow |big |quick )?(?:pull|swig|sip|gulp|draught|drink|mouthful) "
+                   r"(?:of|from)|drain (?:my|the) (?:cup|mug|glass|tankard|pint|drink))\b(?P<t>.*)$")
 LEAVE = re.compile(r"^(?:leave|exit|depart|go (?:out|outside)|get out|head out|step out|step outside|walk out|"
                    r"go outdoors|head outside|get (?:out )?of here|get outta here|get me out|out|outside|exit the "
                    r"\w+|move on|off i go|time to go|take my leave|be off|let us go|let us leave|i am leaving|"
@@ -867,9 +927,10 @@ def read(text: str) -> Reading | None:
                 earlier = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # far? how do i get there"
                 named = next((e.topic for e in earlier if e is not None and e.topic and e.topic not in THERE), None)
                 found = Reading("question", "where_is", named) if named else found
-            if found is not None and found.kind == "deed" and parts[i].startswith("i ") and i > 0:  # "is there a
-                asked = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))  # healer nearby? i cut my
-                found = next((e for e in asked if e is not None and e.kind == "question"), found)  # hand": asked
+            if found is not None and found.kind in ("deed", "examine") and parts[i].startswith("i ") and i > 0:
+                # "is there a healer nearby? i cut my hand", "point me to the yard? i need to see the tanks": asked
+                asked = (_read_clause(p.strip(), p.strip()) for p in reversed(parts[:i]))
+                found = next((e for e in asked if e is not None and e.kind == "question"), found)
             if found is not None and found.kind == "question" and i > 0 and (found.topic in (
                     "", *THERE, "this", "that") or _ABOUT_IT.match(parts[i].strip()) or re.match(
                     r"(?:the )?(?:anything|something|owt)\b", found.topic)):  # "check out the cloaks. anything
@@ -1226,7 +1287,7 @@ def _examine(clause: str, said: str) -> Reading | None:
     found = EXAMINE.match(clause)
     if found is None:
         return None
-    topic = topic_of(found.group("t"))
+    topic = topic_of(found.group("t") or found.group("t2"))
     if not topic or NOT_THINGS.match(topic) or (clause.startswith("see ") and re.match(
             r"(?:what|who|where|how|if|whether)\b", topic)):  # "see what you have got for sale": a question
         return None
@@ -1249,7 +1310,9 @@ def _eat(clause: str, said: str) -> Reading | None:
     for kind, pattern in (("eat", EAT), ("drink", DRINK)):
         found = pattern.match(clause)
         if found:
-            said_of = re.split(r" , |\s+(?:now|so|because|before|then|while|and then|if)\b", f"{found.group('t')} ")[0]
+            said_of = re.split(r" , |\s+(?:now|so|because|before|then|while|and then|if|and (?:wipe|set|put|"
+                               r"sigh|smile|grin|look|lean|sit|nod|turn|watch|wait|listen))\b",
+                               f"{found.group('t')} ")[0]
             return Reading(kind, kind, topic_of(said_of))  # "whatever is hot , and
             # something wet to wash it down": what is hot
     return None
@@ -1263,13 +1326,21 @@ def _loose_eat(clause: str, said: str) -> Reading | None:
 
 
 _FIND = re.compile(r"^(?:(?:i )?(?:need|want|have|got) to )?(?:find|locate|track down|look for|search for|seek|"
-                   r"hunt for) |\bshow me (?:your|the) (?:wares|goods|stock|stuff)\b|\bwhatcha\b")
+                   r"hunt for) (?!(?:anything|something|stuff|things|whatever) (?:valuable|useful|interesting|"
+                   r"hidden|loose|of value|worth|shiny|good)\b)|\bshow me (?:your|the) (?:wares|goods|stock|stuff)\b|"
+                   r"\bwhatcha\b")
 
 
 _TRUST = re.compile(r"^(?:can|should|could|do|would|will) (?:i|we|one) (?:trust|rely on|believe|count on)\b")
-_AUX = re.compile(r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|should|do) (?:you|he|she|they|it|the|"
+_AUX = re.compile(r"^(?:can|could|may) (?:i|we) pay\b|"
+                  r"^(?:is|are|was|were|has|have|does|did|can|could|will|would|should|do) (?:you|he|she|they|it|the|"
                   r"this|that|these|those|there|anyone|anybody|someone|people|folk|any|a|an|everyone|everybody|every1|"
                   r"all|most)\b")
+
+
+# A kind of person sought, said rather than asked: "i'm looking for someone honest", "i need somebody tough".
+_SOUGHT = re.compile(r"(?:i am |i )?(?:looking for|need|want|am after|seeking|searching for|could use) (?:someone|"
+                     r"somebody|a person|anyone|anybody)\b")
 
 
 def _question(clause: str, said: str) -> Reading | None:
@@ -1288,7 +1359,7 @@ def _question(clause: str, said: str) -> Reading | None:
     if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _TRUST.match(asked) or
             _FIND.search(asked) or re.search(
             r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b|^ask (?:the )?(?:[a-z]+ )?(?:what|who|where|"
-            r"when|why|how|which|whether|if)\b", asked) or _ASKED_PLAINLY.match(asked)):
+            r"when|why|how|which|whether|if)\b", asked) or _ASKED_PLAINLY.match(asked) or _SOUGHT.match(asked)):
         return None
     for verb, pattern in QUESTIONS:
         found = pattern.search(asked)
@@ -1342,9 +1413,12 @@ _AT_THE_FIRE = re.compile(r"\b(?:toward|towards|to|by|near|at|before|in front of
 def _deed(clause: str, said: str) -> Reading | None:
     for verb, pattern in DEEDS:
         found = pattern.match(clause)
-        fire = _AT_THE_FIRE.search(clause) if found and verb in ("nod", "do", "sit") else None
+        fire = _AT_THE_FIRE.search(clause) if found and verb in ("nod", "do", "sit", "stretch") else None
         if fire is not None:  # "stretch my boots toward the fire": warming by it
             return Reading("deed", "warm", fire.group(0).split()[-1])
+        given = re.match(r"give (?P<who>(?:[a-z']+ ){1,3}?)(?:a|an) ", clause) if found and verb == "nod" else None
+        if given is not None:  # "give the old man a wink": to him
+            return Reading("deed", verb, topic_of(given.group("who").strip()))
         if found:
             aside = re.split(r"\s*,\s*|(?<!for a)\s+(?:before|while|trying|hoping|so that|to see|in case|until|"
                              r"as if|like)\b", clause[found.end():])[0]  # "keep an eye on the game , trying to
@@ -1443,7 +1517,8 @@ def addressee(text: str) -> str:
 
 # An order given by naming the thing: "one fungus bun pls", "two ales please", "i'll have the stew", "can i get a
 # pint". The caller checks that the words name something sold here before reading it as a purchase.
-_POLITE = r"(?:\s*,?\s*(?:please|pls|plz|thanks|thank you|cheers|for me|to go|too|as well|mate|love|friend|sir|madam))"
+_POLITE = (r"(?:\s*,?\s*(?:please|pls|plz|thanks|thank you|cheers|for me|to go|too|as well|mate|love|friend|sir|"
+           r"madam|if you please|if you would|when you get a chance|and do not tell me [a-z' ]+|and make it [a-z]+))")
 _ORDERS = (
     re.compile(r"^(?:(?:one|two|three|four|another|1|2|3|4)\s+)(?P<thing>[a-z' -]{3,40}?)" + _POLITE + r"*\s*[.!]*$"),
     re.compile(r"^(?:a |an |some |the )?(?P<thing>[a-z' -]{3,40}?)" + _POLITE + r"+\s*[.!]*$"),
@@ -1488,11 +1563,12 @@ def ordered_outright(text: str) -> bool:
 
 def ordered(text: str) -> str | None:
     """The thing an order names ("one fungus bun pls": 'fungus bun'), or None when ``text`` is not one."""
-    said = _YES_FIRST.sub("", plain(text))  # "yes pls, i'll take a cup": the order the yes opens
-    for pattern in (_ORDERS[0], _ORDERS[2], _ORDERS[1]):  # the verb of an order before a bare thing said politely
-        found = pattern.match(said)
-        if found:
-            return found.group("thing").strip()
+    for said in (_YES_FIRST.sub("", plain(text)), " ".join(_spelled(text).split())):  # "yes pls, i'll take a cup":
+        # the order the yes opens; "one burn stim, and don't tell me what's in it" is no name said first
+        for pattern in (_ORDERS[0], _ORDERS[2], _ORDERS[1]):  # the verb of an order before a thing said politely
+            found = pattern.match(said)
+            if found:
+                return found.group("thing").strip()
     return None
 
 
@@ -1555,12 +1631,18 @@ _SAID_FIRST = re.compile(r"^[\"\u201c](?P<said>[^\"\u201c\u201d]+?)[\"\u201d]\s*
                          r"\s*[.!?]*$")
 
 
+# The words first, then a deed: "'Thanks for the drink.' *I head for the iron stairs*" (the deed as ``acted`` tells it).
+_SAID_THEN_DONE = re.compile(r"^[\"'\u201c\u2018](?P<said>[^\"\u201c\u201d]+?[.!?])[\"'\u201d\u2019]\s*,?\s*"
+                             r"(?P<before>(?:i )?[a-z][a-z' ]+[a-z])\s*[.!]*$")
+
+
 def quoted(text: str) -> tuple[str, str] | None:
     """(the narration, the words said) of a line that narrates and then quotes what is said, with or without the
     quotes, or quotes first and then says who says it ('"rough day?" i ask her'); None otherwise."""
-    found = _QUOTED.match(text.strip()) or _SAID_FIRST.match(text.strip())
+    found = _QUOTED.match(text.strip()) or _SAID_FIRST.match(text.strip()) or _SAID_THEN_DONE.match(text.strip())
     if found is None:
         found = _SAID.match(plain(text).rstrip(" .!"))
     if found is None or not re.search(r"[a-z]", found.group("said")):
         return None
-    return found.group("before").strip(" ,:"), found.group("said").strip()
+    return found.group("before").strip(" ,:"), found.group("said").strip().strip("'\u2018\u2019").strip()
+    # "*nods at the dice* 'what are they playing for?'": the words, without the single quotes they came in

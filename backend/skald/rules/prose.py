@@ -16,7 +16,7 @@ from skald.packs.memo import per_pack
 from skald.packs.models import EraPack
 from skald.rules.money import money
 from skald.state import MechanicResult, PersistentState, PresentNpc
-from skald.text import name_key, sentences, with_article
+from skald.text import end, name_key, sentences, told_key, with_article
 from skald.vocab import Outcome
 
 MAX_WORDS = 250
@@ -110,9 +110,14 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 @per_pack
 def pack_names(pack: EraPack) -> frozenset[str]:
-    """Every name the pack gives: people, places, factions (and their aliases), items, hazards, quests, the era."""
-    named = [*pack.npcs.values(), *pack.companions.values(), *pack.locations.values(), *pack.factions.values()]
+    """Every name the pack gives: people (also by the last word of their role and their surname, as the pack's own
+    texts call them: "Provost Wexcombe" for Aldous Wexcombe, the salt provost), places, factions (and their
+    aliases), items, hazards, quests, the era."""
+    people = [*pack.npcs.values(), *pack.companions.values()]
+    named = [*people, *pack.locations.values(), *pack.factions.values()]
     names = {n.name for n in named} | {alias for n in named for alias in n.aliases}
+    names |= {f"{p.role.split()[-1].capitalize()} {p.name.split()[-1]}" for p in people
+              if p.role and len(p.name.split()) > 1}
     names |= {i.name for i in pack.era.items} | {pack.era.name, pack.era.era}
     names |= {h.name for loc in pack.locations.values() for h in loc.hazards}
     return frozenset(names | {q.title for q in pack.quests.values()})
@@ -198,10 +203,17 @@ def _word_pattern(mark: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + re.escape(mark) + r"(?!\w)", re.IGNORECASE)
 
 
+DESCRIBED_TURNS = 15  # story turns within which a description is not told again
+
+
 def described_lately(description: str, state: PersistentState) -> bool:
     """Whether a sentence of ``description`` (one of four words or more) was told in one of the turns ``state.recent``
-    keeps: a person's description is not told twice in a row (the offline narrator and the conversation rules)."""
-    return described_in(description, " ".join(s for t in state.recent for s in t.sentences))
+    keeps, or in the last ``DESCRIBED_TURNS`` story turns (``state.told``, as a sentence or after a colon): a person's
+    description is not told twice within 15 turns (the offline narrator and the conversation rules)."""
+    if described_in(description, " ".join(s for t in state.recent for s in t.sentences)):
+        return True
+    told = {key for turn in state.told[-DESCRIBED_TURNS:] for key in turn}
+    return any(told_key(end(part)) in told for part in sentences(description) if len(part.split()) >= 4)
 
 
 def described_in(description: str, text: str) -> bool:

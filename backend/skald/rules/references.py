@@ -64,6 +64,8 @@ KINDRED = [
     {"floor", "floors", "floorboard", "floorboards", "boards", "planks", "ground", "tiles"},
     {"busted", "broken", "pinned", "pins", "bum", "gammy", "lame", "crippled", "bust", "dodgy"},
     {"scarred", "burn", "burns", "burned", "burnt", "scar", "scars"},
+    {"honest", "honestly", "trustworthy", "trust", "straight", "reliable", "dependable", "truthful"},
+    {"tough", "strong", "muscle", "fighter", "brawler", "hard", "heavy", "bruiser"},
 ]
 _KIN = {w: frozenset(group) for group in KINDRED for w in group}
 
@@ -301,7 +303,8 @@ _SOMEONE = frozenset({"one", "person", "someone", "somebody", "fellow", "sort", 
 _ANYONE = frozenset({"person", "one", "people", "someone", "somebody", "folk", "sort", "type", "kind", "fellow", "with",
                      "all", "here", "there", "over", "sitting", "standing", "says", "said", "tells", "told", "asks",
                      "asked", "talks", "looks", "about", "back", "just", "really", "then", "them", "they", "that",
-                     "this", "what", "where", "when", "whose", "which"})
+                     "this", "what", "where", "when", "whose", "which", "herself", "himself", "themselves", "own",
+                     "alone", "lone", "solo"})  # "drinking by herself": said of anyone sitting apart
 SHE_WORDS = frozenset({"woman", "lady", "girl", "lass", "gal", "she", "her", "madam", "wife", "mother", "granny",
                        "missus", "sister", "daughter", "aunt", "widow", "maid", "barmaid", "landlady", "hostess"})
 HE_WORDS = frozenset({"man", "guy", "fellow", "fella", "bloke", "chap", "lad", "boy", "he", "him", "sir", "husband",
@@ -529,6 +532,23 @@ def place(topic: str, state: GameState, pack: EraPack) -> str | None:
         return 3 * len(wanted & named) + 2 * len((kin - wanted) & named) + 2 * len(wanted & kind) + \
             described(wanted, loc_id, pack)
     return _best([*linked, *(loc for loc in pack.locations if loc not in linked)], score)
+
+
+def by_way(topic: str, state: GameState, pack: EraPack) -> str | None:
+    """The place a way from here leads to when ``topic`` names the way by its description ("the iron stairs" for
+    "Up the iron stairs to the street", "the plank steps"): two of its content words in the link's description, or
+    its one word when that is all it has; None when no way from here is told so."""
+    wanted = words(topic) - _ANY_THING
+    if not wanted:
+        return None
+    least = min(2, len(wanted))
+    return _best([link.to for link in pack.locations[state.location].links if link.description],
+                 lambda to: len(wanted & words(link_to_here(state.location, to, pack))), least=least)
+
+
+def link_to_here(here: str, to: str, pack: EraPack) -> str:
+    """The description of the way from ``here`` to ``to`` ('' when there is none)."""
+    return next((link.description or "" for link in pack.locations[here].links if link.to == to), "")
 
 
 def faction(topic: str, pack: EraPack):

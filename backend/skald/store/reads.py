@@ -30,7 +30,7 @@ from skald.state import (
 )
 from skald.store import timeline
 from skald.store.db import read_snapshot
-from skald.text import sentences, told_key
+from skald.text import sentences, told_keys
 from skald.views import CampaignSummary, TurnRecordView, suggestion_view
 from skald.vocab import ArcStage
 
@@ -112,7 +112,7 @@ def _recent(conn: sqlite3.Connection, campaign_id: str, branch: str,
     recent = [TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"],
                           outcome=r["outcome"], location=r["location"], sentences=told)
               for r, told in zip(rows[-RECENT_TURNS:], said[-RECENT_TURNS:], strict=True)]
-    return recent, [[told_key(s) for s in told] for told in said[-TOLD_TURNS:]]
+    return recent, [[k for s in told for k in told_keys(s)] for told in said[-TOLD_TURNS:]]
 
 
 def _offer(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int, stored: str | None) -> list[Suggestion]:
