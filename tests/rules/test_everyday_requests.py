@@ -128,6 +128,21 @@ def test_a_fifth_strangers_lines_are_answered_about_what_was_asked(tmp_path, llm
      "over"),
     ("saltmarsh_reach", "look around", "who is that woman drinking slow by herself", "That is Ottilie Crewe"),
     ("saltmarsh_reach", "look around", "give the old man a wink", "You nod to Amos Tallowby"),
+    # a seventh stranger's: where to go hurt, a search asked as a question, leaving with a hedge or a goodbye, a
+    # group insulted, whoever represents a faction, a compliment to someone elsewhere, who runs a guild by name
+    ("saltmarsh_reach", "look around", "where do i go if i get hurt", "Odile Pask tells you that the Almonry is"),
+    ("saltmarsh_reach", "look around", "Is there anything hidden around the fireplace?", "You search the fireplace."),
+    ("saltmarsh_reach", "look around", "I think I'll head out and get some fresh air.", "You travel to Cockle Row."),
+    ("cinder_reach", "look around", "bye im out", "You travel to Kettle Row."),
+    ("saltmarsh_reach", "look around", "insult the reeves", "You insult the reeves. Eelers, reed cutters and "
+     "off-duty reeves drink here"),
+    ("cinder_reach", "look around", "I'd like to speak to whoever represents the union here.", "Hesper Quill tells "
+     "you that Bette Harrow, a union steward, speaks for the Ninth Shift Union."),
+    ("cinder_reach", "look around", "compliment saffy's voice", "You see no Saffy here to persuade."),
+    ("cinder_reach", "look around", "who leads the charter", "Hesper Quill tells you that Aurel Castell, a charter "
+     "administrator, speaks for the Halvard Charter Authority."),
+    ("saltmarsh_reach", "look around", "who runs the wick guild", "Odile Pask tells you that Ysmay Thorne, a "
+     "guildmistress, speaks for the Wick Guild."),
     # a companion's fee, asked; something of theirs told a turn ago is told shortly, not again
     ("saltmarsh_reach", "look around", "how much to hire u for a day", "Ottilie Crewe asks no fee."),
     ("cinder_reach", "talk to the big woman with the pins in her shoulder", "what happened to ur crew",

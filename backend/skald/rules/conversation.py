@@ -55,7 +55,9 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     kinds = _WHO_KINDS if re.match(r"\W*who", asking) else NAMED_KINDS | (  # "what happened to the heron lamp":
         {"place"} if router.verb == "history" else set())  # the place's own story
     named = recall.record(router.text, state, pack, frozenset(kinds)) \
-        if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) else None
+        if router.verb in _OPEN_QUESTIONS and not _WHOM_TO_SEE.match(asking) and not (
+            router.verb == "leader" and references.faction(router.topic or "", pack) is not None) else None
+    # "who speaks for the union": its leader, not what everyone knows of it
     own = _asked_of_theirs(router.text, speaker, state, pack) if router.verb in _OPEN_QUESTIONS else None
     followed = _follow_up(router, speaker, people, state, pack) if (named is None or not named.named) and \
         own is None else None
@@ -579,6 +581,8 @@ def _controls(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> 
     faction = references.faction(topic, pack)
     if faction is None:
         return _about(topic, speaker, locals_, state, pack)
+    if references.kindred(topic) & references.words(f"{faction.name} {' '.join(faction.aliases)}"):
+        return _leader(topic, speaker, locals_, state, pack)  # "who runs the wick guild": the faction itself
     told, _ = _teller(speaker, locals_)
     return (f"{told} that {the_group(faction.name)} hold the {topic}: {end(_first_sentence(faction.description))}", [])
 
@@ -630,7 +634,9 @@ def _leader(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
     if faction is None:
         return _about(topic, speaker, locals_, state, pack)
     members = [p for p in [*pack.npcs.values(), *pack.companions.values()] if p.faction == faction.id]
-    head = next((p for p in members if references.words(p.role) & LEADER_WORDS), None)
+    named = references.words(f"{faction.name} {' '.join(faction.aliases)}")
+    heads = [p for p in members if references.words(p.role) & LEADER_WORDS]  # "charter administrator" over "train
+    head = max(heads, key=lambda p: len(references.words(p.role) & named), default=None)  # boss": of the faction
     if head is not None:
         return (f"{told} that {head.name}, {with_article(head.role)}, speaks for {the_group(faction.name)}.", [])
     return (f"{told} what everyone knows of {the_group(faction.name)}: {end(_first_sentence(faction.description))}",
@@ -638,6 +644,8 @@ def _leader(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
 
 
 LEADER_WORDS = frozenset({"leader", "head", "boss", "chief", "captain", "steward", "master", "mistress", "voice",
+                          "administrator", "governor", "magistrate", "guildmaster", "guildmistress", "headwoman",
+                          "headman", "abbess", "commander",
                           "elder", "provost", "prior", "abbot", "warden", "organizer", "organiser", "speaker",
                           "marshal",
                           "director", "foreman", "reeve", "bishop", "matriarch", "patriarch", "president", "chair"})

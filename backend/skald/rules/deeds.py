@@ -93,6 +93,10 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         return Resolution(make_result(router, None, 1, f"There is no {topic or 'one'} here for that; in "
                                       f"{the_place(here)} you could turn to {_names(locals_)}.",
                                       impossible=True))
+    crowd = references.group(topic, state, pack) if verb == "insult" and router.target_npc is None else None
+    if crowd is not None:  # "insult the reeves": the off-duty reeves the place tells of, who hear it
+        them = topic if re.match(r"(?:the|those|these|some) ", topic) else f"the {topic}"
+        return Resolution(make_result(router, None, 1, f"You insult {them}. {end(crowd)} It does not go down well."))
     if verb == "insult":  # "mock the old man", "ur cat is ugly": said to their face, and they take it badly
         return _insulted(router, who or (locals_[0] if locals_ else None), state, pack)
     if verb in PERFORMED and who is not None and not who.companion and FOR_ME.search(parser.plain(router.text)):

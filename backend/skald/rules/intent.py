@@ -74,6 +74,7 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                  "impersonate", "pass myself off as", "(?:then|and) (?:do not|don't|dont|never) pay",
                                  "disguise", "claim to be", "feign", "pose as", "fib")),
     (ActionClass.PERSUADE, _words("persuade", "convince", "negotiate", "bargain", "haggle", "plead", "reason with",
+                                  "compliment", "praise",
                                   "(?:earn|win|gain) (?:his|her|their|[a-z]+'s) trust", "level with",
                                   "put .{1,25} at (?:ease|rest)", "make (?:my|our|your) case", "talk .{1,25} round",
                                   "show .{1,25} (?:i|you|we) mean (?:well|no harm)",
@@ -662,6 +663,11 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
     spoken = parser.quoted(text)
     if spoken is not None:  # "I lean on the bar and say, 'what's good?'": what is said is the turn
         return _spoken(text, *spoken, state, pack, people, talking_to)
+    hidden = _HIDDEN.match(parser.plain(text))
+    if hidden is not None:  # "is there anything hidden around the fireplace?": a search there
+        searched = f"search {hidden.group('where')}"
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INVESTIGATE, tone=Tone.INVESTIGATE,
+                            text=searched, read_as=searched, read_by="clause", said=text)
     way = _TAKE_WAY.match(text) if state.combat is None else None
     to = references.by_way(way.group("t"), state, pack) if way else None
     if to is not None:  # "climb the iron stairs", "take the plank steps": the way they are, to where it leads
@@ -919,6 +925,9 @@ _NOT_A_THING = re.compile(r"^(?:that|this|it|them|those|these|word|look|speak|ta
                           r"about|first|who|what|which|where|for|of)\b")
 
 
+_HIDDEN = re.compile(r"^(?:is there|are there|could there be|might there be) (?:anything|something|stuff|things) "
+                     r"(?:hidden|useful|valuable|interesting|worth having|tucked away|stashed)? ?(?:around|in|under|"
+                     r"behind|near|by|inside|beneath|among) (?P<where>(?:the |that |this )?[a-z' ]{2,40}?)\s*\??$")
 _TAKE_WAY = re.compile(r"^(?:i )?(?:climb|take|follow|go up|go down|head up|head down|walk up|walk down|cross|"
                        r"descend|ascend|use)(?: up| down| along)? (?P<t>(?:the )?[a-z' ]{3,40}?)\s*[.!]*$")
 _FEELING_FOR = re.compile(r"\b(?:feeling|looking|searching|groping|checking) (?:for|under|behind)\b|\bfor (?:anything|"

@@ -199,6 +199,7 @@ def plain(text: str, through: bool = True) -> str:
     text = _VOCATIVE.sub("", text)
     text = _GREETED.sub("", text)  # "hey tobin, you been out here long": the question (the router keeps who)
     text = _URGED.sub("", text)  # "go on then, sing it": what is urged
+    text = _HEDGED.sub("", text)  # "i think i will head out": what will be done
     return _ASIDE.sub("", text)  # "wait, what did he say": the question
 
 
@@ -244,6 +245,13 @@ _ITS = re.compile(r"\bits\b(?= (?:a|an|the|not|no|too|so|very|just|all|been|over
                   r"him|her|them|here|there|true|right|done|\w+ing|\w+ed)\b| ?[?!.,;]|$)")
 # A greeting and a name before the line itself: "hey tobin , ...", "oi you , ...", "hello there , ...".
 _GREETED = re.compile(r"^(?:hey|oi|hi|hello|yo|listen|look|excuse me|sorry)(?: [a-z']+){1,2} , (?=[a-z])")
+
+
+# A hedge before what the player will do ("i think i'll head out", "bye, im out"): the deed itself.
+_HEDGED = re.compile(r"^(?:i think|i guess|i reckon|i suppose|maybe|right|well)(?: ,)? (?=i (?:will|should|might|"
+                     r"ought to|better|had better|am going to|am gonna)\b)|^(?:bye|goodbye|see ya|see you|later|cheers|"
+                     r"thanks)(?: all| everyone| then)?(?: ,)? (?=(?:i am (?:out|off|leaving|gone|heading out)|"
+                     r"i must go|i have to go|got to go|time to go)\b)")
 
 
 # Urging before what is urged: "go on then, sing it", "come on, tell me" (not a way to go).
@@ -479,6 +487,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"(?:boss|owner|keeper)|is in charge "
                  r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
                  r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|shop) is\b"),
+    ("where_is", r"\bwhere (?:can|could|should|do|does|might|would) (?:i|we|one|a person) (?:go|head|get help|turn)"
+                 r"(?: to)? (?:if|when|once) (?:i|we|you|one|they) (?:get|gets|am|are|is|feel|feels|end up) "
+                 r"(?P<t7>hurt|injured|sick|wounded|ill|cut|shot|stabbed)\b"),
     ("where_go", r"\bwhere (?:can|could|should|do|does|might) (?:i|we|one) (?:go|head|travel|get to)\b|"
                  r"\bwhich way\b(?! (?:to|is|for) (?!here\b|there\b)\w)|"
                  r"\bwhere (?:does|do) (?:this|that|the \w+) (?:lead|go)\b|\bwhat is (?:nearby|around here|close by)\b|"
@@ -600,7 +611,11 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"walking)?\s*\??$"),
     ("who_is", r"^what (?:is|are) (?P<t>.+?) up to\s*\??$|^(?:is|was) (?P<t2>he|she|they) (?:always|usually|normally|"
                r"often|ever) (?:like (?:this|that)|so \w+|this \w+)\b"),
-    ("leader", r"^who (?:leads|heads|runs|bosses|speaks for|is (?:the )?(?:leader|head|boss|chief|voice) of|is in "
+    ("leader", r"^(?:i would like to |i want to |can i |could i |let me )?(?:speak|talk) (?:to|with) (?:whoever|"
+               r"someone who|the one who|somebody who) (?:represents|speaks for|runs|leads|heads) (?:the )?"
+               r"(?P<t2>[a-z' ]+?)"
+               r"(?: here| around here| in town)?\s*[.?!]*$|"
+               r"^who (?:leads|heads|runs|bosses|speaks for|is (?:the )?(?:leader|head|boss|chief|voice) of|is in "
                r"charge of) (?:the |those |these )?(?P<t>(?!guards?\b|watch\b|reeves?\b|law\b|deputies\b)[a-z' ]+?)"
                r"\s*\??$"),
     ("sights", r"\b(?:anything|anywhere|what is|what) (?:\w+ )?worth (?:seeing|a visit|visiting|a look|"
@@ -1359,7 +1374,8 @@ def _question(clause: str, said: str) -> Reading | None:
     if not (asked.endswith("?") or asked.split()[0] in _WH or _AUX.match(asked) or _TRUST.match(asked) or
             _FIND.search(asked) or re.search(
             r"\b(?:tell me|what do you know|any news|ask (?:\w+ )?about)\b|^ask (?:the )?(?:[a-z]+ )?(?:what|who|where|"
-            r"when|why|how|which|whether|if)\b", asked) or _ASKED_PLAINLY.match(asked) or _SOUGHT.match(asked)):
+            r"when|why|how|which|whether|if)\b", asked) or _ASKED_PLAINLY.match(asked) or _SOUGHT.match(asked) or
+            re.search(r"\b(?:speak|talk) (?:to|with) (?:whoever|someone who|the one who|somebody who)\b", asked)):
         return None
     for verb, pattern in QUESTIONS:
         found = pattern.search(asked)
@@ -1382,8 +1398,10 @@ def service(topic: str) -> str:
     return "healer" if _HEALING.search(topic) else topic
 
 
-SERVICES = {"patched up": "healer", "stitched up": "healer", "healed": "healer", "treated": "healer",
-            "fixed up": "healer", "seen to": "healer"}  # what a place does for you, as the place's kind
+# What a place does for you, or what sends you to it ("if i get hurt"), as the place's kind.
+SERVICES = {"hurt": "healer", "injured": "healer", "sick": "healer", "wounded": "healer", "ill": "healer",
+            "cut": "healer", "shot": "healer", "stabbed": "healer", "patched up": "healer", "stitched up": "healer",
+            "healed": "healer", "treated": "healer", "fixed up": "healer", "seen to": "healer"}
 _WH = frozenset({"who", "what", "where", "when", "why", "how", "which", "whose", "whom"})
 # A question typed without its question word or mark: "anything interesting happen lately", "heard anything about
 # the auditors", "is hesper around".

@@ -65,7 +65,7 @@ KINDRED = [
     {"busted", "broken", "pinned", "pins", "bum", "gammy", "lame", "crippled", "bust", "dodgy"},
     {"scarred", "burn", "burns", "burned", "burnt", "scar", "scars"},
     {"honest", "honestly", "trustworthy", "trust", "straight", "reliable", "dependable", "truthful"},
-    {"tough", "strong", "muscle", "fighter", "brawler", "hard", "heavy", "bruiser"},
+    {"tough", "strong", "muscle", "fighter", "brawler", "bruiser"},
 ]
 _KIN = {w: frozenset(group) for group in KINDRED for w in group}
 
@@ -382,6 +382,7 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
 
     :param aimed_at: the words the line aims at (``parser.object_of`` or ``parser.addressee``)."""
     who = _LEAD.sub("", _CUT.sub("", aimed_at.strip().lower().rstrip("?!.,")).strip())
+    who = re.sub(r"'s\b.*$", "", who).strip() or who  # "compliment saffy's voice": Saffy
     named = words(who)
     longest = 5 if _ARTICLE.match(who) else 3  # "the eel fisher lady": a description, not a name
     if not named or len(who.split()) > longest or named & (GROUPS | PRONOUNS) or who.split()[0] in (
@@ -399,7 +400,8 @@ def missing_person(aimed_at: str, state: GameState, pack: EraPack) -> str | None
     if any(named & words(f"{i.name} {' '.join(i.tags)}") for i in pack.items.values()) or named <= FURNITURE:
         return None  # "haggle over the lamp", "get up on a chair and rally the room": a thing
     common = _ARTICLE.match(who) or named & (set(_KIN) | _role_words(pack))
-    return re.sub(r"^(?:the|a|an|some|a few|a couple of|any)\s+", "", who) if common else who.title()  # a role stays
+    return re.sub(r"^(?:the|a|an|some|a few|a couple of|any)\s+", "", who) if common else " ".join(
+        w[:1].upper() + w[1:] for w in who.split())  # a role stays
     # lower case, a name not
 
 

@@ -72,10 +72,11 @@ def people(d: Draft, scene: Scene) -> None:
 
 def _wants(d: Draft, scene: Scene, person: Person, feeling: str, limit: int) -> bool:
     """What ``person`` wants out of the scene, from the Director's brief (``npc_intentions``), told by how they feel
-    about the player; False when the brief has nothing on them or the line does not fit."""
+    about the player; False when the brief has nothing on them, the recent turns told it already (in any of its
+    phrasings), or the line does not fit."""
     brief = scene.state.director_instructions.brief if scene.state.director_instructions else None
     wanted = next((i.wants for i in brief.npc_intentions if i.npc_id == person.id), None) if brief else None
-    if not wanted:
+    if not wanted or wanted.rstrip(".").lower() in d.recent_text.lower():  # told in the last turns, however put
         return False
     return d.put(PEOPLE, d.choose(f"wants/{feeling}", ph.WANTS[feeling], wants=wanted.rstrip("."), **person.fields()),
                  limit=limit)
