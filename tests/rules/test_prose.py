@@ -204,3 +204,13 @@ def test_a_title_and_surname_the_pack_uses_is_a_known_name(pack):
     salt = load_pack("saltmarsh_reach")
     assert not invented_names("Provost Wexcombe takes a tenth of every sack.", pack_names(salt))
     assert invented_names("Provost Hargreave takes a tenth of every sack.", pack_names(salt))
+
+
+def test_a_name_the_pack_uses_in_a_possessive_is_a_known_name():
+    """"The Hulk" is named by the pack's own hazard "The Hulk's Mastiffs": the validator does not call it invented."""
+    from skald.packs.loader import load_pack
+    from skald.rules.prose import pack_names
+
+    salt = load_pack("saltmarsh_reach")
+    assert not invented_names("The Hulk looms out of the fog.", pack_names(salt))
+    assert invented_names("The Tower looms out of the fog.", pack_names(salt))

@@ -131,7 +131,8 @@ def invented_names(text: str, known: set[str] | frozenset[str]) -> list[str]:
     for match in _CAPWORDS.findall(text):
         key = f" {name_key(match)} "
         # "Salt See" of "The Salt See", "The Slag" of "The Slag & Lantern" (a shortening the pack did not declare)
-        part_of = any(key in name if key.count(" ") > 2 else name.startswith(key) for name in keys)
+        part_of = any(key in name if key.count(" ") > 2 else name.startswith(key) or name.startswith(
+            f"{key.rstrip()}'s ") for name in keys)  # "The Hulk" of the hazard "The Hulk's Mastiffs"
         if not part_of and not any(name in key for name in keys):  # "Captain Oda Vell" holds "Oda Vell"
             found.append(match)
     return sorted(set(found))
