@@ -12,7 +12,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 1
 
-.PHONY: play new serve test bench soak replay lint docs clean install test-deps map-deps doctor-play
+.PHONY: play new serve test bench playtest soak replay lint docs clean install test-deps map-deps doctor-play
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,12 @@ doctor-play: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The large playtest of each shipped pack (docs/era-packs.md#playtesting-a-pack): 200 campaigns of 100 lines, 2
+# workers, the text report; `make test` runs the small one (tests/test_playtest.py). Exits 1 on a hard defect.
+PLAYTEST_PACKS ?= cinder_reach saltmarsh_reach
+playtest: $(STAMP)
+	@set -e; for p in $(PLAYTEST_PACKS); do $(BIN)/skald playtest $$p --campaigns 200 --turns 100 --workers 2; done
 
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak $(if $(SOAK_SECONDS),--seconds $(SOAK_SECONDS))

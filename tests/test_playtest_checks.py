@@ -136,3 +136,17 @@ def test_mixed_plays_the_policies_in_turn():
     assert policies.policy_name("idle", 4) == "idle"
     with pytest.raises(ValueError, match="unknown policy"):
         policies.policy_name("wanderer", 0)
+
+
+def test_an_outcome_the_prose_leaves_out_is_a_defect_and_so_is_a_validator_warning(pack):
+    item = next(iter(pack.items.values()))
+    staged = [ev.Damage(amount=3, source="ash"), ev.CreditsChange(delta=-5, reason="paid"), ev.ItemGet(item=item.id)]
+    told = f"You lose 3 HP. That is 5 gone. You now carry {item.name.lower()}."
+    assert checks.missing_outcome(staged, told, [], 10, 10, pack) == []
+    found = checks.missing_outcome(staged, "You lose 3 HP.", ["offline: fine", "validator: prose left out what "
+                                                             "changed; added: You are 5 credits poorer."], 10, 10, pack)
+    keys = [k for k, _ in found]
+    assert keys[-1] == "validator: prose left out what changed" and len(keys) == 3
+    assert any("N" in k and "poorer" in k for k in keys[:2]) and "the prose does not tell" in found[0][1]
+    healed = [ev.Heal(amount=4, source="rest")]  # HP already full: nothing regained, nothing to tell
+    assert checks.missing_outcome(healed, "You rest.", [], 10, 10, pack) == []

@@ -2,7 +2,8 @@
 (``skald.playtest``; docs/era-packs.md#playtesting-a-pack). This module only parses options and prints.
 
 Mount with ``app.command("playtest")(playtest_command)``. Exit codes: 0 when no campaign crashed, broke a state
-invariant or reached a soft lock; 1 when one did; 2 when the pack does not load or an option is wrong.
+invariant, left its event log disagreeing with its state or reached a soft lock; 1 when one did; 2 when the pack
+does not load or an option is wrong.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import typer
 
 from skald.playtest import CHOICES, MIXED
 
-HARD = ("crash", "invariant", "soft_lock")  # the defects that make the command exit 1
+HARD = ("crash", "invariant", "log_mismatch", "soft_lock")  # the defects that make the command exit 1
 
 
 def playtest_command(

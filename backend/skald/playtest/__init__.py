@@ -2,8 +2,9 @@
 
 Modules: ``policies`` (the players), ``phrases`` (their lines not taken from the pack), ``runner`` (the campaigns,
 through ``skald.engine.Engine``, in worker processes), ``record`` (what one campaign reached), ``checks``,
-``invariants`` and ``softlocks`` (the defects), ``coverage`` and ``deadcontent`` (what was and was not reached),
-``report`` (the dataclass tree and its JSON), ``summary`` (the text a designer reads) and ``html`` (one page).
+``invariants``, ``softlocks`` and ``eventlog`` (the defects), ``coverage`` and ``deadcontent`` (what was and was not
+reached), ``report`` (the dataclass tree and its JSON), ``summary`` (the text a designer reads) and ``html`` (one
+page).
 
 From Python::
 

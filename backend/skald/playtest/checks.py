@@ -1,11 +1,14 @@
 """Checks on what a turn told the player: an ordinary line refused, a sentence told again too soon, an episode won by
-doing nothing. Each returns ``(key, detail)`` pairs like ``invariants.broken`` (the key groups a defect across
-campaigns)."""
+doing nothing, an outcome the prose leaves out. Each returns ``(key, detail)`` pairs like ``invariants.broken`` (the
+key groups a defect across campaigns)."""
 
 from __future__ import annotations
 
+import re
+
 from skald import events as ev
 from skald.packs.models import EraPack
+from skald.rules.prose import missing_facts, outcome_facts
 from skald.text import sentences
 
 REFUSAL = "Nothing comes of that here"  # the rules' honest "nothing happens" (rules.interact.UNANSWERED)
@@ -57,3 +60,26 @@ def idle_wins(staged: list[ev.BaseEvent], policy: str, pack: EraPack) -> list[tu
             out.append((event.episode, f"episode {title!r} ended won ({event.trigger}) though the player only looked "
                         "around and waited"))
     return out
+
+
+def missing_outcome(staged: list[ev.BaseEvent], text: str, warnings: list[str], hp: int, max_hp: int,
+                    pack: EraPack) -> list[tuple[str, str]]:
+    """A story turn whose outcome the prose leaves out: each fact of ``rules.prose.outcome_facts`` (HP lost or
+    regained, money, items gained or lost) that ``text`` does not state, and each ``validator:`` warning (the
+    validator had to mend the prose). ``hp``/``max_hp``: the player's before the turn. Keys are the fact with its
+    numbers as ``N`` (one defect for every "You lose N HP.") or the warning's kind."""
+    out = [(_NUMBER.sub("N", fact.line), f"the prose does not tell {fact.line!r}")
+           for fact in missing_facts(text, outcome_facts(staged, hp, max_hp, pack))]
+    for warning in warnings:
+        if warning.startswith("validator:"):
+            out.append((_warning_key(warning), warning[:300]))
+    return out
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _warning_key(warning: str) -> str:
+    """A validator warning without what varies from turn to turn (numbers, what it added or quoted)."""
+    head = re.split(r"[:;(]", warning.removeprefix("validator:").strip(), maxsplit=1)[0]
+    return "validator: " + _NUMBER.sub("N", head).strip()

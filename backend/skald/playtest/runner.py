@@ -5,6 +5,9 @@ folder, in worker processes.
 Reproducible: campaign ``i`` of a run seeded ``S`` is the campaign seeded ``S + i``, and its player's choices come
 from ``random.Random`` seeded from that same number (:func:`rng_for`), so ``--campaigns 1 --seed S+i`` plays it
 again, turn for turn. The engine's own dice are the campaign seed's (``rules.dice.turn_rng``).
+
+Every :data:`LOG_EVERY` lines and at the end of each campaign the stored event log is folded and compared with the
+committed state (``playtest.eventlog``), through the engine's own connection pool.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skald.packs.models import EraPack
-from skald.playtest import checks, invariants, policies, softlocks
+from skald.playtest import checks, eventlog, invariants, policies, softlocks
 from skald.playtest.record import CampaignRecord, note_turn
 
 Progress = Callable[[int, int], None]  # (campaigns done, campaigns in all)
+LOG_EVERY = 25  # lines: how often the event log is folded and compared with the state (and at the end)
 
 
 @dataclass(frozen=True)
@@ -133,9 +137,9 @@ def _play(engine, spec: CampaignSpec, record: CampaignRecord) -> None:
         finally:
             record.engine_seconds += time.perf_counter() - before
         record.turns += 1
-        clock = state.world.time_minutes
+        clock, before_hp = state.world.time_minutes, (state.player.hp, state.player.max_hp)
         state = played.state.persistent()
-        _inspect(record, played, pack, step, clock, repeats)
+        _inspect(record, played, pack, step, clock, repeats, before_hp)
         target = played.state.router_output.target_npc if played.state.router_output else None
         if target:
             addressed.add(target)
@@ -144,11 +148,22 @@ def _play(engine, spec: CampaignSpec, record: CampaignRecord) -> None:
         seen = _Seen(tuple(s.label for s in view.suggestions), view.text, _present(pack, played.state), line,
                      view.intent.value if view.intent else None,
                      view.episode.evaluation.next_episode if ended else None)
+    _check_log(engine, campaign, pack, record, record.steps)
     record.seconds = time.perf_counter() - started
 
 
-def _inspect(record: CampaignRecord, played, pack: EraPack, step: int, clock: int, repeats: checks.Repeats) -> None:
-    """Every check of one played turn, noted in ``record``."""
+def _check_log(engine, campaign: str, pack: EraPack, record: CampaignRecord, step: int) -> None:
+    """Fold the stored event log and compare it with the committed state (after line ``step``)."""
+    with engine.pool.connection() as conn:
+        found = eventlog.mismatches(conn, campaign, pack)
+    for key, detail in found:
+        record.defect("log_mismatch", key, detail, step)
+
+
+def _inspect(record: CampaignRecord, played, pack: EraPack, step: int, clock: int, repeats: checks.Repeats,
+             before_hp: tuple[int, int]) -> None:
+    """Every check of one played turn, noted in ``record`` (``clock``, ``before_hp``: the world clock and the
+    player's (HP, max HP) before it)."""
     view, final = played.view, played.state
     note_turn(record, list(final.staged_events), view.state.location, pack)
     present = [(n.id, n.companion) for n in final.present_npcs]
@@ -162,6 +177,9 @@ def _inspect(record: CampaignRecord, played, pack: EraPack, step: int, clock: in
         return
     for key, detail in checks.refused(view.text, view.input, record.policy):
         record.defect("refused_input", key, detail, step)
+    for key, detail in checks.missing_outcome(list(final.staged_events), final.final_text, list(final.warnings),
+                                              *before_hp, pack):
+        record.defect("missing_outcome", key, detail, step)
     summary = view.mechanic.summary if view.mechanic else ""
     for key, detail in repeats.told(view.text, summary, step):
         record.defect("repeated_sentence", key, detail, step)
