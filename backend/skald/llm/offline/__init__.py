@@ -64,8 +64,10 @@ def narrate(state: GameState, pack: EraPack, rng: random.Random) -> str:
     company(d, scene)
     size = MIN_SENTENCES + rng.randrange(2) + (0 if scene.fighting else 1)  # 5-7 sentences; a fight reads short
     air(d, scene, size)
-    if d.count < MIN_SENTENCES:  # a long stay has told every detail lately: the ones not told in the last few turns
-        d.told_lately = set()
+    for window in (15, 0):  # a long stay has told every detail lately: those not told in the last 15 turns, then
+        if d.count >= MIN_SENTENCES:  # those not told in the last few (``state.recent``)
+            break
+        d.told_lately = {key for turn in state.told[-window:] for key in turn} if window else set()
         air(d, scene, size)
     while d.count < MIN_SENTENCES or not prose.second_person(d.text()):  # the last resort: a bare place
         if not d.put(MOOD, d.choose("filler", ph.FILLER, **scene.here)):
