@@ -143,6 +143,10 @@ def test_a_fifth_strangers_lines_are_answered_about_what_was_asked(tmp_path, llm
      "administrator, speaks for the Halvard Charter Authority."),
     ("saltmarsh_reach", "look around", "who runs the wick guild", "Odile Pask tells you that Ysmay Thorne, a "
      "guildmistress, speaks for the Wick Guild."),
+    # thanks for a thing is thanks, not an order of it; a way that is not here leaves the words said
+    ("cinder_reach", "look around", "'Thanks for the drink.' *I head up the plank steps*", "You thank Hesper Quill"),
+    ("cinder_reach", "look around", "thanks for the drink, tobin", "You thank Tobin Marsh"),
+    ("cinder_reach", "look around", "thanks for the help", "You thank Hesper Quill"),
     # a companion's fee, asked; something of theirs told a turn ago is told shortly, not again
     ("saltmarsh_reach", "look around", "how much to hire u for a day", "Ottilie Crewe asks no fee."),
     ("cinder_reach", "talk to the big woman with the pins in her shoulder", "what happened to ur crew",

@@ -334,7 +334,8 @@ def _any(*phrases: str) -> str:
 # for knocking their dice"): ``who``, the words that describe them.
 SAID_TO = re.compile(r"^(?:thank(?:s)?|(?:say|said|tell|wish|offer|make) (?:thanks|thank you|sorry|goodbye|bye|hello|"
                      r"hi|my apologies|good (?:night|day|evening|morning)) to|apologi[sz]e to|greet|bid (?:farewell|"
-                     r"goodbye|good night) to|wave goodbye to) (?P<who>[a-z' ]+?)(?: for .*)?\s*[?!.]*$")
+                     r"goodbye|good night) to|wave goodbye to) (?!for\b|4\b|you\b|u\b)(?P<who>[a-z' ]+?)(?: for .*)?"
+                     r"\s*[?!.]*$")
 
 
 # A sound a player makes before the reply itself ("huh, tell me more", "oh, ok", "hm why").
@@ -399,6 +400,8 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                r"establishment|town))(?: (?:in here|here|tonight|today|you have|you got|you have got|you run))*|(?: "
                r"(?:in here|here|tonight|today))+)(?:(?: ,)? (?:though|huh|eh|innit|is not it|right))?"),
     ("thanks", _any("thanks", "thank you", "thank you kindly", "many thanks", "cheers", "much obliged", "thanks a lot",
+                    "(?:thanks|thank you|cheers|ta) (?:for|4) (?:the|that|this|your|a|all|everything)(?: [a-z' ]+)?"
+                    "(?: , [a-z]+(?: [a-z]+)?)?",
                     "appreciate it", "i appreciate it", "ta")),
     ("sorry", _any("sorry", "i am sorry", "apologies", "my apologies", "my bad", "i apologi[sz]e", "forgive me",
                    "pardon", "pardon me", "excuse me", "(?:say sorry|apologi[sz]e|make my apologies|offer my "
