@@ -81,10 +81,13 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
     people = everyone_at(state, pack, state.location)
     locals_ = [p for p in people if not p.companion]
     topic = router.topic or ""
-    crowd = references.group(topic, state, pack) if verb in ("nod", "wave", "wink", "smile", "bow", "laugh") and \
-        router.target_npc is None else None
-    if crowd is not None:  # "nod at the eelers": to the people a detail of the place tells of
+    crowd = references.group(topic, state, pack) if verb in ("nod", "wave", "wink", "smile", "bow", "laugh", "insult") \
+        and router.target_npc is None else None
+    if crowd is not None:  # "nod at the eelers", "insult the reeves": the people a detail of the place tells of
         them = topic if re.match(r"(?:the|those|these|some|a few|two|three) ", topic) else f"the {topic}"
+        if verb == "insult":
+            return Resolution(make_result(router, None, 1, f"You insult {them}. {end(crowd)} It does not go down "
+                                                           "well."))
         told = f"You {verb} at {them}" if verb in ("wink", "smile", "laugh") else f"You {verb} to {them}"
         return Resolution(make_result(router, None, MINUTES.get(verb, 1), f"{told}. {end(crowd)}"))
     who = next((p for p in people if p.id == router.target_npc), None) or (
@@ -93,10 +96,6 @@ def resolve(router: RouterOutput, state: GameState, pack: EraPack, rng: random.R
         return Resolution(make_result(router, None, 1, f"There is no {topic or 'one'} here for that; in "
                                       f"{the_place(here)} you could turn to {_names(locals_)}.",
                                       impossible=True))
-    crowd = references.group(topic, state, pack) if verb == "insult" and router.target_npc is None else None
-    if crowd is not None:  # "insult the reeves": the off-duty reeves the place tells of, who hear it
-        them = topic if re.match(r"(?:the|those|these|some) ", topic) else f"the {topic}"
-        return Resolution(make_result(router, None, 1, f"You insult {them}. {end(crowd)} It does not go down well."))
     if verb == "insult":  # "mock the old man", "ur cat is ugly": said to their face, and they take it badly
         return _insulted(router, who or (locals_[0] if locals_ else None), state, pack)
     if verb in PERFORMED and who is not None and not who.companion and FOR_ME.search(parser.plain(router.text)):

@@ -543,14 +543,9 @@ def by_way(topic: str, state: GameState, pack: EraPack) -> str | None:
     wanted = words(topic) - _ANY_THING
     if not wanted:
         return None
-    least = min(2, len(wanted))
-    return _best([link.to for link in pack.locations[state.location].links if link.description],
-                 lambda to: len(wanted & words(link_to_here(state.location, to, pack))), least=least)
-
-
-def link_to_here(here: str, to: str, pack: EraPack) -> str:
-    """The description of the way from ``here`` to ``to`` ('' when there is none)."""
-    return next((link.description or "" for link in pack.locations[here].links if link.to == to), "")
+    way = _best([link for link in pack.locations[state.location].links if link.description],
+                lambda link: len(wanted & words(link.description)), least=min(2, len(wanted)))
+    return way.to if way is not None else None
 
 
 def faction(topic: str, pack: EraPack):
