@@ -74,7 +74,11 @@ def test_every_run_with_retrieval_and_a_failing_model_exits_0(runs):
     for _, run in runs:
         assert "[turn 3] > look around" in run.stdout and "[Kettle Row |" in run.stdout
         assert "retrieval:" not in run.stdout  # the lanes worked: only the model failed
-        assert "director: no usable brief from the model" in run.stdout  # the model was asked, and failed
+        # The Director was asked: the brief prefetched when the campaign opened is waited for by turn 1 for a bounded
+        # time, so turn 1 reports either its failure or that it was still being written (with retrieval on a busy
+        # machine, the failed call may then be reported by no later turn of this short script).
+        assert ("director: no usable brief from the model" in run.stdout
+                or "director: the scene's brief was still being written" in run.stdout), run.stdout[-2000:]
 
 
 def test_library_logs_stay_off_the_terminal_and_go_to_the_log_file(runs):
