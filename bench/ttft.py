@@ -2,16 +2,15 @@
 (``data/scripts/*_50*.txt``, each on its pack) played through the real engine (a real SQLite file, seed 1, retrieval
 off) with the real client talking to a simulated Ollama on a loopback port (``bench/ttft_server.py``), which answers
 with the scripted model's replies and costs every request on one of two machines (``bench/ttft_model.py``:
-``laptop-gpu-8b``, ``cpu-3b``; their figures and sources are there). Each profile plays the scripts twice: with the
-engine's default role models (the narrator on llama3.1:8b, the other roles on llama3.2:3b) and with one model for every
-role (the profile's own, what a player with an 8 GB GPU would run), each role keeping its default ``num_ctx`` and
-``keep_alive``. ``laptop-gpu-8b`` plays them a third time: one model for every role, loaded with four cache slots
-(``OLLAMA_NUM_PARALLEL=4``), so the narrator's prompt can keep a slot of its own while the other roles' prompts take the
-others (in a scene, each character's from the beat before); the model then holds four times the KV cache, and is loaded
-with the largest ``num_ctx`` up to its roles' own (8192) at which it fits the profile's memory (4096,
-:data:`PARALLEL_SLOTS`); and a fourth time so with
-``OLLAMA_MULTIUSER_CACHE=1``, as with Ollama's default rule for picking a slot every request lands in the first one
-(``bench/ttft_model.py`` says why).
+``laptop-gpu-8b``, ``cpu-3b``; their figures and sources are there). Each profile plays the scripts with the engine's
+default role models (one model for every role, llama3.1:8b) and with one model for every role that is the profile's own
+(what a player with that machine would run; played once when it is the default), each role keeping its default
+``num_ctx`` and ``keep_alive``. ``laptop-gpu-8b`` plays them again with one model for every role loaded with four cache
+slots (``OLLAMA_NUM_PARALLEL=4``), so the narrator's prompt can keep a slot of its own while the other roles' prompts
+take the others (in a scene, each character's from the beat before); the model then holds four times the KV cache, and
+is loaded with the largest ``num_ctx`` up to its roles' own (8192) at which it fits the profile's memory (4096,
+:data:`PARALLEL_SLOTS`); and once more so with ``OLLAMA_MULTIUSER_CACHE=1``, as with Ollama's default rule for picking a
+slot every request lands in the first one (``bench/ttft_model.py`` says why).
 
 Time is simulated, never slept: a turn starts :data:`THINK_S` after the last one ended (the player reads and types;
 the Director's background brief runs then, on the same machine), and the engine's own work counts as nothing. Per
@@ -252,8 +251,11 @@ def configurations(profile: Profile) -> list[Config]:
     defaults = Settings()
     narrator, other = defaults.model_for("narrator"), defaults.model_for("suggestion_refiner")
     single = {role: profile.single_model for role in ROLES}
-    out = [Config(f"default role models (narrator {narrator}, the others {other})", {}),
-           Config(f"one model for every role ({profile.single_model})", single)]
+    if all(defaults.model_for(role) == profile.single_model for role in ROLES):
+        out = [Config(f"one model for every role ({profile.single_model}), the default", {})]
+    else:
+        out = [Config(f"default role models (narrator {narrator}, the others {other})", {}),
+               Config(f"one model for every role ({profile.single_model})", single)]
     slots = PARALLEL_SLOTS.get(profile.name)
     if slots:
         wanted = max(defaults.role(role).num_ctx for role in ROLES)  # one num_ctx per model: its roles' largest

@@ -127,12 +127,14 @@ ADVERBS = ("Calmly", "Carefully", "Quietly")
 
 def _pick(options: list[str], key: str, salt: str, avoid: str = "", **fields: str) -> str:
     """One of ``options`` by a stable hash of ``key`` and ``salt``, formatted with ``fields``; with ``avoid`` (the
-    last turn's prose), the next one in turn whose text it does not hold, as a careful model does not open two turns
-    alike (the first pick when every one is in it)."""
+    last turn's prose), the next one in turn whose wording it does not hold (the option's longest stretch of its own
+    words, outside the fields: "X closes around you" and "Y closes around you" are alike), as a careful model does
+    not open two turns alike (the first pick when every one is in it)."""
     digest = hashlib.sha256(f"{salt}|{key}".encode()).digest()
     start = int.from_bytes(digest[:4], "big") % len(options)
-    picks = [options[(start + i) % len(options)].format(**fields) for i in range(len(options))]
-    return next((x for x in picks if not avoid or x not in avoid), picks[0])
+    order = [options[(start + i) % len(options)] for i in range(len(options))]
+    fresh = (o for o in order if not avoid or max(re.split(r"\{\w+\}", o), key=len).strip() not in avoid)
+    return next(fresh, order[0]).format(**fields)
 
 
 # -------------------------------------------------------------------------------------------------- faults
