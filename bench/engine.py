@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from skald.core.events import limits_of
+from skald.core.records import Move
 from skald.engine import start_campaign
-from skald.events import limits_of
 from skald.graph import NODES, build_graph, run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
-from skald.rules.timeline import Move
 from skald.settings import Settings
 from skald.store import reads, timeline, writer
 from skald.store.db import connect

@@ -17,17 +17,17 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skald.core.pack import EraPack
+from skald.core.state import GameState
+from skald.core.vocab import Intent
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
-from skald.packs.models import EraPack
 from skald.rules.prose import missing_facts, outcome_facts
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
 from skald.text import sentences
-from skald.vocab import Intent
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "data" / "scripts"
 PACKS = ("cinder_reach", "saltmarsh_reach")

@@ -44,7 +44,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from skald.llm.budget import estimate_tokens
+from skald.text import estimate_tokens
 
 DEFAULT_KEEP_ALIVE_S = 300.0  # Ollama's default keep_alive (OLLAMA_KEEP_ALIVE), when a request sets none
 MAX_LOADED = 3  # OLLAMA_MAX_LOADED_MODELS' default

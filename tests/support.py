@@ -21,7 +21,7 @@ def script_lines(path: Path = SCRIPT_30) -> list[str]:
 def apply_turn(state, events, pack, turn: int):
     """``events`` folded into ``state``'s persistent fields as turn ``turn`` would fold them (turn-stamped fields
     such as ``first_met_turn`` get ``turn``); the campaign's own counter is left as it was (Commit advances it)."""
-    from skald.events import fold, limits_of
+    from skald.core.events import fold, limits_of
 
     base = state.persistent()
     stamped = base.model_copy(update={"campaign": base.campaign.model_copy(update={"turn_number": turn})})
@@ -32,8 +32,8 @@ def at_turn(state, pack):
     """``state`` as a node sees it during a turn: a turn started on its persistent fields (``GameState.starting``),
     keeping its ``player_input`` and ``router_output``, with its ``staged_events`` folded into ``after`` as
     ``events.stage`` does."""
-    from skald.events import limits_of, stage
-    from skald.state import GameState
+    from skald.core.events import limits_of, stage
+    from skald.core.state import GameState
 
     turn = GameState.starting(state, state.player_input)
     turn.router_output, turn.intent, turn.mechanic_result = state.router_output, state.intent, state.mechanic_result

@@ -8,9 +8,9 @@ import json
 import re
 
 import pytest
-from skald import views
 from skald.cli.play import check_line, render
-from skald.vocab import Outcome, Risk
+from skald.core.views import CheckView, TurnView
+from skald.core.vocab import Outcome, Risk
 from test_cli import skald
 
 SEED = "2"
@@ -44,7 +44,7 @@ def check_lines(block: str) -> list[str]:
 
 
 def expected(turn: dict) -> str:
-    return "  " + check_line(views.CheckView.model_validate(turn["mechanic"]))
+    return "  " + check_line(CheckView.model_validate(turn["mechanic"]))
 
 
 def test_each_turn_that_rolled_shows_its_check_under_the_prose(tmp_path, turns) -> None:
@@ -106,11 +106,11 @@ def test_dice_on_and_off_set_the_line_and_a_typo_says_how(tmp_path) -> None:
 
 
 @pytest.fixture(scope="module")
-def rolled(turns: list[dict]) -> views.CheckView:
-    return views.CheckView.model_validate(next(t["mechanic"] for t in turns if t["mechanic"]["roll"] is not None))
+def rolled(turns: list[dict]) -> CheckView:
+    return CheckView.model_validate(next(t["mechanic"] for t in turns if t["mechanic"]["roll"] is not None))
 
 
-def test_the_check_line_shows_only_the_modifiers_that_count(rolled: views.CheckView) -> None:
+def test_the_check_line_shows_only_the_modifiers_that_count(rolled: CheckView) -> None:
     check = rolled.model_copy(update={"roll": 14, "stat": "wits", "stat_modifier": 1, "env_modifier": -1,
                                       "total": 14, "dc": 12, "outcome": Outcome.SUCCESS, "risk": Risk.RISKY})
     assert check_line(check) == "check: d20 rolled 14 +1 wits -1 situation = 14 vs DC 12 (risky): success"
@@ -128,7 +128,7 @@ def test_the_check_line_shows_only_the_modifiers_that_count(rolled: views.CheckV
 # ------------------------------------------------------------------------------------------- Rich
 
 
-def rich_text(view: views.TurnView, dice: bool = True) -> str:
+def rich_text(view: TurnView, dice: bool = True) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
@@ -137,7 +137,7 @@ def rich_text(view: views.TurnView, dice: bool = True) -> str:
 
 
 def test_rich_shows_pack_and_player_text_as_written_never_as_markup(turns, rolled) -> None:
-    turn = views.TurnView.model_validate(next(t for t in turns if t["mechanic"]["roll"] is not None))
+    turn = TurnView.model_validate(next(t for t in turns if t["mechanic"]["roll"] is not None))
     marked = turn.model_copy(update={
         "input": "read the [bold]ledger[/bold]",
         "text": "Quests:\n  Short water [done]\n  The [red]audit[/red] [active]",
@@ -154,7 +154,7 @@ def test_rich_shows_pack_and_player_text_as_written_never_as_markup(turns, rolle
 
 def test_rich_shows_the_check_line_unless_dice_are_off(turns) -> None:
     for turn in turns:
-        view = views.TurnView.model_validate(turn)
+        view = TurnView.model_validate(turn)
         line = check_line(view.mechanic)
         if line is None:
             assert "check:" not in rich_text(view)

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from fake_ollama import ANY, FakeOllama, Reply, hang, http_error, prompt_tokens, text
 from history import closed_port
+from skald.core.brief import BriefDraft
+from skald.core.records import LLMCall
 from skald.llm.acceptance import RoleFigures, fallback_kind, percentile, verdict
 from skald.llm.client import LLMClient, LLMUnavailable
 from skald.llm.prompt_cache import LOADED_S, PromptLedger, estimated_cached, prompt_text, shared_prefix
 from skald.replay.scripted import ScriptedOllama
-from skald.scene_brief import BriefDraft
 from skald.settings import ROLES, Settings
-from skald.state import LLMCall
 
 SKALD = [sys.executable, "-m", "skald"]
 ROLE_OF = {"nar": "narrator", "ref": "suggestion_refiner", "dir": "director", "chr": "character", "int": "interpreter",

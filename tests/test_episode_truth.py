@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.pack import Episode
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import PackError, load_pack
-from skald.packs.models import Episode
 from skald.rules import episodes
 from skald.settings import Settings
 from skald.store import episodes as stored
@@ -109,9 +109,9 @@ def test_other_premises_followed_win(tmp_path, pack_id, episode_id, lines):
 
 
 def test_position_never_reaches_the_pivot_nor_a_beat_with_a_signal():
-    from skald.persistent import DirectorState
+    from skald.core.persistent import DirectorState
+    from skald.core.state import GameState
     from skald.rules.start import new_state
-    from skald.state import GameState
 
     pack = load_pack(MINI)
     turn = GameState.starting(new_state(pack, seed=1))
@@ -154,7 +154,7 @@ def test_a_result_names_only_what_was_lost():
 
 
 def test_a_budget_run_out_on_a_goal_is_never_won():
-    from skald.persistent import DirectorState
+    from skald.core.persistent import DirectorState
     from skald.rules.start import new_state
 
     running = Episode.model_validate({"id": "e", "title": "E", "premise": "P.", "completion_mode": "beat_gated",

@@ -9,13 +9,13 @@ import random
 from pathlib import Path
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.events import BEAT_ORDER, limits_of, replay_log
+from skald.core.pack import Episode
+from skald.core.persistent import DirectorState
 from skald.engine import start_campaign
-from skald.events import BEAT_ORDER, limits_of, replay_log
 from skald.graph import build_graph, run_turn
 from skald.packs.loader import load_pack
-from skald.packs.models import Episode
-from skald.persistent import DirectorState
 from skald.rules import episodes
 from skald.store import episodes as stored
 from skald.store import reads
@@ -84,7 +84,7 @@ def test_a_beat_event_never_moves_the_beat_back():
 
 
 def test_next_beat_only_ever_moves_forward_one_position_step_at_a_time(pack):
-    from skald.state import GameState
+    from skald.core.state import GameState
 
     rng = random.Random(7)
     running = episode("open", turn_budget=8)
@@ -107,7 +107,7 @@ def test_position_beats_spread_over_the_budget():
 
 
 def start_campaign_state(pack):
-    from skald.persistent import Campaign, PersistentState, Player, World
+    from skald.core.persistent import Campaign, PersistentState, Player, World
 
     return PersistentState(campaign=Campaign(id="x", pack_id=pack.id, seed=1), player=Player(
         name="A", background="b", stats={}, hp=10, max_hp=10, credits=0), location=next(iter(pack.locations)),

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
-from skald import events
-from skald.events import EVENT_TYPES, BaseEvent, Informational, from_row, limits_of, parse
+from skald.core import events
+from skald.core.events import EVENT_TYPES, BaseEvent, Informational, from_row, limits_of, parse
+from skald.core.persistent import NEWS_KEPT, PROCEDURAL_NPCS_KEPT, CompanionState
+from skald.core.vocab import ArcStage
 from skald.rules.start import new_state
-from skald.state import NEWS_KEPT, PROCEDURAL_NPCS_KEPT, CompanionState
-from skald.vocab import ArcStage
 
 
 def E(kind: str, **data) -> BaseEvent:

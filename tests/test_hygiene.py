@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 import yaml
 from fake_ollama import FakeOllama, Reply, json_reply, taking_turns, text
+from skald.core.brief import BriefDraft
 from skald.engine import start_campaign
 from skald.llm import hygiene
 from skald.llm.client import REJECTED, LLMClient, LLMUnavailable
 from skald.packs.loader import load_pack
 from skald.rules import tag_line
-from skald.scene_brief import BriefDraft
 from skald.settings import Settings
 from skald.store.db import connect
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama, Reply, http_error, json_reply, text
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Intent, Tone
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
@@ -22,9 +24,7 @@ from skald.replay.scripted import ScriptedOllama
 from skald.replay.session import REPLAY_URL
 from skald.rules import intent, interact, interpretation
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
-from skald.vocab import ActionClass, Intent, Tone
 
 MODELS = {"narrator_model": "nar", "director_model": "nar", "suggestion_refiner_model": "nar",
           "interpreter_model": "int"}

@@ -28,10 +28,10 @@ from fake_ollama import (
     slow,
     text,
 )
+from skald.core.records import LLMCall
 from skald.llm.client import LLMClient, LLMUnavailable, probe_ollama
 from skald.nodes.refiner import RefinedSuggestions
 from skald.settings import Settings
-from skald.state import LLMCall
 from support import SLACK_S
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}

@@ -27,13 +27,13 @@ from typing import Any
 
 import pytest
 from fake_ollama import ANY, FakeOllama, Reply, empty, hang, http_error, json_reply, taking_turns, text
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
-from skald.packs.models import EraPack
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
 from support import SLACK_S, script_lines
@@ -43,7 +43,7 @@ TURN_ROLES = ("narrator", "suggestion_refiner")  # called inside every TALK and 
 MODEL = {"director": "dir", "narrator": "nar", "suggestion_refiner": "ref"}
 LINES = script_lines()[:20]
 BRIEF = {"summary": "The room is loud and the stakes are close.", "key_facts": ["Everyone here is watching the door."],
-         "npc_intentions": [], "suggested_topics": ["what the room is waiting for"]}  # a scene_brief.BriefDraft
+         "npc_intentions": [], "suggested_topics": ["what the room is waiting for"]}  # a core.brief.BriefDraft
 NO_BRIEF = "director: no usable brief from the model; the rules' brief stands"
 REPAIRS = ("validator: prose left out what changed; added: ",
            "validator: prose did not convey what the brief required; added: ",

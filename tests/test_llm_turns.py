@@ -17,23 +17,23 @@ from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama, Gate, Reply, hang, held, http_error, json_reply, prompt_tokens, taking_turns, text
+from skald.core.brief import END_MARKER, MARKER
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.engine import start_campaign
 from skald.graph import PIPELINE, run_turn, stream_turn
 from skald.llm import prompts
 from skald.llm.client import LLMClient
 from skald.llm.hygiene import sentences
 from skald.packs.loader import load_pack
-from skald.packs.models import EraPack
-from skald.scene_brief import END_MARKER, MARKER
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
 from support import SLACK_S
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 TONES = ["PARAGON", "INVESTIGATE", "RENEGADE", "NEUTRAL"]
-BRIEF = {"summary": "The room is loud and the tin stays quiet.",  # the director's reply: a scene_brief.BriefDraft
+BRIEF = {"summary": "The room is loud and the tin stays quiet.",  # the director's reply: a core.brief.BriefDraft
          "key_facts": ["A loose tile behind the taps hides something."], "npc_intentions": [],
          "suggested_topics": ["who has been skimming the water"]}
 BRIEFED_WITHIN = 12  # "look around" turns of seed 3 before one uses a brief the director wrote in the background

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama, json_reply, text
+from skald.core.state import GameState
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
 
 PROSE = ("Ash ticks against the window of the Slag & Lantern. Hesper Quill wipes the same glass twice and watches "

@@ -7,10 +7,10 @@ import json
 import shutil
 
 import pytest
-from skald import events
+from skald.core import events
+from skald.core.persistent import TOLD_TURNS, DirectorState, Profile, Scenes
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
-from skald.persistent import TOLD_TURNS, DirectorState, Profile, Scenes
 from skald.store import idempotency, reads
 from skald.store.db import connect
 from support import ROOT

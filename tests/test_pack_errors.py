@@ -199,7 +199,7 @@ def test_pack_validate_prints_the_warning_and_passes():
 
 def test_the_designer_guide_names_every_field_of_every_model():
     from pydantic import BaseModel
-    from skald.packs import models
+    from skald.core import pack as models
 
     guide = (Path(__file__).resolve().parents[1] / "docs" / "era-packs.md").read_text(encoding="utf-8")
     kinds = [m for m in vars(models).values() if isinstance(m, type) and issubclass(m, models.Strict)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
+from skald.core.pack import Location
 from skald.packs.loader import PACKS_DIR, available_packs, load_pack, pack_layers
-from skald.packs.models import Location
 from skald.rules import checks, episodes, intent, setup
 from skald.rules.start import new_state
 from skald.text import place_at_start, the_place

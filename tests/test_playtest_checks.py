@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from skald import events as ev
-from skald.persistent import CompanionState, QuestState
+from skald.core import events as ev
+from skald.core.persistent import CompanionState, QuestState
+from skald.core.vocab import QuestStatus
 from skald.playtest import ORDER, checks, invariants, policies, softlocks
 from skald.playtest.runner import rng_for
 from skald.rules.start import new_state
-from skald.vocab import QuestStatus
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_a_refusal_is_a_defect_except_for_chaos():
 
 
 def test_an_episode_won_counts_only_under_idle(pack):
-    from skald.persistent import EpisodeEvaluation
+    from skald.core.persistent import EpisodeEvaluation
 
     episode = next(iter(pack.episodes))
     won = ev.EpisodeCompleted(episode=episode, trigger="objective_met", evaluation=EpisodeEvaluation(

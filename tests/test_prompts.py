@@ -3,11 +3,12 @@ rules at the end, per-turn sections budgeted with history trimmed oldest first."
 
 from __future__ import annotations
 
+from skald.core.brief import END_MARKER, MARKER
 from skald.graph import run_turn
 from skald.llm import prompts, tail
-from skald.llm.budget import SectionKind, estimate_tokens, fit
+from skald.llm.budget import SectionKind, fit
 from skald.rules import brief as brief_rules
-from skald.scene_brief import END_MARKER, MARKER
+from skald.text import estimate_tokens
 from support import script_lines
 
 
@@ -222,9 +223,9 @@ def test_a_rumor_heard_keeps_its_place_among_the_briefs_secrets():
     """The story of a rumor heard may be told and its truth is kept, in the place the untold story held."""
     from types import SimpleNamespace
 
-    from skald import events as ev
+    from skald.core import events as ev
+    from skald.core.brief import Secret
     from skald.packs.loader import load_pack
-    from skald.scene_brief import Secret
 
     pack = load_pack("cinder_reach")
     rumors = list(pack.rumors.values())[:3]
@@ -252,10 +253,10 @@ def test_a_characters_prompt_is_the_last_beats_with_lines_added(pack):
     """A character's prompt holds who they are and the scene's goal, place and cast, then the transcript window, then
     what changes every beat (how they feel, the beat): the prompt of a beat starts with the last beat's up to the end
     of its transcript while the window grows, and with everything before the transcript when it starts anew."""
-    from skald.persistent import SceneLine
+    from skald.core.persistent import SceneLine
+    from skald.core.records import CharacterTask, SceneUpdate
     from skald.rules import moderator, voice_sheet
     from skald.rules.start import new_state
-    from skald.state import CharacterTask, SceneUpdate
 
     state = new_state(pack, seed=3)
     who = voice_sheet.sheet("tobin_marsh", state, pack)

@@ -20,15 +20,15 @@ import pytest
 from fake_ollama import FakeOllama, Reply, taking_turns, text
 from skald.cli.session import Session
 from skald.commands import app
+from skald.core.brief import END_MARKER, MARKER, BriefDraft
+from skald.core.vocab import Risk
 from skald.llm import prompts
 from skald.llm.client import ROLE_HEADER, LLMClient
 from skald.replay.recording import FILE, RecordingError, read
 from skald.replay.scripted import ScriptedOllama, load_faults
 from skald.replay.session import Recorder, find_recordings, recording_transport, replay, source_of
 from skald.rules import dc, prose
-from skald.scene_brief import END_MARKER, MARKER, BriefDraft
 from skald.settings import Settings
-from skald.vocab import Risk
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -533,7 +533,7 @@ def test_record_refuses_a_bad_faults_file(tmp_path):
 def test_the_fold_of_the_stored_log_is_the_committed_state(name):
     """Every shipped recording, replayed: folding its stored events from the initial state gives exactly the state
     Commit stored, field by field, and the events read back as the typed events that were staged."""
-    from skald import events
+    from skald.core import events
     from skald.replay.recording import read
     from skald.store import reads
 

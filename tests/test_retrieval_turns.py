@@ -14,6 +14,7 @@ from contextlib import closing
 import httpx
 import pytest
 from fake_ollama import FakeOllama, json_reply, text
+from skald.core.brief import MARKER
 from skald.engine import Created, Engine, start_campaign
 from skald.graph import run_turn
 from skald.llm import prompts
@@ -24,7 +25,6 @@ from skald.rag.handle import LazyRetriever, private_index
 from skald.rag.retrieve import Found
 from skald.rag.store import LoreIndex, ingest
 from skald.rules.start import new_state
-from skald.scene_brief import MARKER
 from skald.settings import Settings
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
@@ -149,8 +149,8 @@ def test_offline_turns_never_open_the_index(tmp_path, pack):
 
 
 def test_hidden_rumors_are_not_offered_as_hooks(pack, index):
+    from skald.core.records import PresentNpc
     from skald.llm import lore
-    from skald.state import PresentNpc
 
     hesper = pack.npcs["hesper_quill"]
     state = new_state(pack, seed=3)  # the scene the Director briefs: where the player stands, with Hesper there

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama, Reply, json_reply, taking_turns, text
+from skald.core.brief import BRIEF_TOKENS, MARKER, BriefDraft, SceneBrief, Secret, whisper
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.engine import Engine
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.loader import load_pack
-from skald.packs.models import EraPack
 from skald.rules import brief as rules
 from skald.rules.start import new_state
-from skald.scene_brief import BRIEF_TOKENS, MARKER, BriefDraft, SceneBrief, Secret, whisper
 from skald.settings import Settings
-from skald.state import GameState
 from support import script_lines
 
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
@@ -117,20 +117,20 @@ def test_which_changes_brief_the_scene_again(cinder: EraPack, change: str, rebui
 
 
 def _stranger(state):
-    from skald.persistent import KnownNpc
+    from skald.core.persistent import KnownNpc
 
     return KnownNpc(id="proc_1", name="Vell Orrin", first_met_turn=1, procedural=True, location=state.location,
                     role="hauler", description="a tired hauler")
 
 
 def _fight():
-    from skald.persistent import Combat
+    from skald.core.persistent import Combat
 
     return Combat(enemy_id="ash_rat", enemy_name="an ash rat", enemy_hp=4, enemy_damage=2)
 
 
 def _quest(quest_id: str, stage: int):
-    from skald.persistent import QuestState
+    from skald.core.persistent import QuestState
 
     return QuestState(id=quest_id, stage=stage)
 

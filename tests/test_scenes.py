@@ -20,7 +20,7 @@ from skald.engine import Engine
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.settings import Settings
-from skald.transcripts import markdown
+from skald.views import transcripts_markdown
 
 PROSE = ("You stand at the bar while the generator coughs behind the wall. The regulars keep to their glasses. Heat "
          "sweats off the rock. Nobody pays you much mind. The morning shift is already late.")
@@ -180,17 +180,17 @@ def test_one_characters_agent_failing_does_not_stop_the_scene(tmp_path, server):
     notes = played.state.scenes.scene.notes
     assert "[SYSTEM: Tobin Marsh is unable to respond]" in notes["hesper_quill"]
     assert "Your tab, Tobin." in played.view.text and "Leave him be." in played.view.text
-    said = markdown(engine.transcripts(cid))
+    said = transcripts_markdown(engine.transcripts(cid))
     assert "[SYSTEM: Tobin Marsh could not answer]" in said  # the transcript says so; the narration does not
     assert "could not answer" not in played.view.text
     engine.close()
 
 
 def test_the_players_deed_is_shown_as_a_deed_and_talk_as_talk():
+    from skald.core.state import GameState
     from skald.packs.loader import load_pack as load
     from skald.rules import intent, moderator
     from skald.rules.start import new_state
-    from skald.state import GameState
 
     pack = load("cinder_reach")
     for typed, speech in (("threaten Rhea", False), ("Rhea, what do you make of the water?", True)):
@@ -278,7 +278,7 @@ def test_offline_two_people_argue_and_answer_each_other(tmp_path, pack, cast, wo
     assert not [w for w in played.view.warnings if w.startswith("scene:")]
     again = engine.play_turn(cid, "wait and listen")
     assert again.view.text != played.view.text
-    said = markdown(engine.transcripts(cid))
+    said = transcripts_markdown(engine.transcripts(cid))
     assert sum(1 for x in lines if f"{x.name} [" in said or f"{x.name} \"" in said) == len(lines)
     engine.close()
 

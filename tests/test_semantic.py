@@ -15,12 +15,12 @@ from importlib import resources
 
 import pytest
 import yaml
+from skald.core.vocab import ActionClass, Intent
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
 from skald.rules import intent, interact, semantic
 from skald.rules.start import new_state
 from skald.settings import Settings
-from skald.vocab import ActionClass, Intent
 from support import ROOT, second_move
 
 PACKS = ("saltmarsh_reach", "cinder_reach")

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from skald import events
+from skald.core import events
+from skald.core.persistent import PERSISTENT_FIELDS
+from skald.core.state import GameState
 from skald.engine import start_campaign
 from skald.graph import NODES, compiled_graph, run_turn
 from skald.rules.dice import turn_rng
-from skald.state import PERSISTENT_FIELDS, GameState
 from skald.store import reads
 from skald.store.db import connect
 from support import script_lines

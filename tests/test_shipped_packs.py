@@ -4,9 +4,9 @@ two-way connected map, a bar to start in, and names the engine understands."""
 from __future__ import annotations
 
 import pytest
+from skald.core.vocab import ActionClass, Tone
 from skald.packs.loader import available_packs, load_pack
 from skald.packs.tools import reachable
-from skald.vocab import ActionClass, Tone
 
 BASE_PACKS = [p for p in available_packs() if not load_pack(p).layers]
 ACTION_NAMES = {a.value for a in ActionClass}

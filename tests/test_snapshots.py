@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from skald.core.events import limits_of
 from skald.engine import start_campaign
-from skald.events import limits_of
 from skald.graph import run_turn
 from skald.store import reads, writer
 from skald.store.db import connect

@@ -4,10 +4,11 @@ the committed state with the next turn number."""
 from __future__ import annotations
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import PERSISTENT_FIELDS, Suggestion
+from skald.core.state import PER_TURN_FIELDS, GameState, TurnFields
+from skald.core.vocab import Risk, Tone
 from skald.graph import build_graph, run_turn
-from skald.state import PER_TURN_FIELDS, PERSISTENT_FIELDS, GameState, Suggestion, TurnFields
-from skald.vocab import Risk, Tone
 
 
 def test_fields_are_split_into_persistent_and_per_turn():
@@ -50,7 +51,7 @@ def test_a_turn_starts_with_every_per_turn_field_at_its_default(conn, campaign, 
 def test_pack_action_names_are_the_engines_action_classes():
     from typing import get_args
 
-    from skald.vocab import ActionClass, ActionName, Taste
+    from skald.core.vocab import ActionClass, ActionName, Taste
 
     engine = {a.value for a in ActionClass} - {"META", "RECOVER"}  # internal classes a designer never names
     assert set(get_args(ActionName)) == engine

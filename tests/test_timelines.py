@@ -15,9 +15,9 @@ import sqlite3
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from skald.core.events import limits_of
 from skald.engine import Engine, start_campaign
 from skald.errors import BranchError, TurnBusy, TurnConflictError
-from skald.events import limits_of
 from skald.graph import run_turn
 from skald.packs.loader import get_pack
 from skald.store import db as store_db

@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 from skald.cli.main import app
+from skald.core.events import limits_of
 from skald.engine import Engine
-from skald.events import limits_of
 from skald.packs.loader import get_pack
 from skald.store import memories, reads, timeline, transfer
 from skald.store.db import connect

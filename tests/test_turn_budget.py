@@ -21,12 +21,12 @@ import pytest
 from fake_ollama import ANY, FakeOllama, Gate, Reply, held, hung, json_reply, text
 from skald.api import create_app
 from skald.api.server import LiveServer
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.engine import start_campaign
 from skald.graph import run_turn, stream_turn
 from skald.llm.client import MIN_CALL_S, LLMClient, LLMUnavailable
-from skald.packs.models import EraPack
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
 from support import SLACK_S  # what a loaded machine may add to a deadline; a hung call without one waits 60 s
@@ -35,7 +35,7 @@ BUDGET_S = 1.5
 MODELS = {"director_model": "dir", "narrator_model": "nar", "suggestion_refiner_model": "ref"}
 ROLES = ("director", "narrator", "suggestion_refiner")
 BRIEF = {"summary": "The room is loud and the stakes are close.", "key_facts": [], "npc_intentions": [],
-         "suggested_topics": []}  # the director's reply: a scene_brief.BriefDraft
+         "suggested_topics": []}  # the director's reply: a core.brief.BriefDraft
 BRIEFED_AFTER = 8  # "look around" turns of seed 3 within which a turn stays in a scene whose brief was started in
 # the background (the scene changes with the episode's beat, and the beat moves by position up to the escalation)
 PROSE = ("You crouch behind the taps and work a loose tile free. Beneath it sits nothing but dust. The bar keeps up "

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 from fake_ollama import FakeOllama, json_reply, text
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
-from skald.packs.models import EraPack
 from skald.rules import intent, prose, subjects
 from skald.rules.start import new_state
 from skald.settings import Settings
-from skald.state import GameState
 from skald.store.db import connect
 from skald.store.reads import rendered_turns
 

@@ -7,9 +7,9 @@ import sqlite3
 from dataclasses import dataclass
 
 from skald import wallclock
-from skald.events import Limits
+from skald.core.events import Limits
+from skald.core.pack import EraPack
 from skald.llm.client import LLMClient
-from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import Position

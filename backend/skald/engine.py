@@ -6,7 +6,7 @@ the era packs, the LLM client and the lore index, and offers:
 - campaigns: :meth:`Engine.create_campaign` (with an API token in the same transaction), :meth:`Engine.load`,
   :meth:`Engine.campaigns`, :meth:`Engine.delete_campaign`, :meth:`Engine.check_token`;
 - turns: :meth:`Engine.play_turn`, or :meth:`Engine.claim` then :meth:`Engine.play` / :meth:`Engine.stream`;
-  every played turn comes back as a typed :class:`~skald.views.TurnView`;
+  every played turn comes back as a typed :class:`~skald.TurnView`;
 - reads: :meth:`Engine.turns` (the transcript, paged by turn number) and the views of a campaign (status, party,
   quests, rumors, news, inventory), the same ones ``/status`` and friends render.
 
@@ -33,25 +33,41 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 
 from skald import views, wallclock
+from skald.core.events import limits_of
+from skald.core.pack import EraPack
+from skald.core.state import GameState
+from skald.core.transcripts import SceneTranscript
+from skald.core.views import (
+    BranchView,
+    CampaignSummary,
+    CampaignView,
+    CompanionView,
+    EpisodesView,
+    InventoryView,
+    MapView,
+    NewsView,
+    QuestView,
+    RumorsView,
+    SceneView,
+    SharedEpisode,
+    TurnPage,
+    TurnView,
+)
 from skald.errors import BranchError, KeyReused, TurnBusy, TurnConflictError, TurnStale, VariantTaken
-from skald.events import limits_of
 from skald.graph import default_llm, resolve_retriever, run_turn, stream_turn
 from skald.llm import briefs, offline
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.loader import PackError, available_packs
-from skald.packs.models import EraPack
 from skald.rules import pack_fit, setup
 from skald.rules import timeline as timeline_rules
 from skald.rules.start import new_state
-from skald.state import GameState
 from skald.store import episodes as stored_episodes
 from skald.store import idempotency, reads, timeline, tokens, writer
 from skald.store import transcripts as stored_transcripts
 from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
 from skald.store.timeline import Position
-from skald.transcripts import SceneTranscript
 from skald.turn_cancel import TurnCancel
 from skald.wallclock import WallClock
 from skald.words import TERMINAL, Words
@@ -90,8 +106,8 @@ def start_campaign(conn: sqlite3.Connection, pack: EraPack, *, seed: int, backgr
 @dataclass
 class Created:
     state: GameState
-    view: views.CampaignView
-    scene: views.SceneView  # the opening scene, with the four suggestions for the first turn
+    view: CampaignView
+    scene: SceneView  # the opening scene, with the four suggestions for the first turn
     token: str | None = None  # the campaign's API token, shown once (only its hash is stored)
 
 
@@ -101,14 +117,14 @@ class Played:
     response and ``state`` is None (``view`` too, for a response stored by an engine before typed views)."""
 
     body: dict[str, Any]
-    view: views.TurnView | None = None
+    view: TurnView | None = None
     state: GameState | None = None
     replayed: bool = False
 
     @classmethod
     def stored(cls, response: str) -> Played:
         try:
-            view = views.TurnView.model_validate_json(response)
+            view = TurnView.model_validate_json(response)
         except ValueError:  # a response stored before typed views: returned as it was stored
             import json
 
@@ -253,7 +269,7 @@ class Engine:
                 limits = None  # it does not load: the opener says so; the rest is still checked
             return fsck.campaign_problems(conn, campaign_id, limits, events=False)
 
-    def campaigns(self) -> list[views.CampaignSummary]:
+    def campaigns(self) -> list[CampaignSummary]:
         """Every campaign in the save file, most recently played first."""
         with self.pool.connection() as conn:
             return reads.campaign_rows(conn)
@@ -419,12 +435,12 @@ class Engine:
             raise BranchError(campaign_id, branch or "", said.reason or "refused", played.view.text)
         return played
 
-    def branches(self, campaign_id: str) -> list[views.BranchView]:
+    def branches(self, campaign_id: str) -> list[BranchView]:
         """Every branch of the campaign (``main`` first) with its head, what /redo could replay, and where it stands.
         :raises CampaignNotFoundError."""
         with self.pool.connection() as conn, reads.snapshot(conn):
             found = reads.branch_heads(conn, campaign_id)
-        return [views.BranchView(name=b.name, head_turn=b.head.turn_number, tip_turn=b.tip, current=b.current,
+        return [BranchView(name=b.name, head_turn=b.head.turn_number, tip_turn=b.tip, current=b.current,
                                  location=location, last_text=text or "", forked_from=b.forked_from,
                                  forked_at=b.forked_at)
                 for b, location, text in found]
@@ -432,7 +448,7 @@ class Engine:
     # ------------------------------------------------------------------------------------------ reads
 
     def turns(self, campaign_id: str, *, after_turn: int = 0, limit: int = 20,
-              branch: str | None = None) -> views.TurnPage:
+              branch: str | None = None) -> TurnPage:
         """Up to ``limit`` turns after turn ``after_turn`` on the line of ``branch`` (default: the current one) up to
         its head, oldest first (paged by turn number: the cost of a page does not grow with the campaign).
         :raises CampaignNotFoundError. :raises BranchError: no such branch."""
@@ -441,18 +457,18 @@ class Engine:
             total = at.turn_number
             rows = reads.turn_records(conn, campaign_id, after_turn, limit, at.branch)
         last = rows[-1].turn_number if rows else None
-        return views.TurnPage(campaign_id=campaign_id, total=total, turns=rows, branch=at.branch,
+        return TurnPage(campaign_id=campaign_id, total=total, turns=rows, branch=at.branch,
                               next_after_turn=last if last is not None and last < total else None)
 
-    def episodes(self, campaign_id: str) -> views.EpisodesView:
+    def episodes(self, campaign_id: str) -> EpisodesView:
         """The running episode, every evaluation, and what can be played next. :raises CampaignNotFoundError."""
         state, pack = self._viewed(campaign_id)
         with self.pool.connection() as conn:
             evaluations = stored_episodes.evaluations(conn, campaign_id)
         return views.episodes(state, pack, evaluations)
 
-    def shared(self, share_id: str) -> views.SharedEpisode | None:
-        """The episode result shared as ``share_id`` (``views.SharedEpisode``: nothing of its campaign), or None."""
+    def shared(self, share_id: str) -> SharedEpisode | None:
+        """The episode result shared as ``share_id`` (``SharedEpisode``: nothing of its campaign), or None."""
         with self.pool.connection() as conn:
             found = stored_episodes.by_share_id(conn, share_id)
             pack_id = reads.pack_id(conn, found[0]) if found else None
@@ -466,7 +482,7 @@ class Engine:
 
     def transcripts(self, campaign_id: str, scene: str | None = None) -> list[SceneTranscript]:
         """Every multi-character scene of the campaign (or those with id ``scene``), oldest first, with their lines
-        (``skald.transcripts``); places and people by their ids when the campaign's pack cannot be loaded here.
+        (``skald.core.transcripts``); places and people by their ids when the campaign's pack cannot be loaded here.
         :raises CampaignNotFoundError."""
         state = self.load(campaign_id)
         try:
@@ -476,7 +492,7 @@ class Engine:
         with self.pool.connection() as conn:
             return stored_transcripts.scenes(conn, campaign_id, pack, scene)
 
-    def scene(self, campaign_id: str, words: Words | None = None) -> views.SceneView:
+    def scene(self, campaign_id: str, words: Words | None = None) -> SceneView:
         """The scene the campaign stands at, with the four suggestions for its next turn (for a resumed game);
         ``words``: how the frontend asking names the moves that are not story (default: the engine's)."""
         state, pack = self._viewed(campaign_id)
@@ -490,16 +506,16 @@ class Engine:
         if self._llm is not None:
             self._llm.briefs.settle(timeout)
 
-    def _scene(self, state: GameState, pack: EraPack, *, resumed: bool, words: Words | None = None) -> views.SceneView:
+    def _scene(self, state: GameState, pack: EraPack, *, resumed: bool, words: Words | None = None) -> SceneView:
         offline_mode = self._llm is not None and not self._llm.online
         told = offline.scene_text(state, pack, resumed=resumed, words=words or self.words)
         return views.scene(state, pack, told, offline=offline_mode)
 
-    def view(self, campaign_id: str) -> views.CampaignView:
+    def view(self, campaign_id: str) -> CampaignView:
         state, pack = self._viewed(campaign_id)
         return views.campaign(state, pack)
 
-    def map(self, campaign_id: str) -> views.MapView:
+    def map(self, campaign_id: str) -> MapView:
         """The pack's map with where the player is and has been on the current branch. :raises
         CampaignNotFoundError."""
         state, pack = self._viewed(campaign_id)
@@ -507,19 +523,19 @@ class Engine:
             been = reads.visited(conn, campaign_id)
         return views.map_of(pack, state.location, been)
 
-    def party(self, campaign_id: str) -> list[views.CompanionView]:
+    def party(self, campaign_id: str) -> list[CompanionView]:
         return views.party(*self._viewed(campaign_id))
 
-    def quests(self, campaign_id: str) -> list[views.QuestView]:
+    def quests(self, campaign_id: str) -> list[QuestView]:
         return views.quests(*self._viewed(campaign_id))
 
-    def rumors(self, campaign_id: str) -> views.RumorsView:
+    def rumors(self, campaign_id: str) -> RumorsView:
         return views.rumors(*self._viewed(campaign_id))
 
-    def news(self, campaign_id: str) -> views.NewsView:
+    def news(self, campaign_id: str) -> NewsView:
         return views.news(self.load(campaign_id))
 
-    def inventory(self, campaign_id: str) -> views.InventoryView:
+    def inventory(self, campaign_id: str) -> InventoryView:
         return views.inventory(*self._viewed(campaign_id))
 
     # ------------------------------------------------------------------------------------------ internals

@@ -27,7 +27,10 @@ from langgraph.graph.state import CompiledStateGraph
 
 from skald import wallclock
 from skald.context import TurnContext
-from skald.events import limits_of
+from skald.core.events import limits_of
+from skald.core.pack import EraPack
+from skald.core.records import CharacterTask
+from skald.core.state import GameState, TurnInput
 from skald.llm import briefs
 from skald.llm.client import LLMClient
 from skald.nodes.arc_planner import arc_planner
@@ -49,12 +52,10 @@ from skald.nodes.timeline import TIMELINE_ROUTES, route_after_timeline, timeline
 from skald.nodes.validator import validator
 from skald.nodes.world_sim import world_sim
 from skald.packs.loader import get_pack
-from skald.packs.models import EraPack
 from skald.rag.handle import LazyRetriever
 from skald.rules.dice import turn_rng
 from skald.rules.player_input import check_player_input, resolve_choice
 from skald.settings import get_settings
-from skald.state import CharacterTask, GameState, TurnInput
 from skald.store.idempotency import KeyedTurn
 from skald.store.timeline import Position
 from skald.turn_cancel import TurnCancel

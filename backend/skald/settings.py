@@ -76,7 +76,7 @@ def _defaults(temperature: float, num_predict: int, attempts: int, **extra: Any)
 
 
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
-    # writes a scene's brief (JSON, scene_brief.BriefDraft) in the background, once a scene outlives a turn; its
+    # writes a scene's brief (JSON, core.brief.BriefDraft) in the background, once a scene outlives a turn; its
     # prompt starts with the narrator's of the turn just played (served from Ollama's cache), so it is not trimmed
     "director": _defaults(0.2, 384, 3),
     # the prose, and the turn's four suggestions reworded after it (llm.tail); its prompt is bounded by its lore

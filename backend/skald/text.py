@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from functools import lru_cache
@@ -49,7 +50,7 @@ def inner(text: str) -> str:
 
 
 class Place(Protocol):
-    """A place as prose names it: an era pack's location (``packs.models.Location``)."""
+    """A place as prose names it: an era pack's location (``core.pack.Location``)."""
 
     @property
     def name(self) -> str: ...
@@ -116,3 +117,10 @@ def end(text: str) -> str:
     quote)."""
     text = text.strip()
     return text if text[-1:] in ".!?\"" else text + "."
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens in ``text`` by the uncalibrated estimate, four characters a token (a rule of thumb for English text with
+    BPE tokenizers): the one estimator Skald has, used by retrieval budgets and, calibrated, by prompt budgets
+    (``llm.budget.TokenCounter``). 0 for the empty string."""
+    return math.ceil(round(len(text) / 4, 9)) if text else 0

@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from skald.events import fold, limits_of
+from skald.core.events import fold, limits_of
+from skald.core.records import RouterOutput
+from skald.core.state import GameState
 from skald.packs.loader import load_pack
 from skald.rules import checks, intent
 from skald.rules.start import new_state
-from skald.state import GameState, RouterOutput
 
 PACK_ID = "cinder_reach"
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import QuestState
+from skald.core.state import GameState
+from skald.core.vocab import ArcStage
 from skald.rules import arc
-from skald.state import GameState, QuestState
-from skald.vocab import ArcStage
 from support import apply_turn
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import Combat, CompanionState
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, ArcStage, Outcome, Risk
 from skald.rules import checks, dice, intent
-from skald.state import Combat, CompanionState, GameState
-from skald.vocab import ActionClass, ArcStage, Outcome, Risk
 from support import apply_turn
 
 # Seeds whose turn-1 RNG rolls a natural 1 / natural 20 on its first d20 (found with dice.turn_rng).
@@ -394,7 +395,7 @@ def test_a_knockout_in_the_turn_a_fight_starts_ends_the_fight(make_state, play, 
 
 
 def test_being_knocked_out_or_leaving_always_ends_a_fight(make_state, pack):
-    from skald.state import Combat
+    from skald.core.persistent import Combat
 
     state = make_state(location="ash_flats")
     state.combat = Combat(enemy_id="gault_ferris", enemy_name="Gault Ferris", enemy_hp=5, enemy_damage=4)

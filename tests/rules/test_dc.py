@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from skald.core.vocab import ArcStage, Risk
 from skald.rules.dc import MAX_DC, MIN_DC, difficulty_class
-from skald.vocab import ArcStage, Risk
 
 
 @pytest.mark.parametrize("risk, dc", [(Risk.SAFE, 5), (Risk.RISKY, 12), (Risk.DANGEROUS, 16)])

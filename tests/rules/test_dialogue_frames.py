@@ -4,8 +4,8 @@ even voice." once the prose is split into sentences (what the variety checks and
 from __future__ import annotations
 
 import pytest
+from skald.core.persistent import SceneLine
 from skald.llm.offline.dialogue import TO_OTHER, TO_ROOM, TO_YOU, woven
-from skald.persistent import SceneLine
 from skald.text import sentences
 
 NAMES = {"hesper_quill": "Hesper Quill", "rhea_calloway": "Rhea Calloway"}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from skald.core.persistent import Combat
+from skald.core.vocab import ActionClass, Intent, Tone
 from skald.rules.intent import classify
-from skald.state import Combat
-from skald.vocab import ActionClass, Intent, Tone
 
 
 @pytest.fixture

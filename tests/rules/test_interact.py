@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from skald.core.vocab import ActionClass, Outcome
 from skald.rules import interact, wishes
 from skald.rules.prose import DONE_WORDS
-from skald.vocab import ActionClass, Outcome
 
 
 @pytest.mark.parametrize(("text", "kind"), [

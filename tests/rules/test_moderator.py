@@ -8,16 +8,17 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from skald import events as ev
-from skald.events import fold, limits_of
-from skald.packs.models import SceneOpens, SceneSpec
-from skald.persistent import SCENE_RECENT, SCENES_DONE_KEPT, ActiveScene, Feeling, SceneLine
+from skald.core import events as ev
+from skald.core.events import fold, limits_of
+from skald.core.pack import SceneOpens, SceneSpec
+from skald.core.persistent import SCENE_RECENT, SCENES_DONE_KEPT, ActiveScene, Feeling, SceneLine
+from skald.core.records import MechanicResult
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.rules import feelings, intent, moderator
 from skald.rules.moderator import PASSIVE, WRAP_UP, event_due, goal_met, notes, order, resolve, stalled
 from skald.rules.scene import cast_of
 from skald.rules.tag_line import parse
-from skald.state import GameState, MechanicResult
-from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 PLAYER = "Wren Vale"
 HESPER, TOBIN, INES, PELL = "hesper_quill", "tobin_marsh", "ines_rourke", "pell_adair"

@@ -5,15 +5,15 @@ the player did, silence when nothing is left to say; prose that keeps every line
 from __future__ import annotations
 
 import pytest
+from skald.core.persistent import SceneLine
+from skald.core.records import CharacterTask, SceneUpdate, VoiceSheet
 from skald.llm.offline.characters import SHORT_REPLIES, line
 from skald.llm.offline.dialogue import how, woven
 from skald.packs.loader import get_pack
-from skald.persistent import SceneLine
 from skald.rules import voice_sheet
 from skald.rules.moderator import PASSIVE, resolve
 from skald.rules.start import new_state
 from skald.rules.tag_line import parse
-from skald.state import CharacterTask, SceneUpdate, VoiceSheet
 
 PLAYER = "Wren Vale"
 HESPER, TOBIN, INES = "hesper_quill", "tobin_marsh", "ines_rourke"
@@ -256,7 +256,7 @@ def test_an_interruption_does_not_read_cuts_in_in():
 def test_the_scenes_own_lines_come_first():
     """A character with lines written for the scene (``scenes.yaml`` ``lines``) says those before their own, and
     none twice while others are left."""
-    from skald.state import CharacterTask, SceneUpdate, VoiceSheet
+    from skald.core.records import CharacterTask, SceneUpdate, VoiceSheet
 
     topical = ["The tab gets paid before the whistle.", "Rhea, sit down and let me count the barrels."]
     sheet = VoiceSheet(id="hesper_quill", name="Hesper Quill", role="bartender", personality="dry",

@@ -7,7 +7,10 @@ import re
 import string
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.records import SceneInstructions
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Intent, Outcome
 from skald.llm import offline
 from skald.llm.offline import phrases
 from skald.llm.offline import scene as offline_scene
@@ -16,8 +19,6 @@ from skald.rules import checks, dice, intent, prose
 from skald.rules.population import cast
 from skald.rules.prose import MAX_SENTENCES, MAX_WORDS, MIN_SENTENCES, sentences
 from skald.rules.start import new_state
-from skald.state import GameState, SceneInstructions
-from skald.vocab import ActionClass, Intent, Outcome
 
 VARIED = ["look around", "talk to the bartender", "ask Tobin about the drills", "rest", "go to Kettle Row",
           "look around", "talk to the deputy", "go to the Scrip Market", "buy a patch kit", "talk to Juno",
@@ -152,7 +153,7 @@ def test_an_impossible_action_gets_no_flourish_of_success(make_state, pack, text
 
 
 def _joined(cid: str):
-    from skald.persistent import CompanionState
+    from skald.core.persistent import CompanionState
 
     return CompanionState(id=cid, in_party=True, joined_turn=0)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from skald.core.vocab import ActionClass
 from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
@@ -14,7 +15,6 @@ from skald.packs.loader import load_pack
 from skald.rules.parser import Reading, plain, read
 from skald.settings import Settings
 from skald.store.db import connect
-from skald.vocab import ActionClass
 from support import answer_to, second_move
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import BANTER_KEPT, CompanionState, QuestState
+from skald.core.records import MechanicResult, RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Intent, Outcome, Risk, Tone
 from skald.rules import party
-from skald.state import BANTER_KEPT, CompanionState, GameState, MechanicResult, QuestState, RouterOutput
-from skald.vocab import ActionClass, Intent, Outcome, Risk, Tone
 from support import apply_turn
 
 
@@ -205,8 +207,8 @@ def test_a_companion_who_leaves_this_turn_neither_banters_nor_stays_on_stage(sta
     for, so no banter of hers is queued and she is off the stage the scene and the prose are written from."""
     from types import SimpleNamespace
 
+    from skald.core.records import PresentNpc
     from skald.nodes.companion import companion
-    from skald.state import PresentNpc
 
     line = pack.companions["rhea_calloway"].leave_below
     _with_party(state, "rhea_calloway", affinity=line + 1)

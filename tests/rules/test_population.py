@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import Combat, KnownNpc
+from skald.core.state import GameState
 from skald.rules import intent
 from skald.rules.population import QUIET_TYPES, cast, hazard_events, procedural_npc
-from skald.state import Combat, GameState, KnownNpc
 from support import apply_turn, at_turn
 
 
@@ -84,7 +85,7 @@ def test_cap_per_location_type(state, pack):
 
 
 def test_companions_do_not_count_against_the_cap(state, pack):
-    from skald.state import CompanionState
+    from skald.core.persistent import CompanionState
 
     state.location = "lowvent_clinic"
     for cid in ("rhea_calloway", "fitch_navarro", "imke_solberg"):

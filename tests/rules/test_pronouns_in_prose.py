@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
+from skald.core.pack import Npc
+from skald.core.records import PresentNpc, VoiceSheet
 from skald.llm.offline.characters import _own
 from skald.llm.offline.scene import _person
 from skald.packs.loader import load_pack
-from skald.packs.models import Npc
-from skald.state import PresentNpc, VoiceSheet
 
 
 def present(pack, npc_id: str) -> PresentNpc:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.records import MechanicResult, PresentNpc
+from skald.core.vocab import ActionClass, Outcome, Risk
 from skald.rules.prose import (
     MAX_SENTENCES,
     MAX_WORDS,
@@ -15,8 +17,6 @@ from skald.rules.prose import (
     sentences,
     unknown_names,
 )
-from skald.state import MechanicResult, PresentNpc
-from skald.vocab import ActionClass, Outcome, Risk
 
 PROSE = ("You push through the door of the bar. Heat rolls off the rock wall. Hesper Quill wipes a glass and "
          "watches you. The shift board flickers green over the door. Somebody laughs too loud in the back.")

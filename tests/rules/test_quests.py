@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import QuestState
+from skald.core.records import MechanicResult
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, Risk
 from skald.rules import checks, intent, quests
-from skald.state import GameState, MechanicResult, QuestState
-from skald.vocab import ActionClass, Outcome, Risk
 from support import apply_turn, at_turn
 
 

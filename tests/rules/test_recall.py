@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from skald.core.persistent import TurnSummary
 from skald.packs.loader import load_pack
-from skald.persistent import TurnSummary
 from skald.rules import recall
 from skald.rules.scene import everyone_at
 from skald.rules.start import new_state

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import Combat, CompanionState, KnownNpc, QuestState, Suggestion
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Risk, Tone
 from skald.rules import intent
 from skald.rules.population import cast, hazard_events
 from skald.rules.scene import route
 from skald.rules.suggestions import PADDING, TONES, Scene, lint, pad, scene_of, suggest
-from skald.state import Combat, CompanionState, GameState, KnownNpc, QuestState, Suggestion
-from skald.vocab import ActionClass, Risk, Tone
 from support import at_turn
 
 ORDER = [Tone.PARAGON, Tone.INVESTIGATE, Tone.RENEGADE, Tone.NEUTRAL]
@@ -253,9 +254,9 @@ def test_a_quest_way_and_a_plain_walk_never_lead_through_the_same_door(make_stat
 
 
 def test_a_success_is_pressed_and_a_failure_offers_a_retreat(make_state, pack):
+    from skald.core.records import MechanicResult
+    from skald.core.vocab import Outcome
     from skald.rules.candidates import ThisTurn
-    from skald.state import MechanicResult
-    from skald.vocab import Outcome
 
     state = make_state(location="scrip_market")
     state.known_npcs["juno_farrow"] = KnownNpc(id="juno_farrow", name="Juno Farrow", first_met_turn=1)

@@ -6,11 +6,11 @@ import random
 
 import pytest
 from skald import views
+from skald.core.vocab import ActionClass
 from skald.packs.loader import load_pack
 from skald.rules import checks, intent, trade
 from skald.rules.meta_commands import status_line
 from skald.rules.start import new_state
-from skald.vocab import ActionClass
 
 
 def test_selling_an_item_pays_a_share_of_its_value_by_attitude(make_state, play, pack):
@@ -82,7 +82,7 @@ def test_giving_an_item_hands_it_over(state, play):
 
 
 def test_a_gift_to_a_party_companion_raises_their_affinity(state, play, pack):
-    from skald.state import CompanionState
+    from skald.core.persistent import CompanionState
 
     state.companions["rhea_calloway"] = CompanionState(id="rhea_calloway", in_party=True, affinity=0)
     turn = play(state, "give Rhea 10 credits")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.state import GameState
 from skald.rules.world import tick_events
-from skald.state import GameState
 from support import apply_turn
 
 

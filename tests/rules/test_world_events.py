@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.pack import EventEffects, EventTrigger, WorldEvent
 from skald.packs.loader import load_pack
-from skald.packs.models import EventEffects, EventTrigger, WorldEvent
 from skald.rules.start import new_state
 from skald.rules.world import tick_events
 from support import apply_turn

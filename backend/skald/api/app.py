@@ -43,6 +43,23 @@ from skald.api.models import (
 )
 from skald.api.page import install_page
 from skald.api.setup import NewSetup, SetupMessage, SetupReply, SetupSessions
+from skald.core.pack import EraPack
+from skald.core.transcripts import SceneTranscript
+from skald.core.views import (
+    BranchView,
+    CampaignView,
+    CompanionView,
+    EpisodesView,
+    InventoryView,
+    MapView,
+    NewsView,
+    QuestView,
+    RumorsView,
+    SceneView,
+    SharedEpisode,
+    TurnPage,
+    TurnView,
+)
 from skald.engine import Claim, Engine, Played
 from skald.errors import (
     BranchError,
@@ -61,25 +78,9 @@ from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache, PackError, UnknownPackError
 from skald.packs.loader import available_packs
 from skald.packs.map import MapError, player_svg
-from skald.packs.models import EraPack
 from skald.settings import get_settings
 from skald.store.tokens import token_hash
-from skald.transcripts import SceneTranscript, markdown
-from skald.views import (
-    BranchView,
-    CampaignView,
-    CompanionView,
-    EpisodesView,
-    InventoryView,
-    MapView,
-    NewsView,
-    QuestView,
-    RumorsView,
-    SceneView,
-    SharedEpisode,
-    TurnPage,
-    TurnView,
-)
+from skald.views import transcripts_markdown
 from skald.words import API, Words, named
 
 log = logging.getLogger("skald.api")
@@ -521,7 +522,7 @@ def create_app(db_path: str | FilePath | None = None, *, llm: LLMClient | None =
         if not found:
             raise HTTPException(404, f"this campaign has no scene {scene_id!r}")
         if fmt == "md":
-            return Response(markdown(found), media_type="text/markdown; charset=utf-8")
+            return Response(transcripts_markdown(found), media_type="text/markdown; charset=utf-8")
         return found
 
     @app.get("/campaigns/{campaign_id}/map", response_model=MapView, tags=["campaigns"], responses=CAMPAIGN_ERRORS)

@@ -10,12 +10,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from skald.core.views import CampaignSummary, CampaignView, SceneView
 from skald.engine import SEED_MAX
 from skald.errors import PlayerInputError
 from skald.rules import timeline
 from skald.rules.player_input import check_player_input
 from skald.settings import get_settings
-from skald.views import CampaignSummary, CampaignView, SceneView
 
 
 def _category_c_class(allow: str = "") -> str:

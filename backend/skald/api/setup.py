@@ -25,10 +25,10 @@ from typing import Any
 from fastapi import HTTPException
 from pydantic import BaseModel, Field
 
+from skald.core.pack import EraPack
 from skald.engine import Engine
 from skald.llm.conversation import ConversationError, ConversationRunner, Phase
 from skald.llm.setup_stages import character
-from skald.packs.models import EraPack
 from skald.rules import setup
 from skald.store import setup_sessions
 from skald.wallclock import WallClock

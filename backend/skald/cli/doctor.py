@@ -118,7 +118,7 @@ def structure(conn) -> list[str]:
 def pack_limits(pack_id: str):
     """The numbers a campaign's events are folded with (``events.Limits``) when its pack is one of the pack folders
     and loads; None otherwise (never a path a save file or an export names)."""
-    from skald.events import limits_of
+    from skald.core.events import limits_of
 
     try:
         return limits_of(load_pack(pack_id)) if pack_id in available_packs() else None

@@ -18,16 +18,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from skald.cli.doctor import Check, check_lines, ollama_checks
+from skald.core.records import LLMCall
+from skald.core.views import PROSE_REPLACED
+from skald.core.vocab import Intent
 from skald.errors import SkaldError
 from skald.llm.acceptance import ORDER, Report, RoleFigures
 from skald.llm.client import LLMClient
 from skald.llm.prompt_cache import PromptLedger
 from skald.packs.loader import DATA_DIR
 from skald.settings import Settings
-from skald.state import LLMCall
 from skald.text import sentences
-from skald.views import PROSE_REPLACED
-from skald.vocab import Intent
 
 SCRIPT = DATA_DIR / "scripts" / "doctor_play.txt"
 SEED = 1

@@ -1,11 +1,11 @@
 """How the terminal shows the episode layer: a line when an episode begins, and the boxed result when one ends
-(``views.EpisodeView``; the same text in plain and in Rich output)."""
+(``EpisodeView``; the same text in plain and in Rich output)."""
 
 from __future__ import annotations
 
 import textwrap
 
-from skald import views
+from skald.core.views import EpisodeView
 from skald.text import counted
 
 SPARKS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
@@ -17,19 +17,19 @@ def sparkline(curve: list[float]) -> str:
     return "".join(SPARKS[min(len(SPARKS) - 1, int(v * len(SPARKS)))] for v in curve)
 
 
-def begins(episode: views.EpisodeView) -> str:
+def begins(episode: EpisodeView) -> str:
     """'Episode 2 begins: Last Orders' and the premise, wrapped."""
     lines = [f"Episode {episode.number} begins: {episode.title}"]
     lines += textwrap.wrap(episode.premise, WIDTH - 2)
     return "\n".join(lines)
 
 
-def result_title(episode: views.EpisodeView) -> str:
+def result_title(episode: EpisodeView) -> str:
     outcome = episode.evaluation.outcome.upper() if episode.evaluation else ""
     return f"Episode {episode.number}: {episode.title} - {outcome}"
 
 
-def result_body(episode: views.EpisodeView) -> str:
+def result_body(episode: EpisodeView) -> str:
     """The episode's result: turns and playstyle with scores, the summary, key moments, the tension curve, what
     comes next and how to get to it, and the share id."""
     e = episode.evaluation
@@ -64,7 +64,7 @@ def boxed(title: str, body: str) -> str:
     return "\n".join([top, *inner, "+" + "-" * (WIDTH - 1) + "+"])
 
 
-def plain(episode: views.EpisodeView | None) -> str | None:
+def plain(episode: EpisodeView | None) -> str | None:
     """The plain-text episode notice of a turn: the boxed result, the beginning line, or None."""
     if episode is None:
         return None

@@ -296,7 +296,7 @@ def transcript(
     import json
 
     from skald.engine import Engine
-    from skald.transcripts import markdown
+    from skald.views import transcripts_markdown
 
     if fmt not in ("md", "json"):
         typer.echo("skald transcript: --format must be md or json", err=True)
@@ -320,7 +320,7 @@ def transcript(
     if fmt == "json":
         typer.echo(json.dumps([t.model_dump(mode="json") for t in found], indent=2))
     else:
-        typer.echo(markdown(found), nl=False)
+        typer.echo(transcripts_markdown(found), nl=False)
 
 
 @app.command()

@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from skald.core.pack import EraPack
 from skald.engine import Engine
 from skald.llm.client import LLMClient
 from skald.llm.conversation import ConversationError, ConversationRunner, Phase
 from skald.llm.setup_stages import character
-from skald.packs.models import EraPack
 from skald.rules import setup
 
 Ask = Callable[[str], str | None]  # prompt -> the user's line, None at the end of input

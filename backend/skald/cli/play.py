@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from skald import views
 from skald.cli import episode_box
 from skald.cli.session import DICE_COMMAND, Session
+from skald.core.brief import SceneBrief, whisper
+from skald.core.views import CheckView, EpisodeView, SceneView, SuggestionView, TurnView
+from skald.core.vocab import Intent, Outcome
 from skald.engine import Played
 from skald.errors import SkaldError
 from skald.rules.meta_commands import status_line
-from skald.scene_brief import SceneBrief, whisper
-from skald.vocab import Intent, Outcome
 
 if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
     from rich.console import Console
@@ -25,16 +26,16 @@ OUTCOME_WORDS = {Outcome.CRITICAL_SUCCESS: "critical success", Outcome.SUCCESS: 
                  Outcome.FAILURE: "failure", Outcome.CRITICAL_FAILURE: "critical failure"}
 
 
-def _suggestion_lines(suggestions: list[views.SuggestionView]) -> list[str]:
+def _suggestion_lines(suggestions: list[SuggestionView]) -> list[str]:
     return [f"  {i}. {s.label}  ({s.tone.value.lower()}, {s.risk.value.lower()})" for i, s in enumerate(suggestions, 1)]
 
 
-def scene_text(scene: views.SceneView) -> str:
+def scene_text(scene: SceneView) -> str:
     """The opening or resumed scene as plain text: the scene, the four suggestions, the status line."""
     return "\n".join([scene.text, "", *_suggestion_lines(scene.suggestions), f"  [{status_line(scene.state)}]"]) + "\n"
 
 
-def check_parts(check: views.CheckView | None) -> tuple[str, str] | None:
+def check_parts(check: CheckView | None) -> tuple[str, str] | None:
     """The turn's dice as (the sum against the DC, the outcome): ``("check: d20 rolled 14 +1 wits -1 situation = 14
     vs DC 12 (risky): ", "success")``. Modifiers show only when non-zero (``situation`` is the sum of the
     environment modifiers: light, crowd, stress, allies, the other person's attitude); a natural 20 or 1 says so,
@@ -57,13 +58,13 @@ def check_parts(check: views.CheckView | None) -> tuple[str, str] | None:
     return f"check: {' '.join(terms)} ({check.risk.value.lower()}): ", outcome
 
 
-def check_line(check: views.CheckView | None) -> str | None:
+def check_line(check: CheckView | None) -> str | None:
     """``check: d20 rolled 14 +1 wits -1 situation = 14 vs DC 12 (risky): success``, or None with no roll."""
     parts = check_parts(check)
     return None if parts is None else "".join(parts)
 
 
-def shown_text(view: views.TurnView) -> str:
+def shown_text(view: TurnView) -> str:
     """The turn's text as the terminal shows it: ``/help`` also lists the terminal's own commands (``/dice``)."""
     if view.intent != Intent.META or view.input.strip().lstrip("/").split()[:1] != ["help"]:
         return view.text
@@ -74,7 +75,7 @@ def shown_text(view: views.TurnView) -> str:
     return f"{head}\n{own}{found}{tail}" if found else f"{view.text}\n{own}"
 
 
-def _plain_turn(view: views.TurnView, dice: bool = True) -> str:
+def _plain_turn(view: TurnView, dice: bool = True) -> str:
     head = f"> {view.input}" if view.intent == Intent.META else f"[turn {view.turn_number}] > {view.input}"
     lines = [head, shown_text(view)]
     line = check_line(view.mechanic) if dice else None
@@ -246,7 +247,7 @@ def _show_notices(console: Console, session: Session) -> None:
         console.print(message, style="dim" if message.startswith("pack reloaded") else "yellow", markup=False)
 
 
-def render(console: Console, view: views.TurnView, dice: bool = True) -> None:
+def render(console: Console, view: TurnView, dice: bool = True) -> None:
     """A played turn: the prose, the check line (``dice``, when a die was rolled), the four suggestions, the status
     line and any warnings. Pack and player text is never read as Rich markup."""
     from rich.panel import Panel
@@ -274,7 +275,7 @@ def render(console: Console, view: views.TurnView, dice: bool = True) -> None:
             console.print(Text(f"! {warning}", style="dim yellow"))
 
 
-def _print_episode(console: Console, episode: views.EpisodeView | None) -> None:
+def _print_episode(console: Console, episode: EpisodeView | None) -> None:
     """An episode's beginning (a line and its premise) or its boxed result."""
     from rich.panel import Panel
     from rich.text import Text
@@ -289,7 +290,7 @@ def _print_episode(console: Console, episode: views.EpisodeView | None) -> None:
         console.print(Text(episode_box.begins(episode), style="bold cyan"))
 
 
-def _print_suggestions(console: Console, suggestions: list[views.SuggestionView]) -> None:
+def _print_suggestions(console: Console, suggestions: list[SuggestionView]) -> None:
     """Pack and player text is never read as Rich markup: '[done]' in a label stays on screen."""
     from rich.text import Text
 

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skald import views
+from skald.core.pack import EraPack
+from skald.core.state import GameState
+from skald.core.views import SceneView, StatusView
 from skald.engine import Engine, Played
 from skald.errors import CampaignDamagedError
 from skald.llm.client import LLMClient
 from skald.packs.cache import PackCache
 from skald.packs.loader import PackError, PackIssue, available_packs
-from skald.packs.models import EraPack
-from skald.state import GameState
 
 if TYPE_CHECKING:  # recording is imported only by `skald play --record` and `skald record`
     from skald.replay.session import Recorder
@@ -30,7 +31,7 @@ class Session:
     recorder: Recorder | None = None
     last: Played | None = None  # the last turn played in this session
     notices: list[str] = field(default_factory=list)  # pack reload messages, shown before the next turn
-    opening: views.SceneView | None = None  # where the campaign stands as the session starts
+    opening: SceneView | None = None  # where the campaign stands as the session starts
     dice: bool = True  # show the check line (d20, modifiers, DC, outcome) under each turn; --no-dice, /dice
     db: Path | str = ":memory:"  # the save file
 
@@ -97,7 +98,7 @@ class Session:
         """The command that resumes this campaign (with ``--db`` when the save file is not the default one)."""
         return self.engine.resume(self.campaign_id)
 
-    def status(self) -> views.StatusView:
+    def status(self) -> StatusView:
         return views.status(self.state, self.pack)
 
     def take_notices(self) -> list[str]:

@@ -23,9 +23,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from skald.core.records import LLMCall
 from skald.llm.client import REJECTED
 from skald.llm.prompt_cache import LOADED_S, Sent
-from skald.state import LLMCall
 
 UNUSABLE_SHARE = 0.5
 OFTEN_SHARE = 0.1

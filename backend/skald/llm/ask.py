@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from skald.core.records import LLMCall
 from skald.llm.budget import Fitted, Prompt
 from skald.llm.client import LLMClient, LLMUnavailable, TokenSink
-from skald.state import LLMCall
 
 
 @dataclass

@@ -20,7 +20,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from skald.scene_brief import SceneBrief
+from skald.core.brief import SceneBrief
 
 KEYS_PER_CAMPAIGN = 32
 CAMPAIGNS = 256

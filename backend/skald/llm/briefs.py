@@ -20,17 +20,17 @@ import time
 from concurrent.futures import Future
 from typing import Any
 
+from skald.core.brief import BriefDraft
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import PromptHead
 from skald.llm import lore
 from skald.llm.ask import ask
 from skald.llm.brief_cache import Briefing
 from skald.llm.client import LLMClient, LLMUnavailable
 from skald.llm.prompts import director_prompt
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState
 from skald.rules import brief as rules
 from skald.rules import memory
-from skald.scene_brief import BriefDraft
-from skald.state import PromptHead
 from skald.store import briefs as stored
 from skald.store import memories, timeline
 from skald.store.timeline import MAIN

@@ -151,12 +151,6 @@ class TokenCounter:
         self.factor = _clamp(blended, self.MIN_FACTOR, self.MAX_FACTOR)
 
 
-def estimate_tokens(text: str) -> int:
-    """Tokens in ``text`` by the uncalibrated estimate (four characters a token): the one estimator Skald has,
-    used by retrieval budgets and, calibrated, by prompt budgets (:class:`TokenCounter`)."""
-    return TokenCounter().count(text)
-
-
 class ContextStats(BaseModel):
     """How a role's prompt was fitted into its context window; JSON-serialisable for ``--debug`` and the API."""
 

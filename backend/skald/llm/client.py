@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, wait_exponential
 
 import skald.shutdown  # noqa: F401 - registers close_all at exit, which closes every client
+from skald.core.records import LLMCall
 from skald.llm import hygiene
 from skald.llm import tail as split
 from skald.llm.brief_cache import BriefCache
@@ -38,7 +39,6 @@ from skald.llm.budget import Fitted, Prompt, TokenCounter, fit
 from skald.llm.faults import CircuitBreaker, LLMTimeout, fair_wait_s, is_transient
 from skald.llm.feedback import feedback
 from skald.settings import ROLES, RoleConfig, Settings, SettingsError
-from skald.state import LLMCall
 
 if TYPE_CHECKING:  # langchain-ollama, ollama and httpx are imported when a role is first called, never offline
     import httpx

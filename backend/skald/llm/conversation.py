@@ -30,11 +30,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
+from skald.core.records import LLMCall
 from skald.llm import feedback as fb
 from skald.llm import hygiene
 from skald.llm.client import LLMClient, LLMUnavailable
 from skald.rules import model_text, setup
-from skald.state import LLMCall
 
 ROLE = "setup"
 DONE = "/done"

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from skald.packs.models import EraPack
-from skald.state import GameState, PersistentState, PresentNpc
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
 
 
 @dataclass(frozen=True)

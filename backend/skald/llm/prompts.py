@@ -25,15 +25,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.brief import END_MARKER, MARKER, SceneBrief, party_line, whisper
+from skald.core.pack import Beat, Episode, EraPack
+from skald.core.persistent import EpisodeEvaluation, PersistentState, Suggestion
+from skald.core.records import PresentNpc, PromptHead
+from skald.core.state import GameState
 from skald.llm import tail
-from skald.llm.budget import Fitted, Prompt, Section, SectionKind, estimate_tokens
+from skald.llm.budget import Fitted, Prompt, Section, SectionKind
 from skald.llm.lore import Retrieved, scene_entities
-from skald.packs.models import Beat, Episode, EraPack
 from skald.rules import clock, interpretation, pronouns, prose
 from skald.rules.scene import everyone_at
-from skald.scene_brief import END_MARKER, MARKER, SceneBrief, party_line, whisper
-from skald.state import EpisodeEvaluation, GameState, PersistentState, PresentNpc, PromptHead, Suggestion
+from skald.text import estimate_tokens
 
 NARRATOR_RULES = (
     "You narrate one turn of a text role-playing game. Write 5 to 8 sentences, at most 250 words, in the second "
@@ -247,7 +250,7 @@ def player_text(state: PersistentState) -> str:
 
 def brief_block(state: GameState, pack: EraPack) -> str | None:
     """The director's brief with this turn's instructions (beat, mood, episode, a companion line to include), as
-    the narrator reads it (``scene_brief.whisper``); None when the Director gave none."""
+    the narrator reads it (``core.brief.whisper``); None when the Director gave none."""
     d = state.director_instructions
     if d is None or d.brief is None:
         return None
@@ -480,7 +483,7 @@ def _director_after(state: PersistentState, people: list[PresentNpc], names: dic
 
 
 def brief_parts(block: str) -> dict[str, list[str]]:
-    """A brief's lines (``scene_brief.whisper``, between its markers) by part: each part's first line (``Scene:
+    """A brief's lines (``core.brief.whisper``, between its markers) by part: each part's first line (``Scene:
     ...``, ``Keep in mind:``) and the items under it, keyed by its label (the text before its first colon)."""
     parts: dict[str, list[str]] = {}
     key = None
@@ -503,7 +506,7 @@ NAMED_PARTS = ("Scene", "Focus")
 
 def brief_changes(shown: str, now: str, skip: tuple[str, ...] = ()) -> list[str]:
     """The lines of the parts of the brief ``now`` whose lines differ from the brief ``shown`` (both as
-    ``scene_brief.whisper`` renders them), in ``now``'s order, but for the parts labelled as in ``skip``; a part
+    ``core.brief.whisper`` renders them), in ``now``'s order, but for the parts labelled as in ``skip``; a part
     ``now`` no longer has reads ``Label: none``."""
     before, after = brief_parts(shown), brief_parts(now)
     out = [line for key, lines in after.items() if key not in skip and before.get(key) != lines for line in lines]

@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from skald.core.pack import EraPack
 from skald.llm.conversation import Tool
-from skald.packs.models import EraPack
 
 MAX_HITS = 4
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from skald.core.pack import EraPack
 from skald.llm import feedback as fb
 from skald.llm import research
 from skald.llm.conversation import Invalid, Phase, Stage, Tool
-from skald.packs.models import EraPack
 from skald.rules import setup
 
 CHARACTER = {

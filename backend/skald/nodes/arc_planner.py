@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from skald import events as ev
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.state import GameState
 from skald.rules import arc, quests
-from skald.state import GameState
 
 
 def arc_planner(state: GameState, runtime: Runtime[TurnContext]) -> dict:

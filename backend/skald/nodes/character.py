@@ -6,10 +6,10 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from skald.context import TurnContext
+from skald.core.records import CharacterReply, CharacterTask
 from skald.llm import prompts
 from skald.llm.ask import ask
 from skald.llm.offline import characters as offline_characters
-from skald.state import CharacterReply, CharacterTask
 
 
 def character(task: CharacterTask, runtime: Runtime[TurnContext]) -> dict:

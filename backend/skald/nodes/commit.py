@@ -10,11 +10,12 @@ from langgraph.runtime import Runtime
 
 from skald import views
 from skald.context import TurnContext
+from skald.core.persistent import PERSISTENT_FIELDS, PersistentState
+from skald.core.state import GameState
+from skald.core.vocab import Intent
 from skald.llm import briefs, offline
 from skald.rules import memory
-from skald.state import PERSISTENT_FIELDS, GameState, PersistentState
 from skald.store import writer
-from skald.vocab import Intent
 
 
 def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
@@ -22,7 +23,7 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     ``BEGIN IMMEDIATE``, or PostgreSQL's with the campaign's row locked):
     the staged events, the projected state ``after`` (with this turn's counters and summary, ``GameState.closing``),
     the rendered turn, its memory and, when the context carries an idempotency key, the key with this turn's view.
-    Returns that state as the new persistent fields, and ``view`` (``views.TurnView``): what this transaction
+    Returns that state as the new persistent fields, and ``view`` (``TurnView``): what this transaction
     committed, never a later read.
 
     :raises TurnConflictError: another turn on this campaign committed first; nothing was written.

@@ -5,15 +5,16 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skald import events as ev
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.records import SceneInstructions
+from skald.core.state import GameState
+from skald.core.vocab import Outcome
 from skald.llm import briefs
 from skald.nodes.scene import after_director
 from skald.rules import brief as brief_rules
 from skald.rules import clock, suggestions
 from skald.rules.candidates import ThisTurn
-from skald.state import GameState, SceneInstructions
-from skald.vocab import Outcome
 
 MOOD_BY_TAG = {"dark": "shadowed", "crowded": "busy", "lawless": "tense", "quiet": "hushed", "hot": "sweltering",
                "dusty": "gritty"}

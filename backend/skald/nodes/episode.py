@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from skald import events as ev
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.pack import Episode
+from skald.core.persistent import PersistentState
+from skald.core.records import EpisodeProgress
+from skald.core.state import GameState
 from skald.llm import prompts
 from skald.llm.ask import ask
-from skald.packs.models import Episode
-from skald.persistent import PersistentState
 from skald.rules import episodes
-from skald.state import EpisodeProgress, GameState
 
 
 def progress(after: PersistentState, episode: Episode, **fields) -> EpisodeProgress:

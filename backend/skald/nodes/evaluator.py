@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from skald import events as ev
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.state import GameState
+from skald.core.vocab import Intent
 from skald.llm import prompts
 from skald.llm.ask import ask
 from skald.rules import episodes, memory, model_text
-from skald.state import GameState
 from skald.store import episodes as stored
-from skald.vocab import Intent
 
 
 def evaluator(state: GameState, runtime: Runtime[TurnContext]) -> dict:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from skald.context import TurnContext
+from skald.core.state import GameState
+from skald.core.vocab import Tone
 from skald.llm import prompts
 from skald.llm.ask import ask
 from skald.nodes.router import reread, routed_update
 from skald.rules import interpretation
-from skald.state import GameState
-from skald.vocab import Tone
 
 
 def interpreter(state: GameState, runtime: Runtime[TurnContext]) -> dict:

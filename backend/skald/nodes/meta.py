@@ -7,14 +7,14 @@ from __future__ import annotations
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
-from skald import events as ev
 from skald import views
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.state import GameState
 from skald.nodes.episode import progress
 from skald.rules import episodes, meta_commands, suggestions
 from skald.rules.episode_commands import Act
 from skald.rules.scene import everyone_at
-from skald.state import GameState
 from skald.store import episodes as stored
 from skald.store import reads
 

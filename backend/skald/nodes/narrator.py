@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from skald import events as ev
-from skald import views
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.state import GameState
+from skald.core.views import PROSE_REPLACED
 from skald.llm import lore, offline, prompts, tail
 from skald.llm.ask import ask
 from skald.llm.client import REJECTED
 from skald.llm.offline.dialogue import spoken_lines
-from skald.packs.models import EraPack
 from skald.rules import dice, prose
-from skald.state import GameState
 
 
 def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
@@ -30,7 +30,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     read: a reply that breaks off after its first tokens (a timeout, the turn budget running out, a broken stream)
     is kept as far as it came and finished by ``offline.finish``. Only when nothing of it is usable is it replaced
     by the offline narrator's prose, and then a custom event ``{"kind": "replace", "text": ..., "reason": ...}`` and a
-    warning containing ``views.PROSE_REPLACED`` say so."""
+    warning containing ``PROSE_REPLACED`` say so."""
     ctx = runtime.context
     pack = ctx.pack
     writer = runtime.stream_writer
@@ -69,13 +69,13 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if not text:
         text, _ = prose.clean_narration(offline_prose(), room)
         if streamed:
-            reason = f"narrator: {views.PROSE_REPLACED} with the offline narrator's: none of it was usable"
+            reason = f"narrator: {PROSE_REPLACED} with the offline narrator's: none of it was usable"
             warnings.append(reason)
             writer({"kind": "replace", "text": text, "reason": reason})
         else:
             warnings.append("narrator: reply had no usable prose; used the offline narrator")
     elif rejected and seen:  # shown before hygiene judged the whole reply (a repeat found at its end)
-        reason = f"narrator: {views.PROSE_REPLACED} with the offline narrator's: the reply could not be shown"
+        reason = f"narrator: {PROSE_REPLACED} with the offline narrator's: the reply could not be shown"
         warnings.append(reason)
         writer({"kind": "replace", "text": text, "reason": reason})
     enemies = {e.enemy_name for e in state.staged_events if isinstance(e, ev.CombatStart)}

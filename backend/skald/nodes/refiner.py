@@ -9,13 +9,14 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from skald import views
 from skald.context import TurnContext
+from skald.core.persistent import Suggestion
+from skald.core.state import GameState
+from skald.core.views import PROSE_REPLACED
+from skald.core.vocab import Risk, Tone
 from skald.llm import prompts
 from skald.llm.ask import ask
 from skald.rules import suggestions
-from skald.state import GameState, Suggestion
-from skald.vocab import Risk, Tone
 
 
 class RefinedSuggestion(BaseModel):
@@ -49,7 +50,7 @@ def refiner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     ctx = runtime.context
     original = state.suggested_actions
     scene = suggestions.scene_of(state.after, ctx.pack, state.present_npcs)
-    replaced = any(views.PROSE_REPLACED in w for w in state.warnings)
+    replaced = any(PROSE_REPLACED in w for w in state.warnings)
     if state.narrated_actions and len(state.narrated_actions) == len(original) and not replaced:
         refined, failed = [], 0
         for old, label in zip(original, state.narrated_actions, strict=True):

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from skald import events as ev
 from skald.context import TurnContext
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import Intent
 from skald.rules import checks, intent, interact, semantic, timeline
 from skald.rules.wishes import wish
-from skald.state import GameState, PersistentState, RouterOutput
-from skald.vocab import Intent
 
 
 def router(state: GameState, runtime: Runtime[TurnContext]) -> dict:

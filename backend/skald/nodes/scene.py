@@ -7,7 +7,7 @@
 
 The node runs before and after each beat. Before: it opens a scene (``rules.moderator.opening``), closes one the
 player left or started a fight in, or sets up the beat: the player's line, a world event when the scene has stalled,
-and one :class:`~skald.state.CharacterTask` per character, which :func:`route_after_scene` hands to LangGraph's
+and one :class:`~skald.core.records.CharacterTask` per character, which :func:`route_after_scene` hands to LangGraph's
 ``Send`` fan-out. After: it parses the replies (``rules.tag_line``), orders them (``rules.moderator.order``), asks
 the optional ``moderator`` role, stages SCENE_BEAT with the lines and the moderator's notes, the moods the lines
 show, and SCENE_CLOSED (and the scene's flag) when the goal is met or the beats are spent. A turn plays
@@ -20,14 +20,15 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from skald import events as ev
 from skald.context import TurnContext
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState, SceneLine
+from skald.core.records import CharacterTask, SceneUpdate
+from skald.core.state import GameState
 from skald.llm import lore, prompts
 from skald.llm.ask import ask
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState, SceneLine
 from skald.rules import feelings, model_text, moderator, setup, tag_line, voice_sheet
-from skald.state import CharacterTask, GameState, SceneUpdate
 
 
 def after_director(state: GameState, pack: EraPack) -> str:

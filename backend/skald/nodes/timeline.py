@@ -13,8 +13,9 @@ from langgraph.runtime import Runtime
 
 from skald import views
 from skald.context import TurnContext
+from skald.core.state import GameState
+from skald.core.views import TimelineView
 from skald.rules import timeline as rules
-from skald.state import GameState
 from skald.store import reads, timeline
 from skald.text import sentences
 
@@ -28,7 +29,7 @@ def timeline_node(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     routed = state.router_output
     planned = rules.plan(routed.meta_command, routed.meta_args, facts(ctx, state), ctx.words)
     update: dict = {"final_text": planned.text, "suggested_actions": list(state.offer),
-                    "timeline_view": views.TimelineView(command=routed.meta_command, done=planned.reason is None,
+                    "timeline_view": TimelineView(command=routed.meta_command, done=planned.reason is None,
                                                         reason=planned.reason)}
     if planned.move is not None:
         return update | {"timeline_move": planned.move}

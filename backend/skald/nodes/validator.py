@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from skald import views
 from skald.context import TurnContext
+from skald.core.pack import EraPack
+from skald.core.state import GameState
+from skald.core.views import PROSE_REPLACED
 from skald.llm import offline
 from skald.llm.offline.dialogue import spoken_lines, woven
-from skald.packs.models import EraPack
 from skald.rules import brief as brief_rules
 from skald.rules import dice, prose, setup, subjects
-from skald.state import GameState
 
 
 def known_names(state: GameState, pack: EraPack) -> frozenset[str]:
@@ -27,7 +27,7 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     - the model's prose (whole, or as far as it streamed) that contradicts the check (a failure told as a success, an
       impossible action told as done) is replaced by the offline narrator's, which states the outcome as the rules
       decided it. The player may have read it already: a custom stream event ``{"kind": "replace", "text": ...,
-      "reason": ...}`` and a warning containing ``views.PROSE_REPLACED`` say it was replaced;
+      "reason": ...}`` and a warning containing ``PROSE_REPLACED`` say it was replaced;
     - what the player's line asked about (a person, item, place or topic: ``rules.subjects``) that the rules'
       summary names and the prose names nowhere (by name, alias or role; a pronoun is not enough) is a fact left
       out like the next: the summary's sentences that name it are added, with a warning;
@@ -54,7 +54,7 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
             text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
                                                                                       state.turn_key)),
                                             len(spoken_lines(state.scene_lines)))
-            replaced = (f"validator: {views.PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
+            replaced = (f"validator: {PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
                         "the rules decided it")
             warnings.append(replaced)
     brief = state.director_instructions.brief if state.director_instructions else None

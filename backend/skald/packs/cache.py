@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from skald.core.pack import EraPack
 from skald.packs.loader import PackError, available_packs, get_pack
-from skald.packs.models import EraPack
 from skald.packs.watch import PackWatcher
 
 log = logging.getLogger("skald.packs")

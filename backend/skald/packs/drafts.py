@@ -13,8 +13,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
+from skald.core.pack import Episode, EraPack, Location, Npc, Quest, Rumor
 from skald.packs.loader import PACKS_DIR, PackError, load_pack, resolve_pack_dir
-from skald.packs.models import Episode, EraPack, Location, Npc, Quest, Rumor
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skald.core.pack import EraPack
 from skald.packs import tools
 from skald.packs.loader import PackIssue, read_located
-from skald.packs.models import EraPack
 
 MAX_POWER = 10  # a faction's power stays within 0..10 (rules.world)
 TABLES = {"npc": "npcs", "companion": "companions", "quest": "quests"}  # tools.Problem.what -> the pack's table
@@ -125,8 +125,8 @@ def _wording(pack: EraPack, reached: set[str]) -> Iterator[Finding]:
 def _style(pack: EraPack) -> Iterator[tuple[str, str, str]]:
     """The style guide a prompt carries is held to ``llm.prompts.STYLE_TOKENS``, the era's ``style`` paragraph first:
     the first paragraph of each ``style/`` document that does not fit, as (document, paragraph, message)."""
-    from skald.llm.budget import estimate_tokens
     from skald.llm.prompts import STYLE_TOKENS, style_left_out, style_overflow
+    from skald.text import estimate_tokens
 
     left = style_left_out(pack)
     over = style_overflow(pack) if left else 0

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from skald.packs.models import (
+from skald.core.pack import (
     Background,
     Banter,
     Companion,

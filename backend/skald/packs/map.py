@@ -23,13 +23,13 @@ from functools import lru_cache
 from html import escape
 from typing import TYPE_CHECKING, Literal
 
-from skald.vocab import Risk
+from skald.core.vocab import Risk
 
 if TYPE_CHECKING:
     import graphviz
 
-    from skald.packs.models import EraPack
-    from skald.views import MapView
+    from skald.core.pack import EraPack
+    from skald.core.views import MapView
 
 Format = Literal["svg", "png"]
 FORMATS: tuple[Format, ...] = ("svg", "png")
@@ -155,7 +155,7 @@ def player_svg(view: MapView) -> bytes:
 
 @lru_cache(maxsize=256)
 def _player_svg(view_json: str) -> bytes:
-    from skald.views import MapView
+    from skald.core.views import MapView
 
     return player_map(MapView.model_validate_json(view_json), "svg")
 

@@ -21,13 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from skald.core.pack import PACK_ID, DocMeta, EraPack, Quest
 from skald.packs.loader import FILES, PACKS_DIR, PackError, load_pack, resolve_pack_dir
-from skald.packs.models import (
-    PACK_ID,
-    DocMeta,
-    EraPack,
-    Quest,
-)
 
 TEMPLATE_DIR = PACKS_DIR / "_template"
 SCHEMA_DIR = PACKS_DIR.parents[1] / "docs" / "schema"  # the repository's docs/schema

@@ -13,8 +13,8 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+from skald.core.pack import EraPack
 from skald.packs.loader import DOC_FOLDERS, FILES, PackError, load_pack, pack_layers, resolve_pack_dir
-from skald.packs.models import EraPack
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 

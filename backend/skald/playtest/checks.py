@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
 from skald.rules.prose import missing_facts, outcome_facts
 from skald.text import sentences
 

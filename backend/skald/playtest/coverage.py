@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
 from skald.playtest.record import CampaignRecord
 
 OUTCOMES = ("won", "mixed", "lost")

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from skald.core.pack import EraPack, Quest, QuestTrigger
 from skald.packs import tools
-from skald.packs.models import EraPack, Quest, QuestTrigger
 from skald.playtest.record import CampaignRecord
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from skald import events
-from skald.packs.models import EraPack
-from skald.state import PERSISTENT_FIELDS
+from skald.core import events
+from skald.core.pack import EraPack
+from skald.core.persistent import PERSISTENT_FIELDS
 from skald.store import reads
 
 # The fields no event owns: the campaign's counters, the recaps of recent turns, what was told, the offer.

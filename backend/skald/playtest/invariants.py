@@ -7,8 +7,8 @@ credits, minutes of game time.
 
 from __future__ import annotations
 
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
 
 REPUTATION = (-10, 10)
 POWER = (0, 10)

@@ -22,11 +22,11 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
+from skald.core.pack import EraPack, QuestStage
+from skald.core.persistent import PersistentState
+from skald.core.vocab import QuestStatus
 from skald.packs import tools
-from skald.packs.models import EraPack, QuestStage
-from skald.persistent import PersistentState
 from skald.playtest import CHOICES, MIXED, ORDER, phrases
-from skald.vocab import QuestStatus
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from skald import events as ev
-from skald.packs.models import EraPack
-from skald.vocab import QuestStatus
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.vocab import QuestStatus
 
 TURNS_KEPT = 12  # turns kept per defect per campaign (the first ones; the count goes on)
 

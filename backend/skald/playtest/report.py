@@ -18,7 +18,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
 from skald.playtest.coverage import Coverage, coverage
 from skald.playtest.deadcontent import DeadEntry, dead_content
 from skald.playtest.record import CampaignRecord

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
 from skald.playtest import checks, eventlog, invariants, policies, softlocks
 from skald.playtest.record import CampaignRecord, note_turn
 

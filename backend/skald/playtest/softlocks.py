@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
+from skald.core.pack import EraPack, QuestTrigger
+from skald.core.persistent import PersistentState
+from skald.core.vocab import QuestStatus
 from skald.packs import tools
-from skald.packs.models import EraPack, QuestTrigger
-from skald.persistent import PersistentState
-from skald.vocab import QuestStatus
 
 ROUGH = {"wilds", "ruin", "mine"}  # the location types where nobody hires (rules.resolution.ROUGH_PLACES)
 

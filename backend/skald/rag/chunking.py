@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from skald.packs.models import Doc, EraPack
+from skald.core.pack import Doc, EraPack
 
 CHUNKER_VERSION = "1"  # bump when chunk text or metadata changes shape: every source is then re-chunked
 MAX_WORDS = 200

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
 
 
 class LazyRetriever:

@@ -24,10 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from skald.llm.budget import TokenCounter, estimate_tokens
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
+from skald.llm.budget import TokenCounter
 from skald.rag.chunking import rel_key
 from skald.rag.store import IndexClosed, IndexStatus, LoreIndex
+from skald.text import estimate_tokens
 
 STYLE_KINDS = ("base", "era", "genre", "archetype")
 RECHECK_SECONDS = 10.0  # how often a missing or stale index is looked at again (someone may be ingesting)

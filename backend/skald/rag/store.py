@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import skald.shutdown  # noqa: F401 - registers close_all at exit, which closes every store
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
 from skald.rag.chunking import CHUNKER_VERSION, Source, pack_sources, source_hashes
 from skald.rag.embeddings import Embedder
 

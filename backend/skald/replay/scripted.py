@@ -52,10 +52,10 @@ from typing import Any
 import httpx
 import yaml
 
+from skald.core.brief import END_MARKER, MARKER
 from skald.llm import tail
 from skald.llm.client import ROLE_HEADER
 from skald.rules import prose
-from skald.scene_brief import END_MARKER, MARKER
 from skald.settings import ROLES
 
 MODEL = "scripted"
@@ -334,7 +334,7 @@ class ScriptedOllama(httpx.BaseTransport):
 
     @staticmethod
     def _director(text: str) -> str:
-        """A brief draft (``scene_brief.BriefDraft``) from the ``Location:`` and ``Present: id ...`` lines of the
+        """A brief draft (``core.brief.BriefDraft``) from the ``Location:`` and ``Present: id ...`` lines of the
         scene and the brief it is given (:func:`_brief_items`)."""
         place = next(iter(_lines(text, "Location:")), "the scene").split(".")[0].strip() or "the scene"
         people = [re.match(r"id (\S+): ([^,]+),", line) for line in _lines(text, "Present:")]

@@ -20,16 +20,16 @@ import httpx
 
 from skald import __version__
 from skald.cli import new as guided
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.engine import Engine, Played
 from skald.errors import SkaldError
 from skald.llm.client import LLMClient
 from skald.packs.loader import get_pack
-from skald.packs.models import EraPack
 from skald.rag.handle import private_index
 from skald.replay.recording import FILE, FORMAT, RESUME, Exchange, Recording, Turn, outcome_of, read, resumed_outcome
 from skald.replay.transports import RecordingTransport, ReplayTransport
 from skald.settings import ROLES, Settings
-from skald.state import GameState
 from skald.text import sentences
 
 ROLE_SETTINGS = ("model", "temperature", "num_ctx", "num_predict", "timeout_s", "attempts", "enabled")

@@ -9,9 +9,9 @@ Arc stages cycle SETUP -> RISING -> CLIMAX -> RESOLUTION -> SETUP (a new arc):
 
 from __future__ import annotations
 
-from skald import events as ev
-from skald.state import GameState
-from skald.vocab import ArcStage, QuestStatus
+from skald.core import events as ev
+from skald.core.state import GameState
+from skald.core.vocab import ArcStage, QuestStatus
 
 SETUP_TURNS, RISING_TURNS, CLIMAX_TURNS, RESOLUTION_TURNS = 6, 24, 10, 6
 

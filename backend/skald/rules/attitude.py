@@ -5,11 +5,11 @@ reputation >= 5 makes them one step friendlier, <= -5 one step colder (reputatio
 
 from __future__ import annotations
 
-from skald.persistent import PersistentState
+from skald.core.persistent import PersistentState
+from skald.core.records import PresentNpc
 from skald.rules.feelings import COLDER_AT as FELT_COLD
 from skald.rules.feelings import WARMER_AT as FELT_WARM
 from skald.rules.feelings import attitude_of
-from skald.state import PresentNpc
 
 ORDER = ("hostile", "wary", "neutral", "friendly")
 WARMER_AT, COLDER_AT = 5, -5

@@ -17,13 +17,8 @@ import json
 import re
 from functools import lru_cache
 
-from skald import events as ev
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState
-from skald.rules import clock, prose
-from skald.rules.attitude import attitude
-from skald.rules.scene import everyone_at
-from skald.scene_brief import (
+from skald.core import events as ev
+from skald.core.brief import (
     BRIEF_TOKENS,
     FIELD_NAMES,
     LABELS,
@@ -35,9 +30,15 @@ from skald.scene_brief import (
     SceneBrief,
     Secret,
 )
-from skald.state import GameState, PresentNpc
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
+from skald.core.vocab import QuestStatus
+from skald.rules import clock, prose
+from skald.rules.attitude import attitude
+from skald.rules.scene import everyone_at
 from skald.text import end, sentences, with_article
-from skald.vocab import QuestStatus
 
 CONVEYED_SHARE = 0.5  # a must-convey fact is told when half its content words (by stem) are in the prose
 LEAK_SHARE = 0.6  # a secret leaks when one sentence carries this share of its content words (at least 3)
@@ -94,7 +95,7 @@ def scene_key(state: PersistentState, pack: EraPack) -> str:
 
 def offline_brief(state: PersistentState, pack: EraPack, turn: int) -> SceneBrief:
     """The deterministic brief of the scene ``state`` stands in, written on ``turn``: every field from the pack and
-    the state, trimmed to :data:`~skald.scene_brief.BRIEF_TOKENS`."""
+    the state, trimmed to :data:`~skald.core.brief.BRIEF_TOKENS`."""
     here = pack.locations[state.location]
     cast = cast_at(state, pack)
     locals_ = [p for p in cast if not p.companion]

@@ -19,16 +19,16 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState, Suggestion
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState, Suggestion
+from skald.core.records import MechanicResult, PresentNpc
+from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk, Tone
 from skald.rules import party, pronouns
 from skald.rules.attitude import hostile_here
 from skald.rules.money import money
 from skald.rules.scene import RISK_ORDER, link_to, npc_location, route
 from skald.rules.trade import DRINK_PRICE
-from skald.state import MechanicResult, PresentNpc
 from skald.text import the_place
-from skald.vocab import ActionClass, Outcome, QuestStatus, Risk, Tone
 
 TONES = (Tone.PARAGON, Tone.INVESTIGATE, Tone.RENEGADE, Tone.NEUTRAL)
 URGENT, FOLLOW, QUEST, SCENE, FILLER = 0, 1, 2, 3, 4  # ranks: lower is offered first

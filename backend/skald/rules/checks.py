@@ -11,8 +11,11 @@ from __future__ import annotations
 import random
 import re
 
-from skald import events as ev
-from skald.packs.models import EraPack, Link
+from skald.core import events as ev
+from skald.core.pack import EraPack, Link
+from skald.core.records import MechanicResult, PresentNpc, RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, Risk
 from skald.rules import (
     clock,
     conversation,
@@ -47,9 +50,7 @@ from skald.rules.resolution import (
     target_of,
 )
 from skald.rules.scene import RISK_ORDER, everyone_at, held, link_to, route, way_label
-from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import end, or_list, the_place
-from skald.vocab import ActionClass, Outcome, Risk
 
 NEEDS_TARGET = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE, ActionClass.RECRUIT,
                 ActionClass.ATTACK, ActionClass.DIALOGUE_ONLY, ActionClass.GIVE, ActionClass.SELL}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skald.vocab import ActionClass
+from skald.core.vocab import ActionClass
 
 MINUTES_PER_DAY = 1440
 

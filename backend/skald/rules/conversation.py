@@ -20,8 +20,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.records import MechanicResult, PresentNpc, RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.rules import clock, examine, followup, parser, party, pronouns, prose, recall, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS, place_line
 from skald.rules.money import money
@@ -29,9 +32,7 @@ from skald.rules.parser import addressee, asked_of, read
 from skald.rules.resolution import Resolution, absent_line, phrase, rumor_for
 from skald.rules.scene import everyone_at, minutes_to, nearest, route, way_label
 from skald.rules.trade import DRINK_PRICE
-from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import end, or_list, sentences, the_group, the_place, with_article
-from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 DRINK_WORDS = frozenset({"drink", "ale", "beer", "pint", "cup", "mug", "wine", "grog", "dram", "round"})
 
@@ -340,7 +341,7 @@ NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 def _job_of(who: PresentNpc, state: GameState, pack: EraPack):
-    """The quest this person gives that is going or still to be taken up (``packs.models.Quest``), or None."""
+    """The quest this person gives that is going or still to be taken up (``core.pack.Quest``), or None."""
     return next((q for q in pack.quests.values() if q.giver == who.id and (
         q.id not in state.quests or state.quests[q.id].status != QuestStatus.COMPLETED)), None)
 

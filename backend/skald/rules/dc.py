@@ -6,7 +6,7 @@ risk tiers on it. The arc-stage and difficulty adjustments are Skald's own.
 
 from __future__ import annotations
 
-from skald.vocab import ArcStage, Risk
+from skald.core.vocab import ArcStage, Risk
 
 TIER_DC = {Risk.SAFE: 5, Risk.RISKY: 12, Risk.DANGEROUS: 16}
 ARC_ADJUST = {ArcStage.SETUP: -2, ArcStage.RISING: 0, ArcStage.CLIMAX: 3, ArcStage.RESOLUTION: -1}

@@ -13,13 +13,14 @@ from __future__ import annotations
 import random
 import re
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.records import PresentNpc, RouterOutput
+from skald.core.state import GameState
 from skald.rules import parser, pronouns, prose, references, trade
 from skald.rules.money import money
 from skald.rules.resolution import Resolution, make_result, phrase
 from skald.rules.scene import everyone_at, held, minutes_to, nearest
-from skald.state import GameState, PresentNpc, RouterOutput
 from skald.text import end, or_list, the_place, with_article
 
 MINUTES = {"stretch": 2, "sing": 10, "dance": 10, "pray": 15, "sit": 15, "stand": 1, "wait": 15, "watch": 15,

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import random
 
+from skald.core.records import turn_key
+
 
 def rng_for(seed: int, *keys: object) -> random.Random:
     """A ``random.Random`` seeded from the campaign seed and any keys, stable across processes.
@@ -16,14 +18,6 @@ def rng_for(seed: int, *keys: object) -> random.Random:
     """
     material = repr((seed, *keys)).encode()
     return random.Random(int.from_bytes(hashlib.blake2b(material, digest_size=8).digest(), "big"))
-
-
-def turn_key(turn_number: int, variant: int = 0) -> int | tuple[int, int]:
-    """What keys a turn's randomness besides the campaign seed: the turn number, and for a variant above 0 (a retry,
-    or a turn played again from the same point after an undo) the pair (turn, variant). So a campaign played straight
-    through rolls as it always did, and each retry of a turn rolls differently but reproducibly (seed x turn x
-    variant)."""
-    return turn_number if variant == 0 else (turn_number, variant)
 
 
 def turn_rng(seed: int, turn_number: int, variant: int = 0) -> random.Random:

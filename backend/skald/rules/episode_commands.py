@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from skald import events as ev
-from skald.packs.models import Episode, EraPack
-from skald.persistent import EpisodeEvaluation, PersistentState
+from skald.core import events as ev
+from skald.core.pack import Episode, EraPack
+from skald.core.persistent import EpisodeEvaluation, PersistentState
 from skald.rules import episodes
 from skald.text import counted, name_key
 from skald.words import TERMINAL, Words

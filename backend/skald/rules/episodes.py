@@ -1,7 +1,7 @@
 """The Director's episode layer: bounded stories with beats, a way to end, an evaluation and what comes next.
 
 Adapted from the Director design of story-game engines (episodes, beats, completion modes, evaluation, a suggested
-next episode) to Skald's turns and era packs (``episodes.yaml``, ``packs.models.Episode``). Skald's own thresholds:
+next episode) to Skald's turns and era packs (``episodes.yaml``, ``core.pack.Episode``). Skald's own thresholds:
 
 Beats run establishment -> complication -> escalation -> pivot -> resolution and only move forward. Over an episode's
 pacing ``P`` (its ``turn_budget``, else 12 story turns) with ``t`` story turns played:
@@ -39,14 +39,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from skald import events as ev
-from skald.events import BEAT_ORDER
-from skald.packs.models import BeatSignal, Episode, EraPack
-from skald.persistent import DirectorState, EpisodeEvaluation, KeyMoment, PersistentState
+from skald.core import events as ev
+from skald.core.events import BEAT_ORDER
+from skald.core.pack import BeatSignal, Episode, EraPack
+from skald.core.persistent import DirectorState, EpisodeEvaluation, KeyMoment, PersistentState
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.rules.money import money
-from skald.state import GameState
 from skald.text import counted, or_list, sentences, the_group, the_place, with_article
-from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.words import TERMINAL, Words
 
 SIGNALS = ("bold", "cautious", "violent", "diplomatic", "sly", "curious")

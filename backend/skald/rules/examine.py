@@ -12,11 +12,12 @@ from __future__ import annotations
 import random
 import re
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
+from skald.core.records import RouterOutput
+from skald.core.state import GameState
 from skald.rules import references
 from skald.rules.resolution import Resolution, make_result
 from skald.rules.scene import everyone_at, held
-from skald.state import GameState, RouterOutput
 from skald.text import end, the_place
 
 LOOK_MINUTES = 3

@@ -5,10 +5,10 @@ does to them in any turn and by how they speak in scenes. The attitude moves the
 
 from __future__ import annotations
 
-from skald import events as ev
-from skald.persistent import MOODS, PersistentState, SceneLine
-from skald.state import GameState
-from skald.vocab import ActionClass
+from skald.core import events as ev
+from skald.core.persistent import MOODS, PersistentState, SceneLine
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass
 
 WARMER_AT, COLDER_AT = 4, -4
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skald.packs.models import EraPack, Quest
+from skald.core.pack import EraPack, Quest
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
+from skald.core.vocab import QuestStatus
 from skald.rules import prose, recall, references
 from skald.rules.parser import read
-from skald.state import GameState, PresentNpc
 from skald.text import end, sentences, the_place
-from skald.vocab import QuestStatus
 
 # Words a follow-up leans on: what was just said, by a pronoun or a pointing word.
 LEANING = frozenset({"it", "its", "that", "this", "they", "them", "their", "he", "him", "his", "she", "her", "there",

@@ -23,8 +23,11 @@ import random
 import re
 from collections.abc import Callable
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.records import RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, Risk
 from skald.rules import clock, dice, pronouns, references
 from skald.rules.deeds import second_person
 from skald.rules.money import money
@@ -44,9 +47,7 @@ from skald.rules.resolution import (
 from skald.rules.scene import everyone_at, held
 from skald.rules.trade import carried_list
 from skald.rules.wishes import Wish, wish
-from skald.state import GameState, RouterOutput
 from skald.text import end, or_list, the_place
-from skald.vocab import ActionClass, Outcome, Risk
 
 WORK_MINUTES, HELP_MINUTES = 60, 20
 

@@ -19,11 +19,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.vocab import Tone
 from skald.rules.scene import everyone_at
 from skald.rules.wishes import wish
-from skald.state import PersistentState
-from skald.vocab import Tone
 
 # action -> (the plain line the parser answers, the fields it needs). {target}: a person's name; {destination}: a
 # place's name; {item}: an item's name; {topic}: plain words; {deed}: a small deed's verb.

@@ -12,9 +12,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from skald import events as ev
-from skald.packs.models import EraPack
-from skald.state import GameState
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 
 RELEVANCE_WEIGHT = 0.7
 RECENCY_WEIGHT = 0.3

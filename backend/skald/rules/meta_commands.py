@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skald import views
-from skald.packs.models import EraPack
-from skald.persistent import EpisodeEvaluation, PersistentState
+from skald.core.pack import EraPack
+from skald.core.persistent import EpisodeEvaluation, PersistentState
+from skald.core.views import InventoryView, StatusView
+from skald.core.vocab import Risk
 from skald.rules import episode_commands, timeline
 from skald.rules.episode_commands import Act
-from skald.views import StatusView
-from skald.vocab import Risk
 from skald.words import TERMINAL, Words
 
 
@@ -118,7 +118,7 @@ class Inventory(MetaCommand):
 _MONEY_WORDS = frozenset({"money", "coin", "coins", "cash", "credit", "credits", "grey", "greys", "scrip", "purse"})
 
 
-def _asked(asked: str, view: views.InventoryView) -> str:
+def _asked(asked: str, view: InventoryView) -> str:
     """The answer to "do I have X?" before the list: which carried things are X (by name or tag), or that none is."""
     from skald.rules.references import words
     from skald.text import or_list

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from skald import events as ev
-from skald.events import BaseEvent
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.events import BaseEvent
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.rules import setup
-from skald.state import GameState
 
 # Deeds a summary may claim only when the episode backs them: (what, pattern). A defeat is backed by a defeat
 # event; the rest only by the rules' own account using the same words.

@@ -27,17 +27,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skald import events as ev
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack, SceneSpec
-from skald.persistent import SCENE_RECENT, ActiveScene, PersistentState, SceneLine, Suggestion
+from skald.core import events as ev
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack, SceneSpec
+from skald.core.persistent import SCENE_RECENT, ActiveScene, PersistentState, SceneLine, Suggestion
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, Risk
 from skald.rules import clock, dice, intent
 from skald.rules.quests import unmet
 from skald.rules.scene import everyone_at
 from skald.rules.tag_line import Reply
-from skald.state import GameState, PresentNpc
 from skald.text import name_key
-from skald.vocab import ActionClass, Outcome, Risk
 
 TALK_CAST = 3  # characters in a scene the talk opened
 TALK_BEATS = 6

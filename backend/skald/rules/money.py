@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
 
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "a single": 1, "two": 2, "a couple of": 2, "a couple": 2, "three": 3,
                 "a few": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,

@@ -4,8 +4,8 @@ break the game, so such an edit is refused and the last good pack stays in use."
 
 from __future__ import annotations
 
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
 
 
 def problems(pack: EraPack, state: PersistentState) -> list[str]:

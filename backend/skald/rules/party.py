@@ -6,10 +6,11 @@ Tension 0..10 rises when two party members react in opposite directions to the s
 
 from __future__ import annotations
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import MechanicResult, RouterOutput
 from skald.rules.money import money
-from skald.state import MechanicResult, PersistentState, RouterOutput
 from skald.text import the_group
 
 LIKE_DELTA = 3

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from skald.core.persistent import Suggestion
 from skald.errors import PlayerInputError
-from skald.persistent import Suggestion
 
 _MARKUP = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|[*_`#~|]")
 _SPACES = re.compile(r"\s+")

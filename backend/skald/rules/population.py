@@ -11,12 +11,13 @@
 
 from __future__ import annotations
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass
 from skald.rules import clock, dice
 from skald.rules.scene import companions_at, pack_npcs_at, procedural_npcs_at
-from skald.state import GameState, PresentNpc
-from skald.vocab import ActionClass
 
 QUIET_TYPES = {"wilds", "ruin", "mine"}  # no procedural passers-by out here
 

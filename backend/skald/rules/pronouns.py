@@ -40,7 +40,7 @@ def valid(text: str) -> bool:
 
 
 def of(person: object | None) -> Pronouns:
-    """A pack person's pronouns (its ``pronouns`` field, ``packs.models.Npc`` or ``Companion``); they/them for a
+    """A pack person's pronouns (its ``pronouns`` field, ``core.pack.Npc`` or ``Companion``); they/them for a
     person without one, or for None."""
     return parse(getattr(person, "pronouns", None))
 

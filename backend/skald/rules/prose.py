@@ -10,14 +10,15 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from skald import events as ev
-from skald.events import BaseEvent
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.events import BaseEvent
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import MechanicResult, PresentNpc
+from skald.core.vocab import Outcome
 from skald.rules.money import money
-from skald.state import MechanicResult, PersistentState, PresentNpc
 from skald.text import end, name_key, sentences, told_key, with_article
-from skald.vocab import Outcome
 
 MAX_WORDS = 250
 MAX_SENTENCES = 8

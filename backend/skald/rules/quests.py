@@ -3,7 +3,7 @@
 A quest is OFFERED when the player first speaks to its giver, and taken up (ACTIVE) when they say yes to the giver
 (``rules.conversation``) or simply do its first step. Saying no leaves it on offer: nothing pushes it on the player.
 
-A stage completes after a turn when every condition of its ``when`` holds (``packs.models.QuestTrigger``): the
+A stage completes after a turn when every condition of its ``when`` holds (``core.pack.QuestTrigger``): the
 player is at its location, addressed its NPC, holds its item, played one of its action classes, and (unless
 ``success: false``) the action succeeded. An action that could not happen (``MechanicResult.impossible``) never
 counts. When the player's attempt matched the stage's target (its NPC, or its location when it has no NPC) but
@@ -13,11 +13,11 @@ the stage changes.
 
 from __future__ import annotations
 
-from skald import events as ev
-from skald.packs.models import EraPack, Quest, QuestTrigger
-from skald.state import GameState
+from skald.core import events as ev
+from skald.core.pack import EraPack, Quest, QuestTrigger
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, QuestStatus
 from skald.text import or_list
-from skald.vocab import ActionClass, QuestStatus
 
 NOT_ASKING = {ActionClass.ATTACK, ActionClass.SNEAK}  # nobody offers a job to someone hitting or robbing them
 

@@ -19,11 +19,12 @@ import math
 import re
 from dataclasses import dataclass
 
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
 from skald.rules import references
 from skald.rules.prose import described_in
-from skald.state import GameState, PresentNpc
 from skald.text import sentences
 
 # Words a question is made of that say nothing of its topic ("tell me about", "what do you know of").

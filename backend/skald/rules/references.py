@@ -12,11 +12,12 @@ import re
 from difflib import get_close_matches
 from functools import lru_cache
 
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack, Item, Rumor
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack, Item, Rumor
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
 from skald.rules import parser, pronouns
 from skald.rules.scene import everyone_at
-from skald.state import GameState, PresentNpc
 from skald.text import sentences
 
 STOP = frozenset("""a an the this that these those some any my your his her their our its of in on at by to for from

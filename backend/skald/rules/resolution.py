@@ -11,14 +11,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from skald import events as ev
-from skald.packs.models import Discovery, EraPack
+from skald.core import events as ev
+from skald.core.pack import Discovery, EraPack
+from skald.core.records import MechanicResult, PresentNpc, RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.rules import dice, party
 from skald.rules.dc import difficulty_class
 from skald.rules.scene import everyone_at
-from skald.state import GameState, MechanicResult, PresentNpc, RouterOutput
 from skald.text import the_place
-from skald.vocab import ActionClass, Outcome, QuestStatus, Risk
 
 STAT_FOR = {
     ActionClass.ATTACK: "might",

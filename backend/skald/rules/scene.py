@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import heapq
 
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack, Link
-from skald.state import PersistentState, PresentNpc
-from skald.vocab import Risk
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack, Link
+from skald.core.persistent import PersistentState
+from skald.core.records import PresentNpc
+from skald.core.vocab import Risk
 
 
 def npc_location(state: PersistentState, pack: EraPack, npc_id: str) -> str:

@@ -6,7 +6,7 @@ against the pack, the offline question chain, and the starting state it makes.
 - :func:`submit_schema` is the finalization tool's argument schema for one pack: background and location are
   ``Literal`` types of the pack's real ids, so the validation feedback's ``requirement`` lists the allowed ids.
 - :func:`questions` is the offline chain: name, pronouns, background, then the chosen background's ``questions``
-  (``packs.models.BackgroundQuestion``), then tone and limits. :func:`answer` folds one answer into a draft.
+  (``core.pack.BackgroundQuestion``), then tone and limits. :func:`answer` folds one answer into a draft.
 - :func:`apply` turns a sheet into the campaign's starting state (``rules.start.new_state`` plus the sheet), and
   :func:`memory` the summary into the character's first episodic memory.
 """
@@ -20,13 +20,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack
-from skald.persistent import Profile
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack
+from skald.core.persistent import Profile
+from skald.core.state import GameState
 from skald.rules import pronouns, suggestions
 from skald.rules.scene import everyone_at
 from skald.rules.start import new_state, starting_reputation
-from skald.state import GameState
 from skald.text import the_place
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z .'\-]{0,39}$")

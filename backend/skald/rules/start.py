@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import uuid
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
+from skald.core.persistent import Campaign, Player, World
+from skald.core.state import GameState
 from skald.rules import suggestions
 from skald.rules.scene import everyone_at
-from skald.state import Campaign, GameState, Player, World
 
 
 def new_state(pack: EraPack, *, seed: int, background: str | None = None, name: str = "Wren",

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-from skald.packs.models import EraPack, Location
+from skald.core.pack import EraPack, Location
+from skald.core.records import RouterOutput
+from skald.core.state import GameState
 from skald.rules.prose import Fact, item_marks, missing_facts
 from skald.rules.references import item, kindred, person, place, words
-from skald.state import GameState, RouterOutput
 from skald.text import name_key, sentences
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState, Suggestion
+from skald.core.records import PresentNpc
+from skald.core.vocab import ActionClass, Risk, Tone
 from skald.rules import candidates, dice, intent
 from skald.rules.candidates import TONES, Candidate, Scene, ThisTurn
-from skald.state import PersistentState, PresentNpc, Suggestion
-from skald.vocab import ActionClass, Risk, Tone
 
 PADDING = {
     Tone.PARAGON: Suggestion(label="Offer a hand to whoever needs one", tone=Tone.PARAGON, risk=Risk.SAFE,

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from skald.core.records import Move
 from skald.words import TERMINAL, Words
 
 HELP = {  # command -> (what it takes, its /help entry)
@@ -43,25 +41,6 @@ HELP = {  # command -> (what it takes, its /help entry)
 COMMANDS = tuple(HELP)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
-
-
-class Move(BaseModel):
-    """What a timeline command changes, carried out by Commit in one transaction.
-
-    ``kind``: undo, redo or pick move ``branch``'s head to ``to_number`` on its line (pick first puts turn ``pick``
-    there and its newest continuation above); switch makes ``branch`` current; fork starts ``branch`` from
-    ``source`` at ``to_number`` and makes it current; delete removes ``branch``. ``expect`` is the head (turn id) of
-    the branch the command was planned on: if it moved meanwhile, the command is refused as a conflicting turn.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: Literal["undo", "redo", "pick", "switch", "fork", "delete"]
-    branch: str
-    expect: int
-    to_number: int = 0
-    pick: int | None = None
-    source: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,17 +14,18 @@ from __future__ import annotations
 import random
 import re
 
-from skald import events as ev
-from skald.packs.models import EraPack, Item, Location
+from skald.core import events as ev
+from skald.core.pack import EraPack, Item, Location
+from skald.core.records import PresentNpc, RouterOutput
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass
 from skald.rules import clock, recall, references
 from skald.rules.attitude import attitude
 from skald.rules.money import amount_in, money
 from skald.rules.parser import object_of
 from skald.rules.resolution import Resolution, faction_rep, make_result, rumor_for, target_of
 from skald.rules.scene import everyone_at, held, nearest
-from skald.state import GameState, PresentNpc, RouterOutput
 from skald.text import end, or_list, the_place, with_article
-from skald.vocab import ActionClass
 
 SALE_SHARE = {"friendly": 0.6, "neutral": 0.5, "wary": 0.35}
 NOTICED_GIFT = 5

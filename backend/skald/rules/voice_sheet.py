@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-from skald.packs.memo import per_pack
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState
+from skald.core.memo import per_pack
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.records import PresentNpc, VoiceSheet
 from skald.rules.attitude import attitude
 from skald.rules.scene import cast_of
-from skald.state import PresentNpc, VoiceSheet
 
 PERSONALITY = {"hostile": "hostile to strangers, quick to take offence", "wary": "wary, slow to trust",
                "neutral": "even-tempered, minding their own business", "friendly": "open and easy to talk to"}

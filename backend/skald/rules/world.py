@@ -9,11 +9,11 @@ trigger holds fire with their effects. Travel without a tick spreads talk only.
 
 from __future__ import annotations
 
-from skald import events as ev
-from skald.packs.models import EraPack
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
 from skald.rules import dice
 from skald.rules.clock import ticks_crossed
-from skald.state import PersistentState
 
 
 def _world_events(state: PersistentState, pack: EraPack, tick: int, rng, power: dict[str, int], public: list[str],

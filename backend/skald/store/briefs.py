@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from skald.scene_brief import SceneBrief
+from skald.core.brief import SceneBrief
 
 
 def latest(conn: sqlite3.Connection, campaign_id: str, scene_key: str, branch: str,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from skald.events import from_row
-from skald.persistent import EpisodeEvaluation
+from skald.core.events import from_row
+from skald.core.persistent import EpisodeEvaluation
 from skald.rules.episodes import Moment
 from skald.store import timeline
 

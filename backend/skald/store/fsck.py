@@ -9,7 +9,7 @@ campaign), by ``skald db import`` (the imported campaign, inside the import's tr
 - every branch head resolves: a turn of the campaign, and the turn on the branch's line at the head's number;
 - every branch's line is contiguous: one turn at each number from 1 to its tip, each played from the one before
   (``turns.parent_turn_id``; 0 for turn 1);
-- every event parses as the typed event its ``type`` names (:func:`skald.events.from_row`);
+- every event parses as the typed event its ``type`` names (:func:`skald.core.events.from_row`);
 - the projection (the state tables ``skald play`` reads) equals the fold of the events: the newest snapshot at or
   before the head with the line's events after it applied (:func:`skald.store.reads.state_at`), compared field by
   field with :func:`skald.store.reads.load_state`.
@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from skald.events import Limits, from_row
+from skald.core.events import Limits, from_row
 from skald.store import db
 
 MAX_EVENTS_CHECKED = 200_000

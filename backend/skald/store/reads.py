@@ -7,9 +7,8 @@ import sqlite3
 from contextlib import AbstractContextManager
 from typing import Any
 
-from skald.errors import CampaignDamagedError, CampaignNotFoundError
-from skald.events import BaseEvent, Limits, from_row, replay_log
-from skald.state import (
+from skald.core.events import BaseEvent, Limits, from_row, replay_log
+from skald.core.persistent import (
     PERSISTENT_FIELDS,
     RECENT_TURNS,
     TOLD_TURNS,
@@ -17,7 +16,6 @@ from skald.state import (
     Combat,
     CompanionState,
     DirectorState,
-    GameState,
     KnownNpc,
     PersistentState,
     Player,
@@ -28,11 +26,14 @@ from skald.state import (
     TurnSummary,
     World,
 )
+from skald.core.state import GameState
+from skald.core.views import CampaignSummary, TurnRecordView
+from skald.core.vocab import ArcStage
+from skald.errors import CampaignDamagedError, CampaignNotFoundError
 from skald.store import timeline
 from skald.store.db import read_snapshot
 from skald.text import sentences, told_keys
-from skald.views import CampaignSummary, TurnRecordView, suggestion_view
-from skald.vocab import ArcStage
+from skald.views import suggestion_view
 
 # The turns on a branch's line: bind (campaign id, branch) and add conditions on p.turn_number.
 ON_LINE = ("FROM branch_turns p JOIN turns t ON t.turn_id = p.turn_id WHERE p.campaign_id = ? AND p.branch = ?")

@@ -1,14 +1,14 @@
 """Reading scene transcripts back: the SCENE_OPENED / SCENE_CLOSED events of ``turn_events`` and the lines of
-``turn_dialogue`` (``skald.transcripts``)."""
+``turn_dialogue`` (``skald.core.transcripts``)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
+from skald.core.transcripts import SceneEnd, SceneTranscript, TranscriptLine
 from skald.store import timeline
-from skald.transcripts import SceneEnd, SceneTranscript, TranscriptLine
 
 
 def _name(pack: EraPack | None, cid: str, spoken: dict[str, str] | None = None) -> str:

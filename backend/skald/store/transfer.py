@@ -34,8 +34,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from skald.core.pack import PACK_ID
 from skald.errors import CampaignNotFoundError, SkaldError
-from skald.packs.models import PACK_ID
 from skald.store import db, fsck
 from skald.store.db import writing
 from skald.store.pg_schema import ROW_ORDER, sqlite_shape

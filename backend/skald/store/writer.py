@@ -3,8 +3,8 @@ write transaction (``store.db.writing``: SQLite's ``BEGIN IMMEDIATE``, or Postgr
 campaign's row locked).
 
 ``commit_turn`` stores what the Commit node hands it and computes nothing about the game: the turn's events (typed,
-``skald.events``), the state after the turn (already folded by the graph), the rendered turn and its one-line memory.
-In one transaction it inserts the turn as a child of its position's parent and moves its branch's head (a
+``skald.core.events``), the state after the turn (already folded by the graph), the rendered turn and its one-line
+memory. In one transaction it inserts the turn as a child of its position's parent and moves its branch's head (a
 compare-and-swap on the head the turn was played from), appends every event to ``turn_events``, writes (for the
 current branch) the projection rows that changed between the state the turn started from and the state after it
 (characters, inventory, party, reputation, known NPCs, quests, world state), the lines its scene beats spoke
@@ -25,10 +25,10 @@ from datetime import datetime
 from typing import Any
 
 from skald import wallclock
+from skald.core.events import BaseEvent, EpisodeCompleted, Limits, SceneBeat
+from skald.core.persistent import PersistentState
+from skald.core.records import Move
 from skald.errors import BranchError, TurnConflictError, VariantTaken
-from skald.events import BaseEvent, EpisodeCompleted, Limits, SceneBeat
-from skald.persistent import PersistentState
-from skald.rules.timeline import Move
 from skald.store import db, idempotency, reads, timeline
 from skald.store.db import write_retrying, writing
 from skald.store.idempotency import KeyedTurn

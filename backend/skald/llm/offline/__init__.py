@@ -19,20 +19,20 @@ from __future__ import annotations
 
 import random
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.pack import EraPack
+from skald.core.persistent import PersistentState
+from skald.core.state import GameState
 from skald.llm.offline import phrases as ph
 from skald.llm.offline.dialogue import dialogue
 from skald.llm.offline.draft import EVENTS, MOOD, SUMMARY, Draft
 from skald.llm.offline.parts import air, arrival, company, events, hour, lead, outcome
 from skald.llm.offline.people import people
 from skald.llm.offline.scene import Scene
-from skald.packs.models import EraPack
-from skald.persistent import PersistentState
 from skald.rules import clock, episodes, prose
 from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
-from skald.state import GameState
 from skald.text import end, the_place, with_article
 from skald.words import TERMINAL, Words
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
+from skald.core.records import CharacterTask
 from skald.rules import dice
 from skald.rules.moderator import PASSIVE
 from skald.rules.pronouns import parse as parse_pronouns
 from skald.rules.tag_line import Reply, render
-from skald.state import CharacterTask
 
 # Skald's own frames for a line said to another character by name
 TO_SOMEONE = ("{first}. {line}", "Listen, {first}. {line}", "{line} You know that, {first}.", "{first}, {line_lc}",

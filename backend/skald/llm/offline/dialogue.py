@@ -3,9 +3,9 @@ Used by the offline narrator, and by the validator to add a line the model's pro
 
 from __future__ import annotations
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.persistent import SceneLine
 from skald.llm.offline.draft import SPEECH, Draft, spread
-from skald.persistent import SceneLine
 
 # Skald's own frames. {name} speaker, {to} whom (a name, or "you"), {tone} how (``how``), {words} the line verbatim.
 # The words always come after who says them: a frame that opens on the words leaves "Hesper says to Rhea in an even

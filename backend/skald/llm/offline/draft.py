@@ -18,11 +18,11 @@ import re
 import zlib
 from functools import cached_property, lru_cache
 
-from skald.packs.models import EraPack
+from skald.core.pack import EraPack
+from skald.core.state import GameState
 from skald.rules import dice, prose
 from skald.rules.prose import MAX_SENTENCES
 from skald.rules.setup import limit_pattern
-from skald.state import GameState
 from skald.text import end, sentences, told_key
 
 MAX_WORDS = 235  # a margin under rules.prose.MAX_WORDS, so nothing is ever cut

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from string import Formatter
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.pack import EraPack, Location
+from skald.core.vocab import ActionClass, Outcome, QuestStatus
 from skald.llm.offline import phrases as ph
 from skald.llm.offline.draft import (
     AGAIN,
@@ -27,12 +29,10 @@ from skald.llm.offline.draft import (
     spread,
 )
 from skald.llm.offline.scene import Scene
-from skald.packs.models import EraPack, Location
 from skald.rules import clock, prose
 from skald.rules.money import money
 from skald.rules.prose import MAX_SENTENCES
 from skald.text import inner, sentences, with_article
-from skald.vocab import ActionClass, Outcome, QuestStatus
 
 INDOOR = {"bar", "clinic", "office", "hall", "hideout", "tower", "mine"}
 LIVELY = {"crowded", "noisy", "loud", "busy"}

@@ -3,15 +3,15 @@ they feel about the player (``rules.attitude``) and what the player did to them.
 
 from __future__ import annotations
 
-from skald import events as ev
+from skald.core import events as ev
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass
 from skald.llm.offline import phrases as ph
 from skald.llm.offline.draft import INTRO, PEOPLE, SPEECH, Draft, fill, spread
 from skald.llm.offline.scene import Person, Scene
 from skald.rules import pronouns
 from skald.rules.prose import MAX_SENTENCES, described_in, described_lately
-from skald.state import GameState
 from skald.text import end, inner, sentences
-from skald.vocab import ActionClass
 
 SOCIAL = {ActionClass.PERSUADE, ActionClass.DECEIVE, ActionClass.INTIMIDATE, ActionClass.RECRUIT, ActionClass.GIVE,
           ActionClass.ATTACK}

@@ -7,14 +7,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skald.packs.models import EraPack, Location
+from skald.core.pack import EraPack, Location
+from skald.core.records import PresentNpc
+from skald.core.state import GameState
+from skald.core.vocab import ActionClass
 from skald.rules import clock
 from skald.rules.attitude import attitude
 from skald.rules.pronouns import parse as parse_pronouns
 from skald.rules.voice_sheet import voice_docs
-from skald.state import GameState, PresentNpc
 from skald.text import place_at_start, sentences, the_place, with_article
-from skald.vocab import ActionClass
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from skald.packs.models import EraPack
+    from skald.core.pack import EraPack
 
 T = TypeVar("T")
 KEPT = 16

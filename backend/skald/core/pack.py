@@ -13,8 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
 
+from skald.core.vocab import DESIGNER_ACTIONS, ActionName, Risk, Taste
 from skald.text import name_key
-from skald.vocab import DESIGNER_ACTIONS, ActionName, Risk, Taste
 
 PACK_ID = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")  # a pack's id: lower-case words joined by _ (its folder)
 

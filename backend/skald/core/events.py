@@ -5,8 +5,8 @@ Nodes stage events (``GameState.staged_events``); :func:`stage` folds each batch
 
 - One class per event, keyed on ``type`` (:data:`Event` is the discriminated union). A misspelt type or a missing
   field is a ``pydantic.ValidationError``, never a silent default.
-- ``apply(state, limits)`` returns a new :class:`~skald.persistent.PersistentState` that shares every part it did not
-  change (copy-on-write); it never modifies ``state``. Informational events (:class:`Informational`) change nothing.
+- ``apply(state, limits)`` returns a new :class:`~skald.core.persistent.PersistentState` that shares every part it did
+  not change (copy-on-write); it never modifies ``state``. Informational events (:class:`Informational`) change nothing.
 - Turn-stamped fields (``first_met_turn``, ``joined_turn``, ``last_intro_turn``, ``last_banter_turn``) take
   ``state.campaign.turn_number``: in ``GameState.after`` that is the number of the turn being played.
 - Stored form: ``type`` in its own column and the other fields as JSON (``data``), ``None`` fields left out, so a
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from skald.packs.memo import per_pack
-from skald.packs.models import BEATS, Beat
-from skald.persistent import (
+from skald.core.memo import per_pack
+from skald.core.pack import BEATS, Beat
+from skald.core.persistent import (
     BANTER_KEPT,
     FLAGS_KEPT,
     NEWS_KEPT,
@@ -45,10 +45,10 @@ from skald.persistent import (
     QuestState,
     SceneLine,
 )
-from skald.vocab import ArcStage, QuestStatus
+from skald.core.vocab import ArcStage, QuestStatus
 
 if TYPE_CHECKING:
-    from skald.packs.models import EraPack
+    from skald.core.pack import EraPack
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 :class:`PersistentState` = campaign counters, the player's sheet, location, world, reputation, companions, known
 NPCs, quests, arc stage, combat, the last few turns and the keys of what the last 30 turns told. It changes only
-through the typed events in ``skald.events`` (folded once per turn into the projected state ``GameState.after``) and
-the turn counters and turn memory Commit advances.
+through the typed events in ``skald.core.events`` (folded once per turn into the projected state
+``GameState.after``) and the turn counters and turn memory Commit advances.
 
 Every model here is treated as immutable once built: an event's ``apply`` returns a new state that shares what did
 not change (``model_copy(update=...)``), so folding never deep-copies and an earlier state is never altered.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skald.vocab import STATS, ArcStage, QuestStatus, Risk, Tone
+from skald.core.vocab import STATS, ArcStage, QuestStatus, Risk, Tone
 
 RECENT_TURNS = 4  # turn summaries kept in state for the narrator and director
 TOLD_TURNS = 30  # story turns whose sentences the offline narrator will not tell again (``PersistentState.told``)

@@ -17,8 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from skald.llm.budget import estimate_tokens
-from skald.text import sentences
+from skald.text import estimate_tokens, sentences
 
 BRIEF_TOKENS = 500  # the whole brief, as the narrator reads it
 DRAFT_TOKENS = 260  # the model's part: leaves room for the deterministic parts under BRIEF_TOKENS
