@@ -753,7 +753,30 @@ def replay_log(initial: PersistentState, log: Iterable[tuple[int, BaseEvent]], l
 
 def stage(after: PersistentState, events: list[BaseEvent], limits: Limits) -> dict[str, Any]:
     """The state update for staging ``events``: appended to ``staged_events`` and folded, once, into ``after``.
-    Every node that stages events returns this (merged with its other fields)."""
-    if not events:
-        return {}
-    return {"staged_events": list(events), "after": fold(after, events, limits)}
+    Every node that stages events returns this (merged with its other fields), or :meth:`Staging.update`."""
+    staging = Staging(after, limits)
+    staging.add(*events)
+    return staging.update()
+
+
+class Staging:
+    """The events one node stages, each folded once, in order, into the projected state: for a node whose later
+    events depend on what its earlier ones did (an episode's beat on the turn just counted, a scene's close on the
+    beat just played), so that no node folds events by hand.
+
+    ``after``: the projected state so far (it starts as the state the node was given). :meth:`add` folds events in
+    and returns the new ``after``; :meth:`update` is the node's state update, as :func:`stage` returns it ({} when
+    nothing was staged)."""
+
+    def __init__(self, after: PersistentState, limits: Limits):
+        self.after, self.limits = after, limits
+        self.events: list[BaseEvent] = []
+
+    def add(self, *events: BaseEvent) -> PersistentState:
+        for event in events:
+            self.after = event.apply(self.after, self.limits)
+            self.events.append(event)
+        return self.after
+
+    def update(self) -> dict[str, Any]:
+        return {"staged_events": list(self.events), "after": self.after} if self.events else {}

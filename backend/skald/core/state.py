@@ -95,6 +95,14 @@ class GameState(TurnInput, TurnFields):
         return cls(**dict(base), player_input=player_input, after=after)  # validated: fast for model instances
 
     @property
+    def before(self) -> PersistentState:
+        """The state as committed before this turn: where the turn starts from (``after`` is where it is now). The
+        same object, read through its persistent fields: nodes read the turn's start from here and "now" from
+        ``after``, never from the bare fields, so one cannot be taken for the other (``tests/test_core_boundary.py``
+        checks every node)."""
+        return self
+
+    @property
     def turn(self) -> int:
         """The number of the turn being played (the committed turn number + 1)."""
         return self.campaign.turn_number + 1

@@ -17,5 +17,5 @@ def arc_planner(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     events = quests.quest_events(state, runtime.context.pack)
     stage = arc.next_stage(state, events)
     if stage is not None:
-        events.append(ev.ArcStageChange(stage=stage, story_turn=state.campaign.story_turns + 1))
+        events.append(ev.ArcStageChange(stage=stage, story_turn=state.before.campaign.story_turns + 1))
     return ev.stage(state.after, events, runtime.context.limits)

@@ -71,8 +71,9 @@ def _commit_move(state: GameState, ctx: TurnContext) -> dict:
         shown.update(update | {"view": view})
         return view.model_dump_json()
 
-    writer.apply_move(ctx.conn, state.campaign.id, move, ctx.limits, ctx.keyed, respond, clock=ctx.clock)
-    ctx.llm.briefs.forget(briefs.holder(state.campaign.id, move.branch))  # they may recall turns off the new line
+    cid = state.before.campaign.id
+    writer.apply_move(ctx.conn, cid, move, ctx.limits, ctx.keyed, respond, clock=ctx.clock)
+    ctx.llm.briefs.forget(briefs.holder(cid, move.branch))  # they may recall turns off the new line
     return shown
 
 

@@ -15,14 +15,14 @@ def companion(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     """Reads: router_output (tone, action class), mechanic_result, companions, world. Writes: staged
     AFFINITY_CHANGE, LOYALTY_CHANGE, TENSION_CHANGE, COMPANION_LEAVE, BANTER_QUEUED, HEAL/COMPANION_ACTS,
     ATTITUDE_CHANGE (``rules.feelings``), after, and present_npcs when a companion leaves."""
-    pack, limits = runtime.context.pack, runtime.context.limits
-    events = party.reactions(state, pack, state.router_output, state.mechanic_result)
-    now = ev.fold(state.after, events, limits)  # the party as this turn leaves it: who just left neither banters
-    events += party.banter(now, pack, state.turn)  # nor steps in, and the lines fit the place the turn is in
-    events += party.companion_initiative(now, pack)
-    events += feelings.after_action(state)
-    gone = {e.companion for e in events if isinstance(e, ev.CompanionLeave)}
-    staged = ev.stage(state.after, events, limits)
+    pack = runtime.context.pack
+    staging = ev.Staging(state.after, runtime.context.limits)
+    reactions = party.reactions(state, pack, state.router_output, state.mechanic_result)
+    now = staging.add(*reactions)  # the party as this turn leaves it: who just left neither banters nor steps in,
+    then = [*party.banter(now, pack, state.turn), *party.companion_initiative(now, pack)]  # and the lines fit here
+    staging.add(*then, *feelings.after_action(state))
+    gone = {e.companion for e in staging.events if isinstance(e, ev.CompanionLeave)}
+    staged = staging.update()
     if gone:  # a companion who leaves walks off: not on stage for the rest of the turn (scene lines, prose)
         staged["present_npcs"] = [p for p in state.present_npcs if p.id not in gone]
     return staged

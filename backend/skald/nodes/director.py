@@ -25,7 +25,7 @@ def _beat(state: GameState) -> str:
     result = state.mechanic_result
     if ev.Defeated in kinds:
         return "a defeat"
-    if ev.CombatStart in kinds or state.combat is not None:
+    if ev.CombatStart in kinds or state.before.combat is not None:
         return "a fight"
     if result and result.action_class.value == "RECOVER":
         return "a recovery"
@@ -85,7 +85,7 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> Command:
     briefing, source, warnings = briefs.for_scene(ctx.conn, ctx.llm, state.after, pack, state.turn, ctx.deadline,
                                                   state.branch)
     # background calls since the last turn of this branch, and ours
-    done = ctx.llm.briefs.unreported(briefs.holder(state.campaign.id, state.branch), briefing)
+    done = ctx.llm.briefs.unreported(briefs.holder(state.before.campaign.id, state.branch), briefing)
     update: dict = {"llm_calls": [c for b in done for c in b.calls],
                     "warnings": [*(w for b in done for w in b.warnings), *warnings],
                     "context_stats": [s for b in done for s in b.stats]}

@@ -31,44 +31,36 @@ def episode(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     when no episode runs). With the ``beat_classifier`` role enabled (off by default: it is an LLM call before the
     narrator), its verdict may move the beat one step further forward, never back."""
     ctx = runtime.context
-    pack, limits = ctx.pack, ctx.limits
-    after = state.after
-    staged: list[ev.BaseEvent] = list(episodes.flags_set(state.staged_events, pack, after.director.flags))
-    after = ev.fold(after, staged, limits)
-    begin = episodes.starting(after, pack, [*state.staged_events, *staged])
+    pack = ctx.pack
+    staging = ev.Staging(state.after, ctx.limits)
+    flags_now = list(episodes.flags_set(state.staged_events, pack, state.after.director.flags))
+    after = staging.add(*flags_now)
+    begin = episodes.starting(after, pack, [*state.staged_events, *flags_now])
     if begin is not None:
-        start = ev.EpisodeStarted(episode=begin[0].id, number=after.director.number + 1, reason=begin[1])
-        staged.append(start)
-        after = start.apply(after, limits)
+        after = staging.add(ev.EpisodeStarted(episode=begin[0].id, number=after.director.number + 1, reason=begin[1]))
     running = pack.episodes.get(after.director.episode or "")
     if running is None and after.director.episode is not None:  # a pack edit removed it: it ends, and is evaluated
         shown = progress(after, episodes.gone(after.director.episode), ending="abandoned")
-        return {"staged_events": staged, "after": after, "episode_progress": shown}
+        return staging.update() | {"episode_progress": shown}
     if running is None:  # between episodes: nothing counts
-        return {"staged_events": staged, "after": after} if staged else {}  # folded above already
-    flags_now = [e for e in staged if isinstance(e, ev.FlagSet)]
-    tick = ev.EpisodeTurn(signal=episodes.signal_of(state), tension=episodes.tension_of(state),
-                          quest_steps=len(episodes.stages_done(state.staged_events)),
-                          defeated=any(isinstance(e, ev.Defeated) for e in state.staged_events))
-    staged.append(tick)
-    after = tick.apply(after, limits)
+        return staging.update()
+    after = staging.add(ev.EpisodeTurn(signal=episodes.signal_of(state), tension=episodes.tension_of(state),
+                                       quest_steps=len(episodes.stages_done(state.staged_events)),
+                                       defeated=any(isinstance(e, ev.Defeated) for e in state.staged_events)))
     changed = None
     beat = episodes.next_beat(after.director, running, state, flags_now)
     if beat is not None:
-        reached = ev.BeatReached(beat=beat[0], turn_count=after.director.turn_count, reason=beat[1])
-        staged.append(reached)
-        after, changed = reached.apply(after, limits), beat[1]
+        after = staging.add(ev.BeatReached(beat=beat[0], turn_count=after.director.turn_count, reason=beat[1]))
+        changed = beat[1]
     classified, update = _classified(state, runtime, running, after)
     if classified is not None:
-        staged.append(classified)
-        after, changed = classified.apply(after, limits), "classifier"
+        after, changed = staging.add(classified), "classifier"
     done, trigger = episodes.check_completion(after.director, running)
     if done and after.director.current_beat != "resolution":
-        ending = ev.BeatReached(beat="resolution", turn_count=after.director.turn_count, reason="ending")
-        staged.append(ending)
-        after, changed = ending.apply(after, limits), "ending"
+        after = staging.add(ev.BeatReached(beat="resolution", turn_count=after.director.turn_count, reason="ending"))
+        changed = "ending"
     shown = progress(after, running, beat_changed=changed, started=begin is not None, ending=trigger)
-    return update | {"staged_events": staged, "after": after, "episode_progress": shown}
+    return update | staging.update() | {"episode_progress": shown}
 
 
 def _classified(state: GameState, runtime: Runtime[TurnContext], running: Episode, after: PersistentState

@@ -28,7 +28,7 @@ def evaluator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     pack = ctx.pack
     running = pack.episodes.get(shown.episode) or episodes.gone(shown.episode)  # a pack edit removed it
     director = state.after.director
-    earlier = stored.moments(ctx.conn, state.campaign.id, state.branch, director.started_turn, state.turn)
+    earlier = stored.moments(ctx.conn, state.before.campaign.id, state.branch, director.started_turn, state.turn)
     now = memory.summarize(state, pack) if state.intent != Intent.META else ""
     moments = [*earlier, episodes.Moment(turn=state.turn, memory=now, events=tuple(state.staged_events))]
     evaluation = episodes.evaluate(state, pack, running, shown.ending, moments)

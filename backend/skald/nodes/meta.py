@@ -31,14 +31,15 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     routed = state.router_output
     command = meta_commands.BY_KEY.get(routed.meta_command)
     campaigns = reads.list_campaigns(ctx.conn) if routed.meta_command == "load" else None
-    journal = stored.evaluations(ctx.conn, state.campaign.id, state.branch) if command and command.reads_journal \
-        else None
+    journal = stored.evaluations(ctx.conn, state.before.campaign.id, state.branch) \
+        if command and command.reads_journal else None
     said, quit_requested = meta_commands.respond(
         routed.meta_command, meta_commands.MetaContext(state, pack, routed.meta_args, campaigns, ctx.resume, journal,
                                                      ctx.words))
-    offer = list(state.offer)
+    offer = list(state.before.offer)
     if not offer:  # a save from before the offer was kept, with no turn played yet
-        present = [p for p in everyone_at(state, pack, state.location) if p.companion or p.id in state.known_npcs]
+        before = state.before
+        present = [p for p in everyone_at(state, pack, before.location) if p.companion or p.id in before.known_npcs]
         offer, _ = suggestions.suggest(state, pack, present)
     text = said.text if isinstance(said, Act) else said
     update: dict = {"final_text": text, "quit_requested": quit_requested, "suggested_actions": offer}

@@ -36,7 +36,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     writer = runtime.stream_writer
 
     def offline_prose() -> str:
-        rng = dice.rng_for(state.campaign.seed, "narrate", state.turn_key)
+        rng = dice.rng_for(state.before.campaign.seed, "narrate", state.turn_key)
         return offline.narrate(state, pack, rng)
 
     found: list[lore.Retrieved] = []  # what the index gave the prompt, if the role was called
@@ -51,7 +51,7 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         seen.append(token)
         writer({"kind": "token", "role": "narrator", "text": token})
 
-    previous = " ".join(state.recent[-1].sentences) if state.recent else ""
+    previous = " ".join(state.before.recent[-1].sentences) if state.before.recent else ""
     asked = ask(ctx.llm, "narrator", prompt, on_token=show, deadline=ctx.deadline, previous=previous,
                 tail=bool(state.suggested_actions))
     index_warnings = dict.fromkeys(w for r in found for w in r.warnings if w not in state.warnings)  # once a turn
@@ -79,8 +79,8 @@ def narrator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         warnings.append(reason)
         writer({"kind": "replace", "text": text, "reason": reason})
     enemies = {e.enemy_name for e in state.staged_events if isinstance(e, ev.CombatStart)}
-    if state.combat is not None:  # the enemy you fight or flee is part of the scene
-        enemies.add(state.combat.enemy_name)
+    if state.before.combat is not None:  # the enemy you fight or flee is part of the scene
+        enemies.add(state.before.combat.enemy_name)
     said = _given(state, pack)  # "Juno is not here", "get Nell to say who...": naming someone absent rightly
     for name in prose.unknown_names(text, pack, state.present_npcs, enemies):
         if name in said:

@@ -96,14 +96,14 @@ def _before_beat(state: GameState, after: PersistentState, ctx: TurnContext, lin
     asks_model = ctx.llm.asks("character")  # the offline character reads no voice
     voices, warnings = (prior, []) if prior or not asks_model else lore.for_characters(
         ctx.retriever, pack, list(running.characters))
-    heard = " ".join(s for t in state.recent for s in t.sentences)
+    heard = " ".join(s for t in state.before.recent for s in t.sentences)
     tasks = [CharacterTask(
         sheet=voice_sheet.sheet(cid, after, pack, spec.instructions.get(cid, "") if spec else "",
                                 spec.lines.get(cid, []) if spec else []),
         update=SceneUpdate(scene_setting=setting, scene_context=context, transcript=transcript, last_event=event,
                            moderator_note=running.notes.get(cid), beat=beat),
-        seed=state.campaign.seed, turn=state.turn, variant=state.variant, player=state.player.name,
-        pronouns=state.player.profile.pronouns,
+        seed=state.before.campaign.seed, turn=state.turn, variant=state.variant, player=state.before.player.name,
+        pronouns=state.before.player.profile.pronouns,
         others={k: v for k, v in names.items() if k != cid}, voice=voices.get(cid, []), heard=heard)
         for cid in running.characters]
     update = {"scene_tasks": tasks, "scene_lines": [*lines, *head]}
@@ -126,11 +126,11 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
         parsed.append((reply.id, read))
     failed = sorted(r.id for r in replies if r.source == "failed")
     named = moderator.addressed(state, pack, moderator.in_scene(state, after, pack)) if state.scene_beats == 0 else []
-    lines, ordering = moderator.order(parsed, running, names, state.player.name, seed=state.campaign.seed,
+    lines, ordering = moderator.order(parsed, running, names, state.before.player.name, seed=state.before.campaign.seed,
                                       turn=state.turn, beat=beat, addressed_ids=named,
                                       cap=settings.scene_lines_per_beat, variant=state.variant)
     warnings += ordering
-    avoid = setup.limit_pattern(state.player.profile.limits)
+    avoid = setup.limit_pattern(state.before.player.profile.limits)
     if avoid is not None:  # the player's content limits: a line that breaks them is not said
         dropped = [x for x in lines if avoid.search(f"{x.content} {x.nonverbal or ''}")]
         lines = [x for x in lines if x not in dropped]
@@ -157,8 +157,8 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
         scene=running.id, beat=beat, lines=[*head, *lines, *silent], stalled=moderator.stalled(
             state, lines, state.scene_beats == 0, off_track), event=event, notes=notes, tokens=tokens)]
     events += feelings.from_lines(lines, after)
-    staged = ev.stage(after, events, ctx.limits)
-    played = staged["after"].scenes.scene  # the beat counted in: what a close reports
+    staging = ev.Staging(after, ctx.limits)
+    played = staging.add(*events).scenes.scene  # the beat counted in: what a close reports
     spec = pack.scenes.get(running.id)
     now = after.world.time_minutes
     closing: list[ev.BaseEvent] = []
@@ -168,8 +168,8 @@ def _after_beat(state: GameState, ctx: TurnContext) -> dict:
         closing += [ev.FlagSet(flag=spec.set_flag, source=f"scene:{spec.id}")] if spec and spec.set_flag else []
     elif beat >= running.max_beats:
         closing.append(moderator.closed(played, "max_beats", False, now))
-    if closing:  # folded onto the beat already folded, once
-        staged = {"staged_events": [*events, *closing], "after": ev.fold(staged["after"], closing, ctx.limits)}
+    staging.add(*closing)  # onto the beat already folded, once
+    staged = staging.update()
     so_far = [*state.scene_lines, *lines]
     update = staged | judged.update() | {"scene_tasks": [], "scene_lines": so_far, "scene_beats": state.scene_beats + 1}
     update["warnings"] = [*update["warnings"], *warnings, *(

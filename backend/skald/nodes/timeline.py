@@ -28,7 +28,7 @@ def timeline_node(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     ctx = runtime.context
     routed = state.router_output
     planned = rules.plan(routed.meta_command, routed.meta_args, facts(ctx, state), ctx.words)
-    update: dict = {"final_text": planned.text, "suggested_actions": list(state.offer),
+    update: dict = {"final_text": planned.text, "suggested_actions": list(state.before.offer),
                     "timeline_view": TimelineView(command=routed.meta_command, done=planned.reason is None,
                                                         reason=planned.reason)}
     if planned.move is not None:
@@ -39,7 +39,7 @@ def timeline_node(state: GameState, runtime: Runtime[TurnContext]) -> dict:
 
 def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
     """What the rules need to plan a command, read through the turn's read-only connection."""
-    conn, cid, pack = ctx.conn, state.campaign.id, ctx.pack
+    conn, cid, pack = ctx.conn, state.before.campaign.id, ctx.pack
     at = timeline.head(conn, cid, state.branch)
 
     def place(location: str) -> str:

@@ -17,7 +17,8 @@ from skald.rules import dice, prose, setup, subjects
 
 def known_names(state: GameState, pack: EraPack) -> frozenset[str]:
     """The pack's names and the scene's: the player, the people met, the people on stage."""
-    scene = {state.player.name} | {k.name for k in state.known_npcs.values()} | {p.name for p in state.present_npcs}
+    before = state.before
+    scene = {before.player.name} | {k.name for k in before.known_npcs.values()} | {p.name for p in state.present_npcs}
     return prose.pack_names(pack) | scene
 
 
@@ -51,8 +52,8 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         conflicts = prose.outcome_conflicts(text, result)
         warnings += [f"validator: {w}" for w in conflicts]
         if conflicts and _streamed(state):
-            text, _ = prose.clean_narration(offline.narrate(state, pack, dice.rng_for(state.campaign.seed, "narrate",
-                                                                                      state.turn_key)),
+            rng = dice.rng_for(state.before.campaign.seed, "narrate", state.turn_key)
+            text, _ = prose.clean_narration(offline.narrate(state, pack, rng),
                                             len(spoken_lines(state.scene_lines)))
             replaced = (f"validator: {PROSE_REPLACED} with the offline narrator's, which tells the outcome as "
                         "the rules decided it")
@@ -61,14 +62,14 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     if brief is not None:  # the brief is for the narrator alone: its words, its secrets
         text, leaked = brief_rules.strip_leaks(text, brief)
         warnings += leaked
-    avoid = setup.limit_pattern(state.player.profile.limits)
+    avoid = setup.limit_pattern(state.before.player.profile.limits)
     if avoid is not None:  # what the player asked the story to leave out stays out, whatever the model wrote
         summary = result.summary if result is not None else None
         parts = prose.sentences(text)
         kept = [p for p in parts if p == summary or not avoid.search(p)]
         if len(kept) < len(parts):
             warnings.append(f"validator: removed {len(parts) - len(kept)} sentence(s) the player's content limits "
-                            f"keep out ({', '.join(state.player.profile.limits)})")
+                            f"keep out ({', '.join(state.before.player.profile.limits)})")
             text = " ".join(kept)
     left_out = missing_lines(text, state)
     if left_out:  # a scene's lines are told verbatim, whatever the narrator made of them
@@ -82,7 +83,7 @@ def validator(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         told, what = list(dict.fromkeys(f.line for f in unnamed)), ", ".join(f.marks[0] for f in unnamed)
         warnings.append(f"validator: prose never names what the player asked about ({what}); added: " + " ".join(told))
         text = " ".join([text, *told]).strip()
-    facts = prose.outcome_facts(state.staged_events, state.player.hp, state.player.max_hp, pack)
+    facts = prose.outcome_facts(state.staged_events, state.before.player.hp, state.before.player.max_hp, pack)
     missing = prose.missing_facts(text, facts)
     if missing:
         warnings.append("validator: prose left out what changed; added: " + " ".join(f.line for f in missing))
