@@ -16,7 +16,7 @@ import pytest
 from skald.cli.doctor import _save_file
 from skald.engine import Engine
 from skald.errors import SaveFileError
-from skald.store import db as store_db
+from skald.store import sqlite as store_sqlite
 from skald.store.db import connect
 from skald.store.schema import SCHEMA_VERSION
 
@@ -184,7 +184,7 @@ def test_listing_campaigns_does_not_wait_for_a_writer(tmp_path):
 def test_a_writer_locked_out_past_the_busy_timeout_gets_a_clear_message(tmp_path, monkeypatch):
     path = tmp_path / "locked.db"
     played_save(path, turns=4)
-    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(store_sqlite, "BUSY_TIMEOUT_MS", 200)
     engine = Engine(path, retriever=None)
     holder = connect(path)
     holder.execute("PRAGMA query_only = OFF")

@@ -9,7 +9,7 @@ import types
 import pytest
 from skald.engine import Engine
 from skald.errors import SaveFileError
-from skald.store import db as store_db
+from skald.store import sqlite as store_sqlite
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "COMMIT")
 
@@ -50,7 +50,7 @@ def engine(tmp_path, monkeypatch):
     def connect(*args, **kwargs):
         return sqlite3.connect(*args, factory=FullDiskConnection, **kwargs)
 
-    monkeypatch.setattr(store_db, "sqlite3", types.SimpleNamespace(
+    monkeypatch.setattr(store_sqlite, "sqlite3", types.SimpleNamespace(
         connect=connect, Row=sqlite3.Row, Error=sqlite3.Error, Connection=sqlite3.Connection))
     DISK.fail_at, DISK.writes = None, 0
     engine = Engine(tmp_path / "fault.db", retriever=None)

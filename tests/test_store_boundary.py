@@ -115,3 +115,31 @@ def test_the_tracer_would_see_a_write_from_elsewhere(tracer):
     exec(compile("sneaky.execute('CREATE TABLE t (x)')", "<skald.graph>", "exec"),
          {"__name__": "skald.graph", "sneaky": sneaky})
     assert tracer.writes == [("skald.graph", "CREATE TABLE t (x)")]
+
+
+def test_each_storage_backend_implements_the_whole_port():
+    from skald.store.backend import Backend
+    from skald.store.postgres import POSTGRES
+    from skald.store.sqlite import SQLITE
+
+    wanted = {name for name in vars(Backend) if not name.startswith("_")} | {"name"}
+    for implementation in (SQLITE, POSTGRES):
+        missing = [name for name in wanted if not hasattr(implementation, name)]
+        assert missing == [], implementation.name
+    assert {SQLITE.name, POSTGRES.name} == {"sqlite", "postgresql"}
+
+
+def test_no_caller_asks_which_database_it_is_on():
+    """What differs by database is the backends' (``store/sqlite.py``, ``store/postgres.py``); everyone else goes
+    through ``store.db`` and the connection's backend, so no module names the PostgreSQL connection or branches on a
+    dialect."""
+    allowed = {PACKAGE / "store" / name for name in ("sqlite.py", "postgres.py", "backend.py", "pg_schema.py")}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if named in ("is_postgres", "PgConnection", "dialect", "POSTGRES", "SQLITE"):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {named}")
+    assert found == []

@@ -49,14 +49,13 @@ def upgrade_cmd(db: DbOption = None) -> None:
     its schema version, then check it as `skald doctor` does: exits 1 naming each problem when it is damaged."""
     from skald.cli.doctor import structure
     from skald.errors import SaveFileError
-    from skald.store.db import is_postgres, verify, version_of
+    from skald.store.db import verify, version_of
     from skald.store.schema import SCHEMA_VERSION
 
     with _opened(db) as (path, conn):
         typer.echo(f"{path}: schema version {version_of(conn)} (this Skald's: {SCHEMA_VERSION})")
         try:
-            if not is_postgres(conn):
-                verify(conn, path)
+            verify(conn, path)
             damage = structure(conn)
         except SaveFileError as exc:
             damage = [exc.problem]

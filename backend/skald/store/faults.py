@@ -69,3 +69,9 @@ def raise_storage(exc: sqlite3.Error, path: str | Path, *, readonly: bool = Fals
     problem = explain(exc, path, readonly=readonly)
     if problem is not None:
         raise problem from exc
+
+
+def tables_missing(missing: list[str]) -> str:
+    """'the table turns is missing' / 'the tables turns, branches are missing'."""
+    plural = len(missing) > 1
+    return f"the table{'s' if plural else ''} {', '.join(missing)} {'are' if plural else 'is'} missing"

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from skald.core.events import Limits, from_row
-from skald.store import db
+from skald.store import db, faults
 
 MAX_EVENTS_CHECKED = 200_000
 MAX_CAMPAIGNS_FOLDED = 100
@@ -42,7 +42,7 @@ def problems(conn: sqlite3.Connection, limits_for: LimitsFor) -> list[str]:
     whose pack is not installed is not folded)."""
     missing = db.missing_tables(conn)
     if missing:
-        return [db.tables_missing(missing)]
+        return [faults.tables_missing(missing)]
     found = _state_rows(conn, None) + _heads(conn, None) + _lines(conn, None) + _events(conn, None)
     damaged = {cid for cid, _ in found}
     for cid, pack_id in conn.execute("SELECT id, pack_id FROM campaigns ORDER BY updated_at DESC, id LIMIT ?",

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skald.store import backend
 from skald.store.db import connect, target, verify
 from skald.store.faults import raise_storage
-from skald.store.postgres import is_url
 
 if TYPE_CHECKING:
     from skald.store.postgres import PgPool
@@ -121,11 +121,4 @@ def open_pool(path: str | Path, *, readonly: bool = False,
     :class:`SharedConnection` for ``":memory:"``, :class:`~skald.store.postgres.PgPool` for PostgreSQL, else a
     :class:`ConnectionPool`. ``synchronous`` is SQLite's only (PostgreSQL keeps its server's settings)."""
     path = target(path)
-    if isinstance(path, str) and is_url(path):
-        from skald.settings import get_settings
-        from skald.store.postgres import PgPool
-
-        return PgPool(path, readonly=readonly, max_size=get_settings().db_pool_size)
-    if str(path) == ":memory:":
-        return SharedConnection()
-    return ConnectionPool(path, readonly=readonly, synchronous=synchronous)
+    return backend.for_target(path).open_pool(path, readonly=readonly, synchronous=synchronous)

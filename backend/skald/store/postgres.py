@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from skald.errors import SaveFileError
@@ -36,6 +36,8 @@ DIALECT = "postgresql"
 SCHEMES = ("postgresql://", "postgres://")
 READ_ONLY = "-c default_transaction_read_only=on"
 READ_ONLY_STATE = "25006"  # read_only_sql_transaction
+T = TypeVar("T")
+RETRIES = 3  # runs of a write transaction that failed for a transient reason (serialization, deadlock)
 TRANSIENT = ("40001", "40P01")  # serialization_failure, deadlock_detected: the whole transaction may be run again
 
 
@@ -128,8 +130,6 @@ class PgConnection:
     """One psycopg connection, used like the store's ``sqlite3.Connection``: ``execute`` (``?`` placeholders),
     ``executemany``, ``in_transaction``, ``close``. Used by one thread at a time."""
 
-    dialect = DIALECT
-
     def __init__(self, raw: Any, url: str, *, readonly: bool = False):
         self.raw = raw
         self.url = url
@@ -164,6 +164,10 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
+
+    @property
+    def backend(self) -> PostgresBackend:
+        return POSTGRES
 
 
 def _configure(raw: Any) -> None:
@@ -223,8 +227,6 @@ class PgPool:
     :raises SaveFileError: the server cannot be reached, or the database holds a newer schema.
     """
 
-    dialect = DIALECT
-
     def __init__(self, url: str, *, readonly: bool = False, max_size: int = 8):
         from psycopg_pool import ConnectionPool
 
@@ -267,3 +269,78 @@ class PgPool:
 
     def close(self) -> None:
         self._pool.close()
+
+
+class PostgresBackend:
+    """The store on PostgreSQL, as the storage port's backend (``store.backend``)."""
+
+    name = DIALECT
+
+    def connect(self, url: str, *, readonly: bool = False, synchronous: str = "NORMAL") -> PgConnection:
+        """One :class:`PgConnection`, the schema created in an empty database (``synchronous`` is SQLite's: the
+        server keeps its own settings)."""
+        ensure_schema(url, readonly=readonly)
+        return PgConnection(open_raw(url), url, readonly=readonly)
+
+    def open_pool(self, url: str, *, readonly: bool = False, synchronous: str = "NORMAL") -> PgPool:
+        from skald.settings import get_settings
+
+        return PgPool(url, readonly=readonly, max_size=get_settings().db_pool_size)
+
+    def verify(self, conn: PgConnection, path: str, *, full: bool = False) -> None:
+        """Nothing to do here: PostgreSQL checks its own pages (and ``skald doctor`` the store's rows, ``fsck``)."""
+
+    def version(self, conn: PgConnection) -> int:
+        return conn.execute("SELECT version FROM skald_schema").fetchone()[0]
+
+    def tables(self, conn: PgConnection) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND "
+            "table_type = 'BASE TABLE' AND table_name != 'skald_schema' ORDER BY table_name")]
+
+    def columns(self, conn: PgConnection, table: str) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND "
+            "table_name = ? AND column_name != 'row_order' ORDER BY ordinal_position", (table,))]
+
+    def primary_key(self, conn: PgConnection, table: str) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = "
+            "ANY(i.indkey) WHERE i.indrelid = CAST(? AS regclass) AND i.indisprimary ORDER BY "
+            "array_position(i.indkey, a.attnum)", (table,))]
+
+    def snapshot(self, conn: PgConnection) -> None:
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+
+    @contextmanager
+    def writing(self, conn: PgConnection, campaign: str | None = None) -> Iterator[PgConnection]:
+        """``BEGIN READ WRITE`` (READ COMMITTED), then, with ``campaign``, lock that campaign's row (``FOR NO KEY
+        UPDATE``) so its writers follow each other as SQLite's do; every statement after the lock sees what they
+        committed. :raises SaveFileError: the store was opened read-only."""
+        if conn.readonly:
+            raise SaveFileError(conn.path, "read_only", "was opened read-only, for reading; this action was not "
+                                "saved and nothing already saved was lost")
+        conn.execute("BEGIN READ WRITE")
+        try:
+            if campaign is not None:
+                conn.execute("SELECT 1 FROM campaigns WHERE id = ? FOR NO KEY UPDATE", (campaign,))
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def write_retrying(self, work: Callable[[], T]) -> T:
+        """``work`` again after a serialization failure or a deadlock (the transaction rolled back whole), at most
+        :data:`RETRIES` runs in all, with a short random wait (tenacity)."""
+        from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+        for attempt in Retrying(retry=retry_if_exception(transient), stop=stop_after_attempt(RETRIES),
+                                wait=wait_random_exponential(multiplier=0.02, max=0.2), reraise=True):
+            with attempt:
+                return work()
+        raise AssertionError("unreachable: tenacity re-raises the last error")
+
+
+POSTGRES = PostgresBackend()
