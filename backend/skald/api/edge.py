@@ -16,7 +16,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from http.client import responses
 from typing import Any
 
@@ -213,10 +213,21 @@ def install(app: Any) -> None:
 def _allowed_methods(request: Request) -> list[str]:
     """Every method some route takes on this path (Starlette names only the first route that matched it)."""
     methods: set[str] = set()
-    for route in request.app.router.routes:
+    for route in _every_route(request.app.router.routes):
         if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE:
             methods |= set(route.methods)
     return sorted(methods)
+
+
+def _every_route(routes: list[Any]) -> Iterator[Any]:
+    """``routes`` with the routes of every included router in their place (FastAPI keeps an included ``APIRouter``
+    as one entry; Skald's routers are included without a prefix, so their routes match the full path)."""
+    for route in routes:
+        inner = getattr(getattr(route, "original_router", None), "routes", None)
+        if inner is not None:
+            yield from _every_route(inner)
+        else:
+            yield route
 
 
 class Edge:
