@@ -104,3 +104,18 @@ def answer_to(folder: Path, pack_id: str, first: str, then: str, llm: Any) -> st
     summary, or its prose when it had none."""
     _, state = second_move(folder, pack_id, first, then, llm)
     return state.mechanic_result.summary if state.mechanic_result else state.final_text
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import in the Python file ``path``, at any depth (inside functions and
+    ``TYPE_CHECKING`` blocks too); ``from skald import x`` is ``skald.x``; relative imports are left out."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            found += [(node.lineno, node.module)] if node.module != "skald" else [
+                (node.lineno, f"skald.{alias.name}") for alias in node.names]
+    return found

@@ -6,27 +6,13 @@ rule belongs above the rules (as ``skald.views`` builds the views ``skald.core.v
 
 from __future__ import annotations
 
-import ast
 import sys
-from pathlib import Path
 
-from support import ROOT
+from support import ROOT, imports_of
 
 CORE = ROOT / "backend" / "skald" / "core"
 ALLOWED_SKALD = ("skald.core", "skald.text", "skald.words", "skald.errors")
 ALLOWED_OTHERS = {"pydantic", "yaml"}
-
-
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every import in ``path``, at any depth."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
-            found += [(node.lineno, node.module)] if node.module != "skald" else [
-                (node.lineno, f"skald.{alias.name}") for alias in node.names]
-    return found
 
 
 def _allowed(module: str) -> bool:
@@ -38,17 +24,17 @@ def _allowed(module: str) -> bool:
 
 def test_the_core_imports_nothing_above_it():
     wrong = [f"{path.relative_to(ROOT)}:{line}: {module}" for path in sorted(CORE.glob("*.py"))
-             for line, module in _imports(path) if not _allowed(module)]
+             for line, module in imports_of(path) if not _allowed(module)]
     assert wrong == []
 
 
 def test_the_check_sees_a_forbidden_import(tmp_path):
     planted = tmp_path / "planted.py"
     planted.write_text("def f():\n    from skald.rules import dice\n    from skald import store\n", encoding="utf-8")
-    assert [m for _, m in _imports(planted) if not _allowed(m)] == ["skald.rules", "skald.store"]
+    assert [m for _, m in imports_of(planted) if not _allowed(m)] == ["skald.rules", "skald.store"]
 
 
 def test_the_text_helpers_and_errors_the_core_may_import_import_no_more_of_skald():
     for name in ("text", "words", "errors"):
         path = ROOT / "backend" / "skald" / f"{name}.py"
-        assert [m for _, m in _imports(path) if m.startswith("skald") and not _allowed(m)] == [], name
+        assert [m for _, m in imports_of(path) if m.startswith("skald") and not _allowed(m)] == [], name

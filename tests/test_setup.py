@@ -163,7 +163,7 @@ def test_a_model_that_never_submits_raises_and_the_player_stage_falls_back(serve
         talk.serialize()
     assert info.value.feedback["result"] == "tool_error" and "submit_character" in info.value.feedback["action"]
     assert len(server.chat_requests("set")) == 2 + 3  # discuss, summarize, and the role's 3 attempts
-    from skald.cli import new
+    from skald import creation as new
 
     said: list[str] = []
     engine, cid = new.run(tmp_path / "n.db", client(server), "cinder_reach", 4, False,

@@ -27,6 +27,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,8 @@ from skald.packs.loader import PackError, available_packs
 from skald.rules import pack_fit, setup
 from skald.rules import timeline as timeline_rules
 from skald.rules.start import new_state
+from skald.store import db, idempotency, reads, setup_sessions, timeline, tokens, writer
 from skald.store import episodes as stored_episodes
-from skald.store import idempotency, reads, timeline, tokens, writer
 from skald.store import transcripts as stored_transcripts
 from skald.store.idempotency import KeyedTurn, KeyTaken
 from skald.store.pool import open_pool
@@ -268,6 +269,36 @@ class Engine:
             except PackError:
                 limits = None  # it does not load: the opener says so; the rest is still checked
             return fsck.campaign_problems(conn, campaign_id, limits, events=False)
+
+    def store_version(self) -> int:
+        """The store's schema version, read through a connection that also touched the campaigns table: a cheap proof
+        the database answers (``GET /health``). :raises sqlite3.Error | SaveFileError: it does not."""
+        with self.pool.connection() as conn:
+            return db.check(conn)
+
+    # ------------------------------------------------------------------------------------------ guided creation
+
+    def keep_setup(self, session: setup_sessions.Stored, now: datetime, *, idle_s: float, limit: int) -> None:
+        """Store a new guided-creation session (``api.setup``), dropping those idle past ``idle_s`` seconds and the
+        oldest past ``limit``."""
+        with self.pool.connection() as conn:
+            setup_sessions.put(conn, session, now, idle_s=idle_s, limit=limit)
+
+    def take_setup(self, setup_id: str, now: datetime, *, idle_s: float) -> setup_sessions.Stored | None:
+        """Check a guided-creation session out for one message (None: no such session, or it expired).
+        :raises setup_sessions.Busy: it is answering another message."""
+        with self.pool.connection() as conn:
+            return setup_sessions.take(conn, setup_id, now, idle_s=idle_s)
+
+    def give_setup(self, session: setup_sessions.Stored, now: datetime) -> None:
+        """Store a session taken with :meth:`take_setup` back, as it now stands."""
+        with self.pool.connection() as conn:
+            setup_sessions.give(conn, session, now)
+
+    def drop_setup(self, setup_id: str) -> None:
+        """Close a guided-creation session (its campaign was made)."""
+        with self.pool.connection() as conn:
+            setup_sessions.drop(conn, setup_id)
 
     def campaigns(self) -> list[CampaignSummary]:
         """Every campaign in the save file, most recently played first."""

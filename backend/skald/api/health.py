@@ -11,7 +11,6 @@ from typing import Any
 from skald.engine import Engine
 from skald.llm.client import probe_ollama
 from skald.settings import ROLES
-from skald.store.db import check
 
 HEALTH_PROBE_CACHE_S = 5.0
 
@@ -26,8 +25,7 @@ class HealthCheck:
         """(database usable, the /health body). Without ``admin``, ``model``, ``base_url`` and the ``detail`` of
         each role and of the LLM are null, and each pack's errors are one line saying how many there are."""
         try:
-            with self.engine.pool.connection() as conn:
-                version = check(conn)
+            version = self.engine.store_version()
             db = {"ok": True, "schema_version": version, "detail": "database opens and answers"}
         except Exception as exc:  # noqa: BLE001 - reported, without paths
             db = {"ok": False, "schema_version": None, "detail": f"database does not answer ({type(exc).__name__})"}

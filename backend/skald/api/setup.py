@@ -25,6 +25,7 @@ from typing import Any
 from fastapi import HTTPException
 from pydantic import BaseModel, Field
 
+from skald import creation
 from skald.core.pack import EraPack
 from skald.engine import Engine
 from skald.llm.conversation import ConversationError, ConversationRunner, Phase
@@ -129,8 +130,7 @@ class SetupSessions:
         pack = self.engine.packs.get(body.pack)
         runner = self._runner(pack)
         session = Session(secrets.token_urlsafe(18), pack, body.seed, runner)
-        with self.engine.pool.connection() as conn:
-            setup_sessions.put(conn, session.stored(), self._now(), idle_s=IDLE_S, limit=MAX_SESSIONS)
+        self.engine.keep_setup(session.stored(), self._now(), idle_s=IDLE_S, limit=MAX_SESSIONS)
         greeting = "Tell me about the character you want to play (send /done when you are ready)." if runner else ""
         return session.view(greeting)
 
@@ -168,8 +168,7 @@ class SetupSessions:
             if session.runner is not None:
                 try:
                     session.runner.summarize()
-                    sheet = session.runner.serialize()
-                    summary, checked = session.runner.checked_summary(sheet, session.pack)
+                    sheet, summary, checked = creation.from_model(session.runner, session.pack)
                     session.warnings += checked
                 except ConversationError as exc:
                     session.warnings.append(f"setup: the model did not submit a character ({exc}); used the "
@@ -178,18 +177,13 @@ class SetupSessions:
                 raise HTTPException(409, "answer the character's name, pronouns and background first (each may be "
                                          "its default: send an empty answer); the other questions may be left")
             if sheet is None:
-                draft = session.draft
-                while left := setup.questions(session.pack, draft):
-                    draft = setup.answer(draft, left[0], "")
-                sheet = setup.sheet_of(draft, session.pack)
-                summary = setup.summary_of(sheet, session.pack)
+                sheet, summary = creation.by_default(session.pack, session.draft)
             made = self.engine.create_campaign(session.pack.id, seed=session.seed, sheet=sheet, summary=summary,
                                                with_token=True)
         except BaseException:
             self._give(session)
             raise
-        with self.engine.pool.connection() as conn:
-            setup_sessions.drop(conn, session.id)
+        self.engine.drop_setup(session.id)
         return sheet, summary, made
 
     # ------------------------------------------------------------------------------------------ machinery
@@ -202,8 +196,7 @@ class SetupSessions:
 
     def _take(self, setup_id: str) -> Session:
         try:
-            with self.engine.pool.connection() as conn:
-                stored = setup_sessions.take(conn, setup_id, self._now(), idle_s=IDLE_S)
+            stored = self.engine.take_setup(setup_id, self._now(), idle_s=IDLE_S)
         except setup_sessions.Busy:
             raise HTTPException(409, "this setup session is answering another message") from None
         if stored is None:
@@ -218,5 +211,4 @@ class SetupSessions:
                        messages=stored.messages, warnings=list(stored.state.get("warnings") or []))
 
     def _give(self, session: Session) -> None:
-        with self.engine.pool.connection() as conn:
-            setup_sessions.give(conn, session.stored(), self._now())
+        self.engine.give_setup(session.stored(), self._now())

@@ -157,7 +157,7 @@ def record_cmd(
     with tempfile.TemporaryDirectory(prefix="skald-record-") as folder:
         made = None
         if new is not None:  # guided creation first: its LLM calls are the campaign start's (turn 0)
-            from skald.cli import new as guided
+            from skald import creation as guided
 
             answers = new.read_text(encoding="utf-8").splitlines()
             engine, campaign = guided.run(Path(folder) / "record.db", llm, pack or settings.default_pack, seed,
@@ -253,14 +253,15 @@ def new_cmd(
     questions (docs/setup.md)."""
     import sys
 
-    from skald.cli import new
+    from skald import creation as new
     from skald.cli.play import run as play
+    from skald.cli.prompt import prompt_tty
     from skald.llm.client import LLMClient
 
     settings = settings_or_exit()
     tty = sys.stdin.isatty() if interactive is None else interactive
     llm = LLMClient(settings)
-    ask = new.prompt_tty if tty else new.lines_of(sys.stdin)
+    ask = prompt_tty if tty else new.lines_of(sys.stdin)
     seed = random.randrange(1 << 31) if seed is None else seed
     path = chosen(db)
     try:
@@ -272,7 +273,7 @@ def new_cmd(
     engine.close()
     resume = f"skald play --campaign {campaign}" + (f" --db {path}" if db else "")
     if play_now is None and tty:
-        answer = new.prompt_tty("Start playing now? [Y/n] ")
+        answer = prompt_tty("Start playing now? [Y/n] ")
         play_now = answer is not None and answer.strip().lower() in ("", "y", "yes")
     if not play_now:
         typer.echo(f"Play it with: {resume}")

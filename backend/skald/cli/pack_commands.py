@@ -83,7 +83,8 @@ def draft_cmd(
     written to an overlay (never to the pack's own files) and validated."""
     import sys
 
-    from skald.cli.new import discuss, prompt_tty
+    from skald.cli.prompt import prompt_tty
+    from skald.creation import discuss
     from skald.llm.client import LLMClient
     from skald.llm.conversation import ConversationError, ConversationRunner
     from skald.llm.setup_stages import draft

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from skald import __version__
-from skald.cli import new as guided
+from skald import creation as guided
 from skald.core.pack import EraPack
 from skald.core.state import GameState
 from skald.engine import Engine, Played

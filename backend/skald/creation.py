@@ -1,4 +1,7 @@
-"""``skald new``: guided creation of a character and campaign in the terminal (``docs/setup.md``).
+"""Guided creation of a character and campaign (``docs/setup.md``), for any frontend that can ask a line and say one:
+``skald new`` in the terminal (``cli.main``), the recorder (``replay.session``) and, through :func:`from_model` and
+:func:`by_default`, the API's setup sessions (``api.setup``): the model when the ``setup`` role answers, else the
+pack's questions.
 
 With a model (the ``setup`` role online): Discuss (interactive: a conversation, ``/done`` to finish; direct: the
 whole of stdin is one message, "a disgraced surveyor who owes the union"), Summarize (printed), Serialize
@@ -7,8 +10,8 @@ over. Offline: the question chain (``rules.setup.questions``): interactive promp
 direct mode one answer per line of stdin in the order of the questions, defaults for the rest
 (``printf 'Mara Venn\\nshe/her\\n' | skald new -I``).
 
-The campaign is created from the sheet in one transaction, with the summary as the character's first memory; the
-command prints the character and the campaign id, and on a terminal offers to start play.
+The campaign is created from the sheet in one transaction, with the summary as the character's first memory;
+:func:`run` says the character and the campaign id.
 """
 
 from __future__ import annotations
@@ -46,14 +49,6 @@ def replaying(lines: list[str], then: Ask) -> Ask:
     return ask
 
 
-def prompt_tty(prompt: str) -> str | None:
-    """Interactive input; None at end of input (Ctrl-D)."""
-    try:
-        return input(prompt)
-    except EOFError:
-        return None
-
-
 def offline(pack: EraPack, ask: Ask, say: Callable[[str], None], interactive: bool) -> tuple[setup.CharacterSheet,
                                                                                                str]:
     """The question chain: each question asked (choices numbered when interactive), answered by ``ask``."""
@@ -72,8 +67,23 @@ def offline(pack: EraPack, ask: Ask, say: Callable[[str], None], interactive: bo
             draft = setup.answer(draft, question, reply or "", strict=interactive)
         except setup.NotAChoice as exc:  # asked again
             say(str(exc))
+    return by_default(pack, draft)
+
+
+def by_default(pack: EraPack, draft: dict[str, Any]) -> tuple[setup.CharacterSheet, str]:
+    """The character ``draft`` answers, every question it leaves at its default, and the rules' summary of it."""
+    while left := setup.questions(pack, draft):
+        draft = setup.answer(draft, left[0], "")
     sheet = setup.sheet_of(draft, pack)
     return sheet, setup.summary_of(sheet, pack)
+
+
+def from_model(runner: ConversationRunner, pack: EraPack) -> tuple[setup.CharacterSheet, str, list[str]]:
+    """The character the ``setup`` role submits (``submit_character``) and the summary a player may read of it
+    (checked: ``ConversationRunner.checked_summary``), with warnings. :raises ConversationError: no valid character."""
+    sheet = runner.serialize()
+    summary, warnings = runner.checked_summary(sheet, pack)
+    return sheet, summary, warnings
 
 
 def discuss(runner: ConversationRunner, ask: Ask, say: Callable[[str], None], first: str | None = None) -> str:
@@ -105,8 +115,7 @@ def with_model(llm: LLMClient, pack: EraPack, ask: Ask, say: Callable[[str], Non
         while (line := ask("")) is not None:
             concept.append(line)
         runner.direct(" ".join(concept))
-    sheet = runner.serialize()
-    summary, warnings = runner.checked_summary(sheet, pack)  # habits, limits and names checked; else the rules'
+    sheet, summary, warnings = from_model(runner, pack)  # habits, limits and names checked; else the rules'
     say("")
     for warning in warnings:
         say(f"! {warning}")
