@@ -3,6 +3,9 @@ nodes' work, the rest being LangGraph's machinery); and the DB size per turn.
 
 Also the time to load the state at any turn (issue 17: flat from turn 100 to the last, thanks to snapshots).
 
+And a turn against an empty LangGraph graph of :data:`EMPTY_NODES` nodes timed in the same run (issue 35: at most
+2.0 x), so the figure holds on any machine.
+
 Targets (issues 2 and 10): p50 <= 4 ms; the late window no slower than 1.2 x the early one; Skald's own work per turn
 at most half of what it was before issue 10 (7.1 ms at f344d5d, measured the same way on the 2-core machines CI
 uses, where a whole turn took 14.0 ms; the 4 ms p50 was set on a machine about 2.5 x faster).
@@ -29,6 +32,8 @@ from skald.store.db import connect
 SCRIPT = Path(__file__).resolve().parents[1] / "data" / "scripts" / "cinder_reach_30.txt"
 WINDOW = 200
 OWN_BEFORE_MS = 7.1
+EMPTY_NODES = 12  # an ordinary offline turn runs 12 to 14 node steps
+EMPTY_TARGET = 2.0  # a turn at most twice what the empty graph costs (issue 35)
 
 
 def _pct(samples: list[float], q: float) -> float:
@@ -65,6 +70,7 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
         size = db.stat().st_size
         conn.close()
     own = own_work(pack, llm, seed)
+    empty = empty_graph_ms()
     lines = [f"engine, offline narrator, {last} turns of one campaign (cinder_reach, seed {seed})"]
     for w in windows:
         t = timings[w]
@@ -75,6 +81,9 @@ def run(windows: tuple[int, ...] = (10, 1000), seed: int = 1) -> list[str]:
     lines.append(f"  Skald's own work (the nodes), turns 10-209: mean {statistics.mean(own):.2f} ms per turn   "
                  f"(target <= {OWN_BEFORE_MS / 2:.2f} ms, half of {OWN_BEFORE_MS} ms before issue 10; the rest of a "
                  "turn is LangGraph's machinery)")
+    lines.append(f"  a turn against an empty {EMPTY_NODES}-node LangGraph graph (p50 {empty:.3f} ms an invocation, "
+                 f"same machine, same run): turns {windows[0]}-{windows[0] + WINDOW - 1} {first / empty:.1f} x, turns "
+                 f"{windows[-1]}-{windows[-1] + WINDOW - 1} {late / empty:.1f} x   (target <= {EMPTY_TARGET:.1f} x)")
     lines.append(f"  DB size: {size / 1024:.0f} KiB, {size / last / 1024:.2f} KiB per turn")
     (first_turn, early), (last_turn, late) = loads.items()
     lines.append(f"  load the state at any turn: turn {first_turn} {early:5.2f} ms, turn {last_turn} {late:5.2f} ms "
@@ -116,6 +125,31 @@ def _load_ms(conn, turn: int, pack, runs: int = 15) -> float:
         reads.state_at(conn, "bench", at, limits)
         samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
+
+
+def empty_graph_ms(runs: int = 2000) -> float:
+    """p50 milliseconds of one invocation of a compiled LangGraph graph of :data:`EMPTY_NODES` nodes in a chain that do
+    nothing (a one-key TypedDict state): what the graph machinery costs a turn with no work in it."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class Empty(TypedDict):
+        n: int
+
+    graph = StateGraph(Empty)
+    names = [f"n{i}" for i in range(EMPTY_NODES)]
+    for name in names:
+        graph.add_node(name, lambda state: {})
+    for before, after in zip([START, *names], [*names, END], strict=True):
+        graph.add_edge(before, after)
+    compiled = graph.compile()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        compiled.invoke({"n": 0})
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples[runs // 10:])
 
 
 def own_work(pack, llm, seed: int) -> list[float]:
