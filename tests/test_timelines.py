@@ -156,6 +156,33 @@ def test_fork_switch_and_delete_branches(engine):
     assert gone.value.reason == "no_branch"
 
 
+def test_the_engines_typed_timeline_methods_play_the_commands_and_refuse_with_a_reason(engine):
+    """``Engine.undo`` ... ``Engine.delete_branch``: what the API and the terminal call, no command text spelt by
+    them."""
+    cid = _new(engine)
+    with pytest.raises(BranchError) as nothing:
+        engine.undo(cid)
+    assert nothing.value.reason == "nothing_to_undo"
+    for line in LINES[:3]:
+        engine.play_turn(cid, line)
+    assert engine.undo(cid, 2).view.turn_number == 1
+    assert engine.redo(cid, 1).view.turn_number == 2
+    retried = engine.retry(cid)
+    assert (retried.view.turn_number, retried.view.variant) == (2, 1)
+    assert engine.pick(cid, 0).view.variant == 0
+    with pytest.raises(BranchError) as no_variant:
+        engine.pick(cid, 9)
+    assert no_variant.value.reason == "no_variant"
+    forked = engine.fork(cid, "side", at_turn=1)
+    assert (forked.view.branch, forked.view.turn_number) == ("side", 1)
+    assert engine.switch(cid, "main").view.branch == "main"
+    engine.delete_branch(cid, "side")
+    assert [b.name for b in engine.branches(cid)] == ["main"]
+    with pytest.raises(BranchError) as gone:
+        engine.switch(cid, "side", key="k1")
+    assert gone.value.reason == "no_branch"
+
+
 def test_deleting_a_branch_keeps_what_other_branches_played_even_undone(engine):
     """Branch side is forked from dare after dare's turn 3; side plays turn 4 there, then undoes to 2 and plays
     another turn 3, so dare's turn 3 and side's first turn 4 are on no line but dare's. Deleting dare keeps side's

@@ -81,3 +81,20 @@ def test_the_resume_hint_names_a_save_file_that_is_not_the_default(tmp_path):
     out = skald("play", "--db", str(db), "--seed", "6", stdin="/save\n/quit\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout.count(f"skald play --campaign cinder_reach-6-1 --db {db}") == 2  # /save and /quit
+
+
+def test_a_streamed_turn_frees_its_campaign_before_it_says_the_turn_is_over(engine):
+    """A client that reads the ``turn`` event (or an idempotent retry's stored answer, written at Commit) may play the
+    next turn at once: the campaign is given back as the turn commits, not when the stream is closed later."""
+    cid = engine.create_campaign("cinder_reach", seed=2, campaign_id="freed").state.campaign.id
+    stream = engine.stream(engine.claim(cid, "look around").slot)
+    kinds = []
+    for kind, _ in stream:
+        kinds.append(kind)
+        if kind == "turn":
+            break  # the stream is still open: its generator has not finished
+    assert kinds[-1] == "turn"
+    nxt = engine.claim(cid, "search the room")  # not TurnBusy
+    assert nxt.slot is not None
+    assert engine.play(nxt.slot).view.turn_number == 2
+    stream.close()

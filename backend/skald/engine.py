@@ -412,8 +412,9 @@ class Engine:
 
     def stream(self, slot: Slot) -> Iterator[tuple[str, Any]]:
         """Play a claimed turn like :meth:`play`, yielding ``("progress", node)`` as each graph node finishes,
-        ``("token", text)`` for each narrator token, and last ``("turn", Played)``. Releases the slot when done
-        (or when the generator is closed). Raises as :meth:`play` does."""
+        ``("token", text)`` for each narrator token, and last ``("turn", Played)``. Releases the slot as the turn is
+        committed, before the ``turn`` event (so a client told the turn is over may play the next at once), or when
+        the generator is closed. Raises as :meth:`play` does."""
         try:
             with self.pool.connection() as conn:
                 try:
@@ -424,9 +425,11 @@ class Engine:
                                     llm=self.llm, graph=self.graph, retriever=self.retriever, keyed=slot.keyed,
                                     resume=self._resume(slot.campaign_id), position=slot.position, clock=self.clock,
                                     words=slot.words, cancel=slot.cancel):
-                                if kind == "turn":
-                                    yield "turn", Played(body=payload.view.model_dump(mode="json"),
-                                                         view=payload.view, state=payload)
+                                if kind == "turn":  # committed: the campaign is free before anyone hears so
+                                    played = Played(body=payload.view.model_dump(mode="json"), view=payload.view,
+                                                    state=payload)
+                                    slot.release()
+                                    yield "turn", played
                                 else:
                                     yield kind, payload
                             break
@@ -437,7 +440,9 @@ class Engine:
                             yield "replace", {"text": "", "reason": "another branch played from this turn at the "
                                                                     "same time and took its dice; played again"}
                 except (TurnConflictError, KeyTaken) as exc:
-                    yield "turn", self._lost_race(slot, exc)
+                    lost = self._lost_race(slot, exc)
+                    slot.release()
+                    yield "turn", lost
         finally:
             slot.release()
 
@@ -465,6 +470,38 @@ class Engine:
         if said is not None and not said.done:
             raise BranchError(campaign_id, branch or "", said.reason or "refused", played.view.text)
         return played
+
+    def undo(self, campaign_id: str, turns: int = 1, **how: Any) -> Played:
+        """Move the branch's head back ``turns`` turns (at most to the start; nothing is deleted). ``how``: ``branch``,
+        ``key``, ``expected``, ``words``, as :meth:`timeline` takes them, and it raises as :meth:`timeline` does
+        (:class:`BranchError` reason ``nothing_to_undo`` at the start)."""
+        return self.timeline(campaign_id, timeline_rules.typed("undo", turns), **how)
+
+    def redo(self, campaign_id: str, turns: int = 1, **how: Any) -> Played:
+        """Move the branch's head forward along the turns an undo took back (:meth:`undo` for ``how``)."""
+        return self.timeline(campaign_id, timeline_rules.typed("redo", turns), **how)
+
+    def retry(self, campaign_id: str, **how: Any) -> Played:
+        """Play the head turn's input again from its parent with the next dice variant (:meth:`undo` for ``how``)."""
+        return self.timeline(campaign_id, timeline_rules.typed("retry"), **how)
+
+    def pick(self, campaign_id: str, variant: int, **how: Any) -> Played:
+        """Go to variant ``variant`` of the head turn (:meth:`undo` for ``how``; reason ``no_variant``)."""
+        return self.timeline(campaign_id, timeline_rules.typed("pick", variant), **how)
+
+    def fork(self, campaign_id: str, name: str, at_turn: int | None = None, **how: Any) -> Played:
+        """Start branch ``name`` at the head (or at turn ``at_turn`` of its line) and make it current (:meth:`undo`
+        for ``how``; reasons ``bad_name``, ``name_taken``, ``bad_turn``)."""
+        return self.timeline(campaign_id, timeline_rules.typed("fork", name, at=at_turn), **how)
+
+    def switch(self, campaign_id: str, name: str, **how: Any) -> Played:
+        """Make branch ``name`` the current one (:meth:`undo` for ``how``; reason ``no_branch``)."""
+        return self.timeline(campaign_id, timeline_rules.typed("switch", name), **how)
+
+    def delete_branch(self, campaign_id: str, name: str, **how: Any) -> Played:
+        """Delete branch ``name`` (not the current one) with every turn no other branch reaches (:meth:`undo` for
+        ``how``; reasons ``no_branch``, ``current_branch``)."""
+        return self.timeline(campaign_id, timeline_rules.typed("delete-branch", name), **how)
 
     def branches(self, campaign_id: str) -> list[BranchView]:
         """Every branch of the campaign (``main`` first) with its head, what /redo could replay, and where it stands.

@@ -57,7 +57,7 @@ class Session:
                 if damaged:
                     raise CampaignDamagedError(campaign, damaged)
                 if branch and not any(b.name == branch and b.current for b in engine.branches(campaign)):
-                    engine.timeline(campaign, f"/switch {branch}")  # a missing branch: BranchError lists them
+                    engine.switch(campaign, branch)  # a missing branch: BranchError lists them
                 state = engine.load(campaign)
                 stored = state.campaign.pack_id
                 if pack_id:  # the command line names the pack (an id, or a folder): it must be the campaign's

@@ -39,6 +39,17 @@ HELP = {  # command -> (what it takes, its /help entry)
     "delete-branch": ("NAME", "delete a branch you are not on"),
 }
 COMMANDS = tuple(HELP)
+
+
+def typed(kind: str, *args: object, at: int | None = None) -> str:
+    """A timeline command as a player types it (``typed("fork", "side", at=3)`` is ``/fork side --at 3``), for the
+    facade's typed methods (``Engine.undo``, ``Engine.fork``...), so no frontend spells commands itself.
+
+    :raises ValueError: ``kind`` is not a timeline command (:data:`HELP`).
+    """
+    if kind not in HELP:
+        raise ValueError(f"{kind!r} is not a timeline command; commands: {', '.join(COMMANDS)}")
+    return " ".join([f"/{kind}", *(str(a) for a in args), *(["--at", str(at)] if at is not None else [])])
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
