@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import APIRouter, HTTPException, Request
 
-from skald.api.deps import (
-    Credentials,
-    EngineDep,
-    is_admin,
-)
+from skald.api.deps import Credentials, EngineDep, is_admin
 from skald.api.edge import StrictJsonRoute, answers
-from skald.api.models import (
-    CampaignList,
-)
-
-log = logging.getLogger("skald.api")
-
+from skald.api.models import CampaignList
 
 router = APIRouter(route_class=StrictJsonRoute)
 

@@ -3,24 +3,13 @@ rumors, news, inventory, map and scene transcripts)."""
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 
-from skald.api.deps import (
-    CAMPAIGN_ERRORS,
-    GONE,
-    Campaign,
-    EngineDep,
-    FrontendWords,
-    create_limit,
-)
+from skald.api.deps import CAMPAIGN_ERRORS, GONE, Campaign, EngineDep, FrontendWords, create_limit
 from skald.api.edge import StrictJsonRoute, answers, error
-from skald.api.models import (
-    CreatedCampaign,
-    NewCampaign,
-)
+from skald.api.models import CreatedCampaign, NewCampaign
 from skald.core.transcripts import SceneTranscript
 from skald.core.views import (
     CampaignView,
@@ -34,9 +23,6 @@ from skald.core.views import (
 )
 from skald.packs.map import MapError, player_svg
 from skald.views import transcripts_markdown
-
-log = logging.getLogger("skald.api")
-
 
 router = APIRouter(route_class=StrictJsonRoute)
 

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import APIRouter
 
-from skald.api.deps import (
-    CAMPAIGN_ERRORS,
-    Campaign,
-    EngineDep,
-)
+from skald.api.deps import CAMPAIGN_ERRORS, Campaign, EngineDep
 from skald.api.edge import StrictJsonRoute
-from skald.core.views import (
-    EpisodesView,
-)
-
-log = logging.getLogger("skald.api")
-
+from skald.core.views import EpisodesView
 
 router = APIRouter(route_class=StrictJsonRoute)
 

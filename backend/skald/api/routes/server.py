@@ -7,20 +7,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Request, Response
 
-from skald.api.deps import (
-    Credentials,
-    EngineDep,
-    is_admin,
-)
+from skald.api.deps import Credentials, EngineDep, is_admin
 from skald.api.edge import StrictJsonRoute, answers
-from skald.api.models import (
-    Health,
-    PackView,
-)
+from skald.api.models import Health, PackView
 from skald.core.pack import EraPack
-from skald.core.views import (
-    SharedEpisode,
-)
+from skald.core.views import SharedEpisode
 from skald.packs.cache import PackError
 
 log = logging.getLogger("skald.api")

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
-from skald.api.deps import (
-    SetupsDep,
-    create_limit,
-)
+from skald.api.deps import SetupsDep, create_limit
 from skald.api.edge import StrictJsonRoute, answers
-from skald.api.models import (
-    SetupFinished,
-)
+from skald.api.models import SetupFinished
 from skald.api.setup import NewSetup, SetupMessage, SetupReply
-
-log = logging.getLogger("skald.api")
-
 
 router = APIRouter(route_class=StrictJsonRoute)
 

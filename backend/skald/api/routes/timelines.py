@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from fastapi import APIRouter, Response
@@ -19,20 +18,9 @@ from skald.api.deps import (
     answer_played,
 )
 from skald.api.edge import StrictJsonRoute
-from skald.api.models import (
-    ForkRequest,
-    PickRequest,
-    StepsRequest,
-    TimelineRequest,
-)
-from skald.core.views import (
-    BranchView,
-    TurnView,
-)
+from skald.api.models import ForkRequest, PickRequest, StepsRequest, TimelineRequest
+from skald.core.views import BranchView, TurnView
 from skald.words import Words
-
-log = logging.getLogger("skald.api")
-
 
 router = APIRouter(route_class=StrictJsonRoute)
 

@@ -23,15 +23,8 @@ from skald.api.deps import (
     answer_played,
 )
 from skald.api.edge import StrictJsonRoute
-from skald.api.models import (
-    BRANCH_PATTERN,
-    CancelReply,
-    TurnRequest,
-)
-from skald.core.views import (
-    TurnPage,
-    TurnView,
-)
+from skald.api.models import BRANCH_PATTERN, CancelReply, TurnRequest
+from skald.core.views import TurnPage, TurnView
 from skald.engine import Claim
 from skald.errors import KeyReused, SaveFileError, TurnCancelled, TurnConflictError, VariantTaken
 
