@@ -176,11 +176,11 @@ def test_an_event_log_that_disagrees_with_the_state_is_caught(monkeypatch):
 
 def test_ci_thresholds_on_a_small_run_of_each_shipped_pack(shipped):
     """What `make test` gates a shipped pack on (the small run of the ``shipped`` fixture: 6 campaigns of 20 lines):
-    no crash, no invariant broken, no soft lock, the event log equal to the state, and no dead content that lint
-    names (dead content that only play finds needs longer runs: the next test)."""
+    no crash, no invariant broken, no event whose condition failed, no soft lock, the event log equal to the state,
+    and no dead content that lint names (dead content that only play finds needs longer runs: the last test)."""
     for pack, (code, said, _) in shipped.items():
         hard = [(d["kind"], d["detail"], d["replay"]) for d in said["defects"]
-                if d["kind"] in {"crash", "invariant", "soft_lock", "log_mismatch"}]
+                if d["kind"] in {"crash", "invariant", "event_condition", "soft_lock", "log_mismatch"}]
         assert hard == [] and code == 0, pack
         assert [(d["kind"], d["id"], d["reason"]) for d in said["dead_content"] if d["named_by_lint"]] == [], pack
 
@@ -203,3 +203,32 @@ def test_ci_nothing_in_a_shipped_pack_is_dead_that_lint_did_not_name():
             dead = found if dead is None else {k: v for k, v in dead.items() if k in found}
         assert [(k, d.reason) for k, d in dead.items() if not d.named_by_lint] == [], pack
 
+
+
+def test_events_whose_condition_did_not_hold_or_whose_effect_is_not_theirs_are_caught(monkeypatch):
+    """Planted in this process: the companion node's reactions also lose 99 water rations the player does not hold
+    (a precondition that did not hold), then, instead, pay 3 credits whose event adds 4 (a variable not moved by its
+    event's effect). Both are named, from the first turn, as ``event_condition`` defects that fail the command."""
+    import skald.rules.party as party
+    from skald.core import events as ev
+
+    reactions = party.reactions
+
+    def planted(*extra):
+        monkeypatch.setattr(party, "reactions", lambda *args: [*reactions(*args), *extra])
+
+    planted(ev.ItemLose(item="water_ration", qty=99))
+    report = playtest("cinder_reach", campaigns=1, turns=3, policy="idle", seed=3)
+    found = {d.key: d for d in report.defects if d.kind == "event_condition"}
+    assert set(found) == {"item_lost_not_held"} and found["item_lost_not_held"].turns[0] == 1
+    assert "ITEM_LOSE of 99 'water_ration'" in found["item_lost_not_held"].detail
+
+    planted(ev.CreditsChange(delta=3, reason="planted"))
+    apply = ev.CreditsChange.apply
+    monkeypatch.setattr(ev.CreditsChange, "apply",
+                        lambda self, state, limits: apply(self.model_copy(update={"delta": self.delta + 1}), state,
+                                                          limits))
+    report = playtest("cinder_reach", campaigns=1, turns=3, policy="idle", seed=3)
+    found = {d.key: d for d in report.defects if d.kind == "event_condition"}
+    assert set(found) == {"credits_not_by_events"}
+    assert "credits moved by 4; the turn's events say 3" in found["credits_not_by_events"].detail

@@ -150,3 +150,53 @@ def test_an_outcome_the_prose_leaves_out_is_a_defect_and_so_is_a_validator_warni
     assert any("N" in k and "poorer" in k for k in keys[:2]) and "the prose does not tell" in found[0][1]
     healed = [ev.Heal(amount=4, source="rest")]  # HP already full: nothing regained, nothing to tell
     assert checks.missing_outcome(healed, "You rest.", [], 10, 10, pack) == []
+
+
+def test_each_event_precondition_and_effect_is_checked(start, pack):
+    from skald.playtest import eventcheck
+
+    here, credits = start.location, start.player.credits
+    elsewhere = next(loc for loc in pack.locations if loc != here)
+    found = next((loc, d) for loc in pack.locations.values() for d in loc.discoveries)
+    quest = next(q for q in pack.quests.values() if q.reward.items)
+    sound = [ev.CreditsChange(delta=-1, reason="a drink"),
+             ev.QuestUpdate(quest=quest.id, status=QuestStatus.COMPLETED, stage=len(quest.stages)),
+             ev.ItemGet(item=quest.reward.items[0]), ev.ItemLose(item=quest.reward.items[0]), ev.StressChange(delta=1),
+             ev.Move(origin=here, to=elsewhere)]
+    assert eventcheck.condition_failures(start, sound, pack) == []
+    planted = {
+        "spent_more_than_held": ev.CreditsChange(delta=-(credits + 1), reason="too dear"),
+        "item_lost_not_held": ev.ItemLose(item="water_ration", qty=start.player.inventory.get("water_ration", 0) + 1),
+        "move_not_from_here": ev.Move(origin=elsewhere, to=here),
+        "leave_not_in_party": ev.CompanionLeave(companion=next(iter(pack.companions))),
+        "join_not_possible": ev.CompanionJoin(companion="nobody_at_all"),
+        "no_fight": ev.CombatEnd(outcome="victory", enemy="nobody"),
+        "discovery_not_here": ev.Discovery(discovery=found[1].id, location=found[0].id)
+        if found[0].id != here else ev.Discovery(discovery="nothing", location=here),
+    }
+    for key, event in planted.items():
+        assert [k for k, _ in eventcheck.condition_failures(start, [event], pack)] == [key], key
+
+
+def test_an_item_gained_must_be_bought_here_found_or_a_reward(start, pack):
+    from skald.playtest import eventcheck
+
+    here = pack.locations[start.location]
+    sold = next(i for i in here.shop) if here.shop else None
+    spot, found = next((loc, d) for loc in pack.locations.values() for d in loc.discoveries if d.item)
+    quest = next(q for q in pack.quests.values() if q.reward.items)
+    at_spot = start.model_copy(update={"location": spot.id})
+    reward = [ev.QuestUpdate(quest=quest.id, status=QuestStatus.COMPLETED, stage=len(quest.stages)),
+              ev.ItemGet(item=quest.reward.items[0])]
+    assert eventcheck.condition_failures(start, reward, pack) == []
+    assert eventcheck.condition_failures(at_spot, [ev.Discovery(discovery=found.id, location=spot.id),
+                                                   ev.ItemGet(item=found.item)], pack) == []
+    if sold is not None:
+        price = ev.CreditsChange(delta=-1, reason=f"bought {pack.items[sold].name}")
+        rich = _with(start, credits=99)
+        assert eventcheck.condition_failures(rich, [price, ev.ItemGet(item=sold)], pack) == []
+    nowhere = eventcheck.condition_failures(start, [ev.ItemGet(item=found.item)], pack)
+    assert [k for k, _ in nowhere] == ["item_from_nowhere"]
+    twice = eventcheck.condition_failures(at_spot, [ev.Discovery(discovery=found.id, location=spot.id),
+                                                    ev.ItemGet(item=found.item), ev.ItemGet(item=found.item)], pack)
+    assert [k for k, _ in twice] == ["item_from_nowhere"]  # one discovery gives one

@@ -17,7 +17,8 @@ import typer
 
 from skald.playtest import CHOICES, MIXED
 
-HARD = ("crash", "invariant", "log_mismatch", "soft_lock")  # the defects that make the command exit 1
+# the defects that make the command exit 1
+HARD = ("crash", "invariant", "event_condition", "log_mismatch", "soft_lock")
 
 
 def playtest_command(

@@ -23,9 +23,10 @@ from skald.playtest.coverage import Coverage, coverage
 from skald.playtest.deadcontent import DeadEntry, dead_content
 from skald.playtest.record import CampaignRecord
 
-KINDS = ("crash", "invariant", "log_mismatch", "soft_lock", "idle_win", "missing_outcome", "refused_input",
-         "repeated_sentence")
+KINDS = ("crash", "invariant", "event_condition", "log_mismatch", "soft_lock", "idle_win", "missing_outcome",
+         "refused_input", "repeated_sentence")
 KIND_TITLES = {"crash": "engine crashes", "invariant": "state invariants broken",
+               "event_condition": "events whose condition did not hold, or values not moved by their events",
                "log_mismatch": "event log and state disagreeing", "soft_lock": "soft locks",
                "idle_win": "episodes won by idling", "missing_outcome": "outcomes missing from the prose",
                "refused_input": "ordinary inputs refused",

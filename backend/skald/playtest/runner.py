@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skald.core.pack import EraPack
-from skald.playtest import checks, eventlog, invariants, policies, softlocks
+from skald.playtest import checks, eventcheck, eventlog, invariants, policies, softlocks
 from skald.playtest.record import CampaignRecord, note_turn
 
 Progress = Callable[[int, int], None]  # (campaigns done, campaigns in all)
@@ -138,6 +138,8 @@ def _play(engine, spec: CampaignSpec, record: CampaignRecord) -> None:
             record.engine_seconds += time.perf_counter() - before
         record.turns += 1
         clock, before_hp = state.world.time_minutes, (state.player.hp, state.player.max_hp)
+        for key, detail in eventcheck.condition_failures(state, list(played.state.staged_events), pack):
+            record.defect("event_condition", key, detail, step)
         state = played.state.persistent()
         _inspect(record, played, pack, step, clock, repeats, before_hp)
         target = played.state.router_output.target_npc if played.state.router_output else None
