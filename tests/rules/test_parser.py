@@ -482,3 +482,20 @@ def test_a_search_where_all_is_found_says_so_and_a_failed_one_points_the_way(tmp
     _, state = second_move(tmp_path / "b", "saltmarsh_reach", "look at the cat", "search the room", llm)
     assert state.mechanic_result.summary.startswith("A pickling barrel stands by the hearth"), \
         state.mechanic_result.summary  # the board by the hearth is still hidden: the eye falls near it
+
+
+def test_what_someone_wants_after_the_player_took_their_job_tells_where_it_stands_not_the_offer(tmp_path, llm):
+    """Played as a new player did: "what do you want?" to Hesper after taking Short Pour pitched the job again
+    ("That is where you could come in: ...")."""
+    from skald.engine import Engine
+
+    engine = Engine(tmp_path / "taken.db", llm=llm, retriever=None)
+    cid = engine.create_campaign("cinder_reach", seed=1, campaign_id="taken").state.campaign.id
+    for line in ("ask the bartender about work", "ok deal"):
+        engine.play_turn(cid, line)
+    assert engine.load(cid).quests["short_pour"].status.value == "active"
+    said = engine.play_turn(cid, "what do you want?").state.mechanic_result.summary
+    engine.close()
+    assert "where you could come in" not in said
+    assert said.startswith("Hesper Quill tells you straight: she wants a straight answer") and \
+        "The job you took from Hesper is about that: " in said, said

@@ -272,7 +272,10 @@ def _aim(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple
                  if re.search(r"\b(?:wants?|wanting|longs?|hopes?|means to)\b", x)), None) if not wants else None
     said = f"{who.name} tells you straight: {they.subject} {verb} {end(wants)}" if wants else \
         f"{who.name} tells you straight: {end(told)}" if told else f"{who.name} does not say much about that."
-    if job is not None:
+    taken = job is not None and job.id in state.quests and state.quests[job.id].status == QuestStatus.ACTIVE
+    if taken:  # the job the player already took: where it stands, not the offer again
+        said += f" The job you took from {who.name.split()[0]} is about that: {end(_their_job(who, state, pack))}"
+    elif job is not None:
         said += f" That is where you could come in: {end(_first_sentence(job.summary))}"
     return (said[:1].upper() + said[1:], [])
 
