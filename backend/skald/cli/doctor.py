@@ -133,8 +133,8 @@ def _pending_migrations(path: Path) -> list[str]:
     import sqlite3
     from urllib.parse import quote
 
-    from skald.store.db import foreign_tables
     from skald.store.schema import MIGRATIONS
+    from skald.store.sqlite import foreign_tables  # a save file, opened raw: SQLite's own
 
     try:
         conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)

@@ -272,9 +272,9 @@ def _aim(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple
                  if re.search(r"\b(?:wants?|wanting|longs?|hopes?|means to)\b", x)), None) if not wants else None
     said = f"{who.name} tells you straight: {they.subject} {verb} {end(wants)}" if wants else \
         f"{who.name} tells you straight: {end(told)}" if told else f"{who.name} does not say much about that."
-    taken = job is not None and job.id in state.quests and state.quests[job.id].status == QuestStatus.ACTIVE
-    if taken:  # the job the player already took: where it stands, not the offer again
-        said += f" The job you took from {who.name.split()[0]} is about that: {end(_their_job(who, state, pack))}"
+    taken = state.quests.get(job.id) if job is not None else None
+    if taken is not None and taken.status == QuestStatus.ACTIVE:  # taken already: where it stands, not the offer
+        said += f" The job you took from {who.name.split()[0]} is about that: {end(_objective(job, taken))}"
     elif job is not None:
         said += f" That is where you could come in: {end(_first_sentence(job.summary))}"
     return (said[:1].upper() + said[1:], [])
@@ -360,9 +360,13 @@ def _their_job(who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
     for quest_id, quest_state in state.quests.items():
         quest = pack.quests.get(quest_id)
         if quest and quest.giver == who.id and quest_state.status in (QuestStatus.ACTIVE, QuestStatus.OFFERED):
-            stage = quest.stages[min(quest_state.stage, len(quest.stages) - 1)]
-            return stage.objective
+            return _objective(quest, quest_state)
     return None
+
+
+def _objective(quest, quest_state) -> str:
+    """The objective of the stage ``quest_state`` stands at (the last one's for a quest past its stages)."""
+    return quest.stages[min(quest_state.stage, len(quest.stages) - 1)].objective
 
 
 def _told_of(person, state: GameState, pack: EraPack) -> str:

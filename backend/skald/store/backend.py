@@ -16,6 +16,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from skald.store import postgres, sqlite  # neither imports this module, nor psycopg until a store is opened
+
 T = TypeVar("T")
 
 
@@ -73,20 +75,9 @@ class Backend(Protocol):
 
 def for_target(target: str | Path) -> Backend:
     """The backend of a target as ``store.db.target`` gives it: PostgreSQL for a ``postgresql://`` URL, else SQLite."""
-    from skald.store import postgres
-
-    if postgres.is_url(target):
-        return postgres.POSTGRES
-    from skald.store.sqlite import SQLITE
-
-    return SQLITE
+    return postgres.POSTGRES if postgres.is_url(target) else sqlite.SQLITE
 
 
 def of(conn: object) -> Backend:
     """The backend a connection belongs to: its ``backend`` attribute (a ``sqlite3.Connection`` has none: SQLite)."""
-    found = getattr(conn, "backend", None)
-    if found is not None:
-        return found
-    from skald.store.sqlite import SQLITE
-
-    return SQLITE
+    return getattr(conn, "backend", None) or sqlite.SQLITE

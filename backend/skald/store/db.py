@@ -18,10 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skald.store import backend
+from skald.store import backend, schema
 from skald.store.backend import Connection
-from skald.store.schema import TABLES
-from skald.store.sqlite import BUSY_TIMEOUT_MS, MEMORY, SYNCHRONOUS, foreign_tables  # noqa: F401 - the store's terms
+from skald.store.sqlite import MEMORY, SYNCHRONOUS
 
 T = TypeVar("T")
 SQLITE_URL = "sqlite:///"
@@ -74,8 +73,7 @@ def verify(conn: Connection, path: str | Path, *, full: bool = False) -> None:
 
 def missing_tables(conn: Connection) -> list[str]:
     """The tables of this schema (``schema.TABLES``) the store does not have; empty when it has them all."""
-    have = set(tables(conn))
-    return [t for t in TABLES if t not in have]
+    return schema.missing(tables(conn))
 
 
 def check(conn: Connection) -> int:

@@ -276,6 +276,12 @@ TABLES = ("api_idempotency", "api_tokens", "branch_turns", "branches", "campaign
           "turn_dialogue", "turn_events", "turn_memories", "turn_snapshots", "turns", "world_state")
 
 
+def missing(have: list[str]) -> list[str]:
+    """The tables of this schema (:data:`TABLES`) not among ``have`` (a store's tables, as its backend lists them)."""
+    present = set(have)
+    return [t for t in TABLES if t not in present]
+
+
 def registry() -> Migrations:
     """The migrations as a ``sqlite_utils.Migrations`` set, in order."""
     from sqlite_utils import Migrations

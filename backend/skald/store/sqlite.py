@@ -24,8 +24,9 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from skald.errors import SaveFileError
+from skald.store import schema
 from skald.store.faults import corrupt, raise_storage, tables_missing
-from skald.store.schema import SCHEMA_VERSION, TABLES, migrate, schema_version
+from skald.store.schema import SCHEMA_VERSION, migrate, schema_version
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
@@ -192,8 +193,7 @@ def _check_tables(conn: sqlite3.Connection, path: str | Path) -> None:
 
     :raises SaveFileError: reason ``damaged``, naming the tables.
     """
-    have = set(SQLITE.tables(conn))
-    missing = [t for t in TABLES if t not in have]
+    missing = schema.missing(SQLITE.tables(conn))
     if missing:
         raise SaveFileError(path, "damaged", f"is damaged: {tables_missing(missing)}, and no other table holds what it "
                             "did. Nothing in it was changed: restore the file from a copy")
