@@ -23,7 +23,7 @@ import yaml
 from fake_ollama import FakeOllama, Reply, json_reply, taking_turns, text
 from skald.core.brief import BriefDraft
 from skald.engine import start_campaign
-from skald.llm import hygiene
+from skald.llm import hygiene, tail
 from skald.llm.client import REJECTED, LLMClient, LLMUnavailable
 from skald.packs.loader import load_pack
 from skald.rules import tag_line
@@ -299,3 +299,34 @@ def test_a_summary_that_claims_what_never_happened_or_breaks_a_limit_is_refused(
     assert found and found[0].startswith(why), found
     assert model_text.problems("You pulled the core from the drill for Tobin Marsh, and he paid you in credits.",
                                state, pack, "you pulled the core and tobin marsh paid you.", defeats=False) == []
+
+
+FOURTH = yaml.safe_load((CORPORA / "model_replies_fourth.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("row", FOURTH, ids=[f"fourth-{r['id']}" for r in FOURTH])
+def test_a_strangers_narrator_replies_show_the_player_only_the_story(row: dict[str, Any]) -> None:
+    """The fourth corpus, as the client reads a narrator's reply: split at its [ACTIONS] marker as it streams
+    (``llm.tail``), the prose cleaned (``done_reason`` as Ollama reported it); a usable reply shows none of the habits
+    the author listed, and an unusable one shows nothing."""
+    splitter = tail.Splitter()
+    prose = splitter.feed(row["reply"]) + splitter.close()
+    cleaned = hygiene.clean(prose, role="narrator", truncated=row.get("done_reason") == "length")
+    assert (cleaned.verdict == "usable") == (row["expect"] == "usable"), cleaned
+    shown = cleaned.text if cleaned.usable else ""
+    assert [s for s in row["must_not_show"] if s in shown] == []
+
+
+@pytest.mark.parametrize("row", FOURTH, ids=[f"fourth-stream-{r['id']}" for r in FOURTH])
+def test_a_strangers_narrator_replies_streamed_show_nothing_the_whole_reply_drops(row: dict[str, Any]) -> None:
+    """The same replies fed seven characters at a time, as the client streams them: what the player saw before the
+    end is the start of the cleaned reply (nothing of an unusable one), and none of the listed habits."""
+    shown: list[str] = []
+    cleaner, splitter = hygiene.StreamCleaner(shown.append, role="narrator"), tail.Splitter()
+    for i in range(0, len(row["reply"]), 7):
+        cleaner.feed(splitter.feed(row["reply"][i:i + 7]))
+    cleaner.feed(splitter.close())
+    final = cleaner.close(truncated=row.get("done_reason") == "length")
+    seen = "".join(shown)
+    assert final.text.startswith(seen) if final.usable else seen == ""
+    assert [s for s in row["must_not_show"] if s in seen] == []

@@ -144,7 +144,9 @@ _META = re.compile(
     r"tension|pacing|narrative|story|suspense|stakes|immersion)|i (?:kept|tried to keep|wanted to keep|chose|"
     r"focused|aimed|went with|decided)|the (?:tone|mood|pacing) (?:here |of the scene )?(?:is|was|stays)|"
     r"(?:in|for) (?:the|this) (?:narration|response|passage|scene),? i\b|the (?:user|player)\b|"
-    r"\bi (?:should|need to|must|have to|want to|will need to)\b|\blet me (?:think|see|describe|write|start|consider|"
+    r"\bi (?:should|need to|must|have to|want to|will need to)\b|\bi can help you\b|"
+    r"brainstorm(?:ing)? (?:some |a few )?ideas|your (?:role-?playing|text[- ]based|tabletop) "
+    r"(?:game|adventure|campaign|story)|\byour rpg\b|\blet me (?:think|see|describe|write|start|consider|"
     r"figure|check|make|plan|recall|re-?read)\b|\bthe outcome (?:is|was)\b|please (?:remember|note|keep in mind)|"
     r"(?:this|it) is (?:a |purely |just )?(?:fictional|fiction|a game|role-?play)|i gave (?:\w+ )?(?:a|an|the|him|"
     r"her|them)\b|i made (?:him|her|them|it|the)\b|i wrote\b|style guide|the director\b|in real life|real[- ]world|"
@@ -195,20 +197,34 @@ def split_reasoning(raw: str) -> tuple[str, str, bool]:
     """(answer, reasoning, closed): a ``<think>`` block (or ``<thinking>``, ``<reasoning>``, ``<thought>``) taken out
     of ``raw``; reasoning that a lone closing tag ends (the template opened the block) counts too. ``closed`` is
     False when a block was opened and never closed: everything after it is reasoning."""
-    reasoning: list[str] = []
+    spans = reasoning_spans(raw)
+    answer, kept = [], 0
+    for start, _, _, end in spans:
+        answer.append(raw[kept:start])
+        kept = end
+    answer.append(raw[kept:])
+    reasoning = "\n".join(raw[inner:inner_end] for _, inner, inner_end, _ in spans).strip()
+    return "".join(answer), reasoning, not spans or spans[-1][2] != spans[-1][3]  # an open block has no closing tag
+
+
+def reasoning_spans(raw: str) -> list[tuple[int, int, int, int]]:
+    """The reasoning blocks of ``raw`` (:func:`split_reasoning`'s), in order, each as (start, text start, text end,
+    end) offsets: the tags around the text included in start..end. Reasoning that a lone closing tag ends starts at 0;
+    a block opened and never closed runs to the end of ``raw``."""
+    spans, at = [], 0
     close = _CLOSE_THINK.search(raw)
     opened = _OPEN_THINK.search(raw)
     if close and (opened is None or opened.start() > close.start()):  # "…reasoning</think>answer"
-        reasoning.append(raw[:close.start()])
-        raw = raw[close.end():]
-    while (opened := _OPEN_THINK.search(raw)) is not None:
+        spans.append((0, 0, close.start(), close.end()))
+        at = close.end()
+    while (opened := _OPEN_THINK.search(raw, at)) is not None:
         close = _CLOSE_THINK.search(raw, opened.end())
         if close is None:
-            reasoning.append(raw[opened.end():])
-            return raw[:opened.start()], "\n".join(reasoning).strip(), False
-        reasoning.append(raw[opened.end():close.start()])
-        raw = raw[:opened.start()] + raw[close.end():]
-    return raw, "\n".join(reasoning).strip(), True
+            spans.append((opened.start(), opened.end(), len(raw), len(raw)))
+            break
+        spans.append((opened.start(), opened.end(), close.start(), close.end()))
+        at = close.end()
+    return spans
 
 
 def sentences(text: str) -> list[str]:
@@ -389,9 +405,11 @@ _NON_LATIN = re.compile(r"[\u0400-\u04ff\u0590-\u06ff\u0e00-\u0e7f\u3040-\u30ff\
                         r"\uff00-\uffef]")
 _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
-_ENGLISH_WORDS = re.compile(r"\b(?:the|a|an|and|you|your|of|to|in|is|it|on|at|with|for|as|from|her|his|their|"
-                            r"she|he|they|into|but|by|this|that|was|are|over|up|down|out|not|no|one|will|be|has|have|"
-                            r"had|were|what|who|all|its|it's|i|me|my|we|our|him|them|than|then|there|here|just|"
+# English function words, less those other languages write too ("a", "no", "me", "he" are Spanish, Italian or
+# Portuguese words as well: "Le preguntas a Hesper si tiene algún trabajo." is not English for its "a")
+_ENGLISH_WORDS = re.compile(r"\b(?:the|an|and|you|your|of|to|in|is|it|on|at|with|for|as|from|her|his|their|"
+                            r"she|they|into|but|by|this|that|was|are|over|up|down|out|not|one|will|be|has|have|"
+                            r"had|were|what|who|all|its|it's|i|my|we|our|him|them|than|then|there|here|just|"
                             r"only|off|back)\b", re.IGNORECASE)
 
 
@@ -516,6 +534,8 @@ def clean(raw: str, *, role: str = "narrator", truncated: bool = False, previous
     if role not in TEXT_ROLES:  # a structured role's text (json_text reads it): only the reasoning goes
         return Cleaned(answer.strip(), "usable" if answer.strip() else "empty", tuple(habits), reasoning)
     answer = _reasoned(answer, habits)
+    if role in PROSE_ROLES:
+        answer = _prose_of_json(answer, habits)
     lines = [_inline(line, role, habits) for line in _lines(answer, role, habits)]
     parts = _once(_opening([p for line in lines if line for p in sentences(line)], habits), habits)
     parts, verdict = _judge(parts, role, habits)
@@ -572,6 +592,29 @@ def _without_comments(text: str) -> str:
 
 
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")  # outside strings once comments are gone: what JSON forbids
+
+
+PROSE_FIELDS = ("narration", "narrative", "prose", "story", "text", "summary", "content", "response", "output",
+                "description")  # where a model that answers prose in a JSON object puts it, most likely first
+
+
+def _prose_of_json(answer: str, habits: list[str]) -> str:
+    """A prose reply written as a JSON object (``{"narration": "...", "actions": [...]}``, fenced or not): the text
+    of its prose field (:data:`PROSE_FIELDS`, else its longest string), habit ``json``; nothing while the object is
+    cut short or holds no text. Any other reply as it stands."""
+    import json
+
+    if not answer.strip().strip("`").removeprefix("json").lstrip().startswith("{"):
+        return answer
+    habits.append("json")
+    found, _ = json_text(answer)
+    try:
+        value = json.loads(found)
+    except ValueError:
+        return ""
+    fields = {k.lower(): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
+    named = next((fields[k] for k in PROSE_FIELDS if fields.get(k, "").strip()), None)
+    return named or max(fields.values(), key=len, default="")
 
 
 def json_text(raw: str) -> tuple[str, tuple[str, ...]]:

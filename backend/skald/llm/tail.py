@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from skald.llm import hygiene
+
 MARKER = "[ACTIONS]"
 _WORD = "actions"
 _DECORATION = " \t*_#>-:"
@@ -21,14 +23,21 @@ _NUMBERED = re.compile(r"^\s*[-*]?\s*\(?([1-4])[.):]\s*(.+?)\s*$")
 
 
 def find(text: str) -> re.Match[str] | None:
-    """The marker in ``text`` (the earliest, bracketed anywhere or alone on a whole line), or None."""
-    found = [m for m in (_BRACKETED.search(text), _MARKER_LINE.search(text)) if m is not None]
+    """The marker in ``text`` (the earliest, bracketed anywhere or alone on a whole line), or None. A marker inside a
+    reasoning block is not one: a thinking model plans its "[ACTIONS]" there before it writes the prose
+    (``hygiene.reasoning_spans``)."""
+    found = [m for pattern in (_BRACKETED, _MARKER_LINE) for m in pattern.finditer(text) if not _thought(text, m)]
     if not found:
         return None
     first = min(found, key=lambda m: m.start())
     if first.re is _MARKER_LINE and first.end() == len(text):  # a line is whole only once it has ended
         return None
     return first
+
+
+def _thought(text: str, marker: re.Match[str]) -> bool:
+    """Whether ``marker`` lies inside a reasoning block of ``text`` (an open one included)."""
+    return any(start <= marker.start() < end for start, _, _, end in hygiene.reasoning_spans(text))
 
 
 def _may_become_marker(line: str) -> bool:
@@ -80,7 +89,7 @@ class Splitter:
         """The prose still held back when the stream ends (a last line that never became the marker)."""
         if self.found:
             return ""
-        hit = _MARKER_LINE.search(self._text)  # the marker as the very last line
+        hit = next((m for m in _MARKER_LINE.finditer(self._text) if not _thought(self._text, m)), None)  # the last line
         if hit is not None:
             self.found = True
             self.tail = self._text[hit.end():]
