@@ -584,7 +584,9 @@ def test_progress_says_when_the_server_is_slow_and_names_the_stage_running(brows
     expect(page.locator("#progress")).to_have_text("telling it…")
     page.clock.run_for(6000)
     expect(page.locator("#slow")).to_be_visible()
-    page.click("#stop-turn")
+    with page.expect_response(lambda r: r.url.endswith("/cancel")) as cancelled:  # wait on: the server has it
+        page.click("#stop-turn")
+    assert cancelled.value.ok and cancelled.value.json()["state"] == "stopping"
     expect(page.locator("#progress")).to_contain_text("Stopping the turn")
     gate.release()  # the held model call ends; the turn stops at Commit
     expect(page.locator("#input-hint")).to_contain_text("Stopped: nothing was played", timeout=30_000)
