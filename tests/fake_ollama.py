@@ -182,6 +182,7 @@ class FakeOllama(LoopbackServer):
         self._queues: dict[str, deque[Responder]] = {}
         self._standing: dict[str, Responder] = {}
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)  # notified as each request is recorded
         self._stop = threading.Event()
 
     # -- scripting ------------------------------------------------------------------------------------------
@@ -222,6 +223,14 @@ class FakeOllama(LoopbackServer):
         with self._lock:
             return [r["body"] for r in self.requests
                     if r["path"] == "/api/chat" and (model is None or r["body"].get("model") == model)]
+
+    def wait_for_chats(self, count: int, timeout_s: float = 60) -> bool:
+        """Wait until at least ``count`` ``/api/chat`` requests have arrived (a call started in a background thread
+        reaches the server a moment after it is counted); False if ``timeout_s`` passes first (a bound, not a
+        timing)."""
+        with self._arrived:
+            return self._arrived.wait_for(
+                lambda: sum(r["path"] == "/api/chat" for r in self.requests) >= count, timeout_s)
 
     # -- lifecycle (bench.ollama_wire.LoopbackServer) ---------------------------------------------------------
 
@@ -310,8 +319,9 @@ class _Handler(WireHandler):
             pass  # the client gave up (timeout): nothing left to do
 
     def _record(self, body: dict[str, Any] | None) -> None:
-        with self.fake._lock:
+        with self.fake._arrived:
             self.fake.requests.append({"method": self.command, "path": self.path, "body": body})
+            self.fake._arrived.notify_all()
 
     def _stream(self, model: str, reply: Reply, body: dict[str, Any]) -> None:
         self.begin_stream()

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skald.core.events import limits_of
+from skald.core.records import TimelineCommand
 from skald.engine import Engine, start_campaign
 from skald.errors import BranchError, TurnBusy, TurnConflictError
 from skald.graph import run_turn
@@ -65,32 +66,32 @@ def test_undo_redo_and_a_new_turn_after_undo_keep_every_turn(engine, pack):
     states = {0: _persistent(engine.load(cid))}
     for n, line in enumerate(LINES[:4], 1):
         states[n] = _persistent(engine.play_turn(cid, line).state)
-    undone = engine.timeline(cid, "/undo 2")
+    undone = engine.undo(cid, 2)
     assert undone.view.turn_number == 2 and undone.view.timeline.done and "back to turn 2" in undone.view.text
     assert _persistent(engine.load(cid)) == states[2]  # the projections follow the head
     assert engine.turns(cid).total == 2 and [t.turn_number for t in engine.turns(cid).turns] == [1, 2]
-    assert _persistent(engine.timeline(cid, "/redo").state) == states[3]
-    engine.timeline(cid, "/redo 5")  # as far as the line goes
+    assert _persistent(engine.redo(cid).state) == states[3]
+    engine.redo(cid, 5)  # as far as the line goes
     assert engine.load(cid).campaign.turn_number == 4
     with pytest.raises(BranchError) as nothing:
-        engine.timeline(cid, "/redo")
+        engine.redo(cid)
     assert nothing.value.reason == "nothing_to_redo"
-    engine.timeline(cid, "/undo 3")
+    engine.undo(cid, 3)
     new = engine.play_turn(cid, "search the room")  # a new child of turn 1: the old turns 2-4 stay in the tree
     assert (new.view.turn_number, new.view.variant) == (2, 1)
     with pytest.raises(BranchError):
-        engine.timeline(cid, "/redo")  # the old future is no longer on the line
+        engine.redo(cid)  # the old future is no longer on the line
     with engine.pool.connection() as conn:
         assert conn.execute("SELECT COUNT(*) FROM turns WHERE campaign_id = ?", (cid,)).fetchone()[0] == 5
-    listed = engine.timeline(cid, "/variants").view.text
+    listed = engine.timeline(cid, TimelineCommand(kind="variants")).view.text
     assert "0. talk to the bartender" in listed and "> 1. search the room" in listed
-    engine.timeline(cid, "/pick 0")
+    engine.pick(cid, 0)
     assert _persistent(engine.load(cid)) == states[2]
-    assert _persistent(engine.timeline(cid, "/redo 2").state) == states[4]  # the picked variant's future
-    engine.timeline(cid, "/undo 9")
+    assert _persistent(engine.redo(cid, 2).state) == states[4]  # the picked variant's future
+    engine.undo(cid, 9)
     assert _persistent(engine.load(cid)) == states[0]
     with pytest.raises(BranchError) as start:
-        engine.timeline(cid, "/undo")
+        engine.undo(cid)
     assert start.value.reason == "nothing_to_undo"
 
 
@@ -101,7 +102,7 @@ def test_retry_rolls_again_reproducibly_and_keeps_the_old_variant(engine, fresh_
     again = engine.play_turn(cid, "/retry")
     assert (again.view.turn_number, again.view.variant, again.view.input) == (2, 1, "search the room")
     assert again.view.text != first.view.text  # new dice, new prose
-    third = engine.timeline(cid, "/retry")
+    third = engine.retry(cid)
     assert third.view.variant == 2
     # the same campaign played in another file gives the same variants: seed x turn x variant
     other = Engine(fresh_db("o.db"), llm=offline_llm, retriever=None)
@@ -112,7 +113,7 @@ def test_retry_rolls_again_reproducibly_and_keeps_the_old_variant(engine, fresh_
         assert other.play_turn(cid, "/retry").view.text == again.view.text
     finally:
         other.close()
-    engine.timeline(cid, "/pick 0")
+    engine.pick(cid, 0)
     assert engine.load(cid).recent[-1].sentences == sentences(first.view.text)
 
 
@@ -120,9 +121,9 @@ def test_fork_switch_and_delete_branches(engine):
     cid = _new(engine)
     for line in LINES[:3]:
         engine.play_turn(cid, line)
-    at_two = _persistent(engine.timeline(cid, "/undo").state)
-    engine.timeline(cid, "/redo")
-    forked = engine.timeline(cid, "/fork bold --at 2")
+    at_two = _persistent(engine.undo(cid).state)
+    engine.redo(cid)
+    forked = engine.fork(cid, "bold", at_turn=2)
     assert (forked.view.branch, forked.view.turn_number) == ("bold", 2)
     assert _persistent(engine.load(cid)) == at_two
     engine.play_turn(cid, "ask about work")
@@ -132,19 +133,19 @@ def test_fork_switch_and_delete_branches(engine):
     assert [t.input for t in engine.turns(cid, branch="main").turns] == list(LINES[:3])
     assert [t.input for t in engine.turns(cid).turns] == [*LINES[:2], "ask about work"]
     with pytest.raises(BranchError) as taken:
-        engine.timeline(cid, "/fork main")
+        engine.fork(cid, "main")
     assert taken.value.reason == "name_taken"
     with pytest.raises(BranchError) as bad:
-        engine.timeline(cid, "/fork ../x")
+        engine.fork(cid, "../x")
     assert bad.value.reason == "bad_name"
     with pytest.raises(BranchError) as current:
-        engine.timeline(cid, "/delete-branch bold")
+        engine.delete_branch(cid, "bold")
     assert current.value.reason == "current_branch"
-    engine.timeline(cid, "/switch main")
+    engine.switch(cid, "main")
     assert engine.load(cid).campaign.turn_number == 3 and engine.load(cid).recent[-1].input == LINES[2]
     with engine.pool.connection() as conn:
         shared = {r[0] for r in conn.execute("SELECT turn_id FROM branch_turns WHERE branch = 'main'")}
-    engine.timeline(cid, "/delete-branch bold")
+    engine.delete_branch(cid, "bold")
     assert [b.name for b in engine.branches(cid)] == ["main"]
     with engine.pool.connection() as conn:  # only bold's own turn went; the turns main reaches stay, with events
         left = {r[0] for r in conn.execute("SELECT turn_id FROM turns WHERE campaign_id = ?", (cid,))}
@@ -152,7 +153,7 @@ def test_fork_switch_and_delete_branches(engine):
         assert conn.execute("SELECT COUNT(*) FROM turn_events WHERE turn_id NOT IN (SELECT turn_id FROM turns)"
                             ).fetchone()[0] == 0
     with pytest.raises(BranchError) as gone:
-        engine.timeline(cid, "/switch bold")
+        engine.switch(cid, "bold")
     assert gone.value.reason == "no_branch"
 
 
@@ -191,18 +192,18 @@ def test_deleting_a_branch_keeps_what_other_branches_played_even_undone(engine):
     cid = _new(engine)
     for line in LINES[:2]:
         engine.play_turn(cid, line)
-    engine.timeline(cid, "/fork dare")
+    engine.fork(cid, "dare")
     engine.play_turn(cid, "search the room")  # dare's turn 3
     engine.play_turn(cid, "look around")  # dare's turn 4
-    engine.timeline(cid, "/fork side --at 3")
+    engine.fork(cid, "side", at_turn=3)
     engine.play_turn(cid, "ask about work")  # side's turn 4, from dare's turn 3
-    engine.timeline(cid, "/undo 2")
+    engine.undo(cid, 2)
     engine.play_turn(cid, "talk to the bartender")  # side's new turn 3: the old path leaves side's line
-    engine.timeline(cid, "/switch main")
+    engine.switch(cid, "main")
     with engine.pool.connection() as conn:
         played = {r[0]: (r[1], r[2]) for r in conn.execute(
             "SELECT turn_id, branch, input FROM turns WHERE campaign_id = ?", (cid,))}
-    engine.timeline(cid, "/delete-branch dare")
+    engine.delete_branch(cid, "dare")
     with engine.pool.connection() as conn:
         left = {r[0]: (r[1], r[2]) for r in conn.execute(
             "SELECT turn_id, branch, input FROM turns WHERE campaign_id = ?", (cid,))}
@@ -219,7 +220,7 @@ def test_memories_never_cross_branches(engine):
     cid = _new(engine)
     engine.play_turn(cid, "look around")
     engine.play_turn(cid, "talk to the bartender")
-    engine.timeline(cid, "/fork quiet --at 1")
+    engine.fork(cid, "quiet", at_turn=1)
     engine.play_turn(cid, "search the room")
     with engine.pool.connection() as conn:
         def line(branch):
@@ -230,7 +231,7 @@ def test_memories_never_cross_branches(engine):
         main = {s for _, s in memories.recent(conn, cid, "main", 99, 50)}
         assert quiet == line("quiet") and main == line("main") and quiet != main
         assert not (quiet - main) & line("main") and not (main - quiet) & line("quiet")
-    engine.timeline(cid, "/undo")  # an undone turn is not recalled either (recall asks for turns before the next)
+    engine.undo(cid)  # an undone turn is not recalled either (recall asks for turns before the next)
     with engine.pool.connection() as conn:
         assert [n for n, _ in memories.recent(conn, cid, "quiet", 2, 50)] == [1]
 
@@ -242,8 +243,8 @@ def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(fre
     try:
         cid = _new(a)
         a.play_turn(cid, "look around")
-        a.timeline(cid, "/fork side")
-        a.timeline(cid, "/switch main")
+        a.fork(cid, "side")
+        a.switch(cid, "main")
         first, second = a.claim(cid, "search the room").slot, b.claim(cid, "talk to the bartender").slot
         assert a.play(first).view.turn_number == 2
         with pytest.raises(TurnConflictError):
@@ -263,7 +264,7 @@ def test_races_on_one_branch_give_one_commit_and_on_two_branches_both_commit(fre
         assert a.load(cid).campaign.turn_number == 3  # side's turn did not touch main's projections
         # an undo racing a turn on the same branch: the one planned on the old head loses
         slot = b.claim(cid, "look around").slot
-        a.timeline(cid, "/undo")
+        a.undo(cid)
         with pytest.raises(TurnConflictError):
             b.play(slot)
     finally:
@@ -281,8 +282,8 @@ def test_two_branches_playing_from_one_turn_at_once_take_different_dice(fresh_db
     try:
         cid = _new(a)
         a.play_turn(cid, "look around")
-        a.timeline(cid, "/fork side")  # side and main both stand on turn 1
-        a.timeline(cid, "/fork third")
+        a.fork(cid, "side")  # side and main both stand on turn 1
+        a.fork(cid, "third")
         on_main = a.claim(cid, "persuade Hesper to tell me about the water", branch="main").slot
         on_side = b.claim(cid, "persuade Hesper to tell me about the water", branch="side").slot
         on_third = b.claim(cid, "persuade Hesper to tell me about the water", branch="third").slot
@@ -298,7 +299,7 @@ def test_two_branches_playing_from_one_turn_at_once_take_different_dice(fresh_db
         assert [tuple(r) for r in rows] == [("main", 0), ("side", 1), ("third", 2)]
         rolls = [t.view.mechanic.roll for t in (main_turn, side_turn, third_turn)]
         assert all(r is not None for r in rolls)  # a check was rolled each time, each with its own variant's dice
-        a.timeline(cid, "/switch side")
+        a.switch(cid, "side")
         listed = a.play_turn(cid, "/variants").view.text
         assert " 1. " in listed and " 2. " in listed  # /pick K names one turn each
     finally:
@@ -314,7 +315,7 @@ def test_turns_an_older_engine_let_share_a_variant_are_renumbered_on_upgrade(tmp
     engine = Engine(path, llm=offline_llm, retriever=None)
     cid = _new(engine)
     engine.play_turn(cid, "look around")
-    engine.timeline(cid, "/undo")
+    engine.undo(cid)
     engine.play_turn(cid, "search the room")  # variant 1 of the turn after the start
     engine.close()
     raw = sqlite3.connect(path)
@@ -384,17 +385,17 @@ def test_every_head_is_a_fresh_linear_replay_of_its_branch(fresh_db, pack, offli
                 if op == "play":
                     engine.play_turn(cid, arg)
                 elif op in ("undo", "redo"):
-                    engine.timeline(cid, f"/{op} {arg}")
+                    getattr(engine, op)(cid, arg)
                 elif op == "retry":
                     engine.play_turn(cid, "/retry")
                 elif op == "pick":
-                    engine.timeline(cid, f"/pick {arg}")
+                    engine.pick(cid, arg)
                 elif op == "fork":
                     forks += 1
-                    engine.timeline(cid, f"/fork b{forks} --at {arg}")
+                    engine.fork(cid, f"b{forks}", at_turn=arg)
                 else:
                     names = [b.name for b in engine.branches(cid)]
-                    engine.timeline(cid, f"/switch {names[arg % len(names)]}")
+                    engine.switch(cid, names[arg % len(names)])
             except BranchError:
                 pass  # nothing to undo, no such variant...: refused, nothing changed
             with engine.pool.connection() as conn:
@@ -466,12 +467,12 @@ def test_a_save_file_from_before_timelines_becomes_branch_main_without_loss(tmp_
     engine = Engine(path, llm=offline_llm, retriever=None)
     try:  # and it plays on: undo, a new turn, a fork
         at = expected["long-cinder-7"]["at"]
-        engine.timeline("long-cinder-7", "/undo")  # from the snapshot at turn 50
+        engine.undo("long-cinder-7")  # from the snapshot at turn 50
         assert _untold(engine.load("long-cinder-7")) == at["59"]
-        engine.timeline("long-cinder-7", "/undo 29")  # back past it
+        engine.undo("long-cinder-7", 29)  # back past it
         assert _untold(engine.load("long-cinder-7")) == at["30"]
         engine.play_turn("long-cinder-7", "look around")
-        engine.timeline("long-cinder-7", "/fork later")
+        engine.fork("long-cinder-7", "later")
         assert {b.name for b in engine.branches("long-cinder-7")} == {"main", "later"}
     finally:
         engine.close()

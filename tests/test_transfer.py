@@ -29,10 +29,10 @@ def source(tmp_path, offline_llm):
     with gzip.open(ROOT / "tests" / "fixtures" / "saves" / "main-c517d4e.db.gz") as packed, open(path, "wb") as out:
         shutil.copyfileobj(packed, out)
     engine = Engine(path, llm=offline_llm, retriever=None)
-    engine.timeline("bar-7", "/fork later --at 12")
+    engine.fork("bar-7", "later", at_turn=12)
     engine.play_turn("bar-7", "look around")
-    engine.timeline("bar-7", "/switch main")
-    engine.timeline("long-cinder-7", "/undo 3")
+    engine.switch("bar-7", "main")
+    engine.undo("long-cinder-7", 3)
     engine.play_turn("long-cinder-7", "/retry")
     engine.close()
     return path

@@ -159,7 +159,8 @@ def test_a_brief_still_being_written_holds_a_turn_no_longer_than_its_budget(serv
         llm = online(server.url, director_base_url=stuck.url)
         times, rows = timed_turns(tmp_path / "waited.db", pack, llm, *["look around"] * (BRIEFED_AFTER + 1),
                                   settle=False)  # a hung brief never settles
-        assert len(stuck.chat_requests()) >= 1 and llm.briefs.started == len(stuck.chat_requests())
+        started = llm.briefs.started  # each brief started reaches the server (from its own thread: waited on)
+        assert started >= 1 and stuck.wait_for_chats(started) and len(stuck.chat_requests()) == started
     held = "director: the scene's brief was still being written; this turn used the rules' brief"
     at = next((i for i, row in enumerate(rows) if held in row["warnings"]), None)  # the first turn that waited
     assert at is not None and at > 0, [row["warnings"] for row in rows]

@@ -50,7 +50,7 @@ def test_every_stored_time_is_the_engines_clock(engine, clock, db_path):
     clock.advance(minutes=3)
     engine.play_turn(cid, "look around", key="k1")
     clock.advance(minutes=2)
-    engine.timeline(cid, "/fork side")
+    engine.fork(cid, "side")
     assert stamps(db_path, cid) == {
         "campaign": ["2031-02-03T04:05:06.789+00:00", "2031-02-03T04:10:06.789+00:00"],
         "branches": ["2031-02-03T04:08:06.789+00:00", "2031-02-03T04:10:06.789+00:00"],

@@ -36,6 +36,7 @@ from langgraph.graph.state import CompiledStateGraph
 from skald import views, wallclock
 from skald.core.events import limits_of
 from skald.core.pack import EraPack
+from skald.core.records import TimelineCommand
 from skald.core.state import GameState
 from skald.core.transcripts import SceneTranscript
 from skald.core.views import (
@@ -147,9 +148,14 @@ class Slot:
     words: Words = TERMINAL  # how the frontend that asked names the moves that are not story (skald.words)
     cancel: TurnCancel = field(default_factory=TurnCancel)  # another request may stop the turn before Commit
     busy: str = ""  # what the slot holds in the engine's busy set (the campaign's branch)
+    command: TimelineCommand | None = None  # a timeline command sent typed (Engine.timeline), else None
     handed_off: bool = False  # a worker owns the slot now and releases it when the turn is over
     _released: bool = field(default=False, repr=False)
     _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def start(self) -> GameState:
+        """The state the turn is played from: the head's, with the input (and a typed command) set."""
+        return self.state.model_copy(update={"player_input": self.text, "command": self.command})
 
     def release(self) -> None:
         """Give the campaign back (once; later calls do nothing)."""
@@ -324,11 +330,13 @@ class Engine:
     # ------------------------------------------------------------------------------------------ turns
 
     def claim(self, campaign_id: str, text: str, *, key: str | None = None, expected: int | None = None,
-              branch: str | None = None, words: Words | None = None) -> Claim:
+              branch: str | None = None, words: Words | None = None, command: TimelineCommand | None = None) -> Claim:
         """Take a branch of the campaign (default: its current one) for one turn: a stored response when ``key`` was
         already played, else a :class:`Slot` at the branch's head. ``/retry`` is claimed here: the slot then plays
         the head's input again from the head's parent, with the next dice variant (``rules.timeline``). ``words``:
         how the frontend asking names the moves that are not story (default: the engine's, :attr:`words`).
+        ``command``: a timeline command sent typed (:meth:`timeline`); ``text`` is then how it is spelled
+        (``rules.timeline.spelled``), which keys it.
 
         :raises KeyReused: ``key`` was played with another input. :raises TurnBusy: a turn is in progress here.
         :raises TurnStale: ``expected`` is not the branch's head turn number. :raises CampaignNotFoundError.
@@ -346,7 +354,8 @@ class Engine:
         self._take(busy, campaign_id)
         try:
             with self.pool.connection() as conn:
-                state, position, text = self._at_head(conn, campaign_id, branch, text)
+                retry = command.kind == "retry" if command is not None else timeline_rules.is_retry(text)
+                state, position, text = self._at_head(conn, campaign_id, branch, text, retry)
             self.pause("loaded")
             if expected is not None and expected != state.campaign.turn_number + int(position.retried):
                 raise TurnStale(expected, state.campaign.turn_number + int(position.retried))
@@ -355,21 +364,22 @@ class Engine:
             self._give_back(busy)
             raise
         slot = Slot(campaign_id, state, pack, text, keyed, self._give_back, position=position,
-                    words=words or self.words, busy=busy)
+                    words=words or self.words, busy=busy, command=None if retry else command)
         with self._busy_guard:
             self._busy[busy] = slot
         return Claim(slot=slot)
 
-    def _at_head(self, conn: Any, campaign_id: str, branch: str, text: str) -> tuple[GameState, Position, str]:
+    def _at_head(self, conn: Any, campaign_id: str, branch: str, text: str,
+                 retry: bool) -> tuple[GameState, Position, str]:
         """(the state a turn starts from, its position, the input it plays), read in one read transaction so the
-        head and the state agree. A /retry starts from the head's parent with the head's input."""
+        head and the state agree. A retry starts from the head's parent with the head's input."""
         def on_line(number: int) -> GameState:  # a branch the projections do not show, or a turn before its head
             limits = limits_of(self.packs.for_view(campaign_id, reads.pack_id(conn, campaign_id)))
             return GameState.model_validate(dict(reads.state_at(conn, campaign_id, number, limits, branch)))
 
         with reads.snapshot(conn):
             at = timeline.head(conn, campaign_id, branch)
-            if timeline_rules.is_retry(text):
+            if retry:
                 played = timeline.turn(conn, campaign_id, at.turn_id)
                 if played is None:
                     raise BranchError(campaign_id, branch, "nothing_to_retry", f"nothing to retry: branch {branch} "
@@ -392,7 +402,7 @@ class Engine:
                 try:
                     for attempt in range(VARIANT_TRIES):
                         try:
-                            final = run_turn(conn, slot.state.model_copy(update={"player_input": slot.text}),
+                            final = run_turn(conn, slot.start(),
                                              pack=slot.pack, llm=self.llm, graph=self.graph,
                                              retriever=self.retriever, on_token=on_token, keyed=slot.keyed,
                                              resume=self._resume(slot.campaign_id), position=slot.position,
@@ -421,7 +431,7 @@ class Engine:
                     for attempt in range(VARIANT_TRIES):
                         try:
                             for kind, payload in stream_turn(
-                                    conn, slot.state.model_copy(update={"player_input": slot.text}), pack=slot.pack,
+                                    conn, slot.start(), pack=slot.pack,
                                     llm=self.llm, graph=self.graph, retriever=self.retriever, keyed=slot.keyed,
                                     resume=self._resume(slot.campaign_id), position=slot.position, clock=self.clock,
                                     words=slot.words, cancel=slot.cancel):
@@ -456,16 +466,18 @@ class Engine:
             return claim.replay
         return self.play(claim.slot, on_token=on_token)
 
-    def timeline(self, campaign_id: str, command: str, *, branch: str | None = None, key: str | None = None,
-                 expected: int | None = None, words: Words | None = None) -> Played:
-        """Play a timeline command (``/undo 2``, ``/retry``, ``/fork NAME --at 3``, ``/switch NAME``...; see
-        ``rules.timeline``) on ``branch`` (default: the current one), as a turn is played (same slot, key and
-        expected-turn checks; Commit moves the head).
+    def timeline(self, campaign_id: str, command: TimelineCommand, *, branch: str | None = None,
+                 key: str | None = None, expected: int | None = None, words: Words | None = None) -> Played:
+        """Play a timeline command, typed (``rules.timeline``), on ``branch`` (default: the current one), as a turn is
+        played (same slot, key and expected-turn checks; Commit moves the head). A retry plays the head's input again
+        with the next dice variant.
 
         :raises BranchError: the command could do nothing (its ``reason`` says why; nothing was changed).
         :raises TurnConflictError: the head moved meanwhile. Raises as :meth:`play_turn` does.
         """
-        played = self.play_turn(campaign_id, command, key=key, expected=expected, branch=branch, words=words)
+        claim = self.claim(campaign_id, timeline_rules.spelled(command), key=key, expected=expected, branch=branch,
+                           words=words, command=command)
+        played = claim.replay if claim.replay is not None else self.play(claim.slot)
         said = played.view.timeline if played.view is not None else None
         if said is not None and not said.done:
             raise BranchError(campaign_id, branch or "", said.reason or "refused", played.view.text)
@@ -474,34 +486,34 @@ class Engine:
     def undo(self, campaign_id: str, turns: int = 1, **how: Any) -> Played:
         """Move the branch's head back ``turns`` turns (at most to the start; nothing is deleted). ``how``: ``branch``,
         ``key``, ``expected``, ``words``, as :meth:`timeline` takes them, and it raises as :meth:`timeline` does
-        (:class:`BranchError` reason ``nothing_to_undo`` at the start)."""
-        return self.timeline(campaign_id, timeline_rules.typed("undo", turns), **how)
+        (:class:`BranchError` reason ``nothing_to_undo`` at the start, ``bad_args`` for fewer than 1 turn)."""
+        return self.timeline(campaign_id, TimelineCommand(kind="undo", turns=turns), **how)
 
     def redo(self, campaign_id: str, turns: int = 1, **how: Any) -> Played:
         """Move the branch's head forward along the turns an undo took back (:meth:`undo` for ``how``)."""
-        return self.timeline(campaign_id, timeline_rules.typed("redo", turns), **how)
+        return self.timeline(campaign_id, TimelineCommand(kind="redo", turns=turns), **how)
 
     def retry(self, campaign_id: str, **how: Any) -> Played:
         """Play the head turn's input again from its parent with the next dice variant (:meth:`undo` for ``how``)."""
-        return self.timeline(campaign_id, timeline_rules.typed("retry"), **how)
+        return self.timeline(campaign_id, TimelineCommand(kind="retry"), **how)
 
     def pick(self, campaign_id: str, variant: int, **how: Any) -> Played:
         """Go to variant ``variant`` of the head turn (:meth:`undo` for ``how``; reason ``no_variant``)."""
-        return self.timeline(campaign_id, timeline_rules.typed("pick", variant), **how)
+        return self.timeline(campaign_id, TimelineCommand(kind="pick", variant=variant), **how)
 
     def fork(self, campaign_id: str, name: str, at_turn: int | None = None, **how: Any) -> Played:
         """Start branch ``name`` at the head (or at turn ``at_turn`` of its line) and make it current (:meth:`undo`
         for ``how``; reasons ``bad_name``, ``name_taken``, ``bad_turn``)."""
-        return self.timeline(campaign_id, timeline_rules.typed("fork", name, at=at_turn), **how)
+        return self.timeline(campaign_id, TimelineCommand(kind="fork", name=name, at=at_turn), **how)
 
     def switch(self, campaign_id: str, name: str, **how: Any) -> Played:
         """Make branch ``name`` the current one (:meth:`undo` for ``how``; reason ``no_branch``)."""
-        return self.timeline(campaign_id, timeline_rules.typed("switch", name), **how)
+        return self.timeline(campaign_id, TimelineCommand(kind="switch", name=name), **how)
 
     def delete_branch(self, campaign_id: str, name: str, **how: Any) -> Played:
         """Delete branch ``name`` (not the current one) with every turn no other branch reaches (:meth:`undo` for
         ``how``; reasons ``no_branch``, ``current_branch``)."""
-        return self.timeline(campaign_id, timeline_rules.typed("delete-branch", name), **how)
+        return self.timeline(campaign_id, TimelineCommand(kind="delete-branch", name=name), **how)
 
     def branches(self, campaign_id: str) -> list[BranchView]:
         """Every branch of the campaign (``main`` first) with its head, what /redo could replay, and where it stands.

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from skald import views
 from skald.cli import episode_box
-from skald.cli.session import DICE_COMMAND, Session
+from skald.cli.session import Session
 from skald.core.brief import SceneBrief, whisper
 from skald.core.views import CheckView, EpisodeView, SceneView, SuggestionView, TurnView
 from skald.core.vocab import Intent, Outcome
 from skald.engine import Played
 from skald.errors import SkaldError
+from skald.rules import commands
 from skald.rules.meta_commands import status_line
 
 if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
@@ -65,10 +66,11 @@ def check_line(check: CheckView | None) -> str | None:
 
 
 def shown_text(view: TurnView) -> str:
-    """The turn's text as the terminal shows it: ``/help`` also lists the terminal's own commands (``/dice``)."""
+    """The turn's text as the terminal shows it: ``/help`` also lists the terminal's own commands (``/dice``: their
+    rows in ``rules.commands``), which the engine's /help leaves out, since the engine never answers them."""
     if view.intent != Intent.META or view.input.strip().lstrip("/").split()[:1] != ["help"]:
         return view.text
-    own = f"  /{DICE_COMMAND.lstrip('/'):<10} show or hide the dice line under each turn (this terminal only)"
+    own = "\n".join(commands.rows("terminal"))
     head, found, tail = view.text.partition("\nTimeline:")  # after the out-of-game commands
     if not found:
         head, found, tail = view.text.partition("\nOtherwise")

@@ -21,7 +21,7 @@ from skald.packs.loader import PackError, PackIssue, available_packs
 if TYPE_CHECKING:  # recording is imported only by `skald play --record` and `skald record`
     from skald.replay.session import Recorder
 
-DICE_COMMAND = "/dice"  # the terminal's own command (the engine's are in rules/meta_commands.py)
+DICE_COMMAND = "/dice"  # the terminal's own command (its row and /help entry: rules.commands)
 
 
 @dataclass

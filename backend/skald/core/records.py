@@ -44,6 +44,21 @@ class Move(BaseModel):
     source: str | None = None
 
 
+class TimelineCommand(BaseModel):
+    """A timeline command, typed (``rules.timeline``): ``kind`` is its name in ``rules.commands``; ``turns`` for undo
+    and redo (1 or more), ``variant`` for pick, ``name`` for fork, switch and delete-branch, and ``at`` for a fork from
+    an earlier turn of the line (None: at the head). The engine's typed methods (``Engine.undo``...) send it as the
+    turn's ``command``; a command the player types is parsed into one by ``rules.timeline.parse``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["undo", "redo", "retry", "variants", "pick", "fork", "branches", "switch", "delete-branch"]
+    turns: int = 1
+    variant: int | None = None
+    name: str | None = None
+    at: int | None = None
+
+
 class RouterOutput(Model):
     intent: Intent
     action_class: ActionClass
@@ -55,6 +70,8 @@ class RouterOutput(Model):
     target_item: str | None = None
     meta_command: str | None = None
     meta_args: str = ""
+    timeline: TimelineCommand | None = Field(None, description="a timeline command, typed: sent so by the engine, or "
+                                             "parsed from what the player typed (rules.timeline.parse)")
     verb: str | None = Field(None, description="the parser's standard action (rules.parser): a reply (yes, why...), a "
                              "question (who_runs, about...), examine, a small deed (sing, pray...), eat, drink, leave, "
                              "flee, back or go; 'offer' for a sum bid for a thing sold here; 'aside' for a line "

@@ -32,6 +32,7 @@ from skald.core.records import (
     PromptHead,
     RouterOutput,
     SceneInstructions,
+    TimelineCommand,
     turn_key,
 )
 from skald.core.views import TimelineView, TurnView
@@ -74,6 +75,8 @@ class TurnInput(PersistentState):
     """What one turn starts from: the graph's input schema."""
 
     player_input: str = ""
+    command: TimelineCommand | None = Field(None, description="a timeline command sent typed (``Engine.undo``...): "
+                                            "played as such, whatever player_input says (which spells it)")
     branch: str = Field("main", description="the branch of the campaign's turn tree this turn is played on")
     variant: int = Field(0, description="the turn's dice variant: 0 for the first turn played from its parent, then "
                          "1, 2... for retries (``rules.dice.turn_key``)")
@@ -143,4 +146,5 @@ class GameState(TurnInput, TurnFields):
 
 # Which fields of GameState live for one turn and which persist (kept outside the model: LangGraph would
 # treat class attributes as state channels).
-PER_TURN_FIELDS: frozenset[str] = frozenset(TurnFields.model_fields) | {"player_input", "branch", "variant", "after"}
+PER_TURN_FIELDS: frozenset[str] = frozenset(TurnFields.model_fields) | {
+    "player_input", "command", "branch", "variant", "after"}

@@ -29,7 +29,7 @@ def meta(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     ctx = runtime.context
     pack = ctx.pack
     routed = state.router_output
-    command = meta_commands.BY_KEY.get(routed.meta_command)
+    command = meta_commands.handler(routed.meta_command)
     campaigns = reads.list_campaigns(ctx.conn) if routed.meta_command == "load" else None
     journal = stored.evaluations(ctx.conn, state.before.campaign.id, state.branch) \
         if command and command.reads_journal else None

@@ -8,9 +8,9 @@ from skald.context import TurnContext
 from skald.core import events as ev
 from skald.core.pack import EraPack
 from skald.core.persistent import PersistentState
-from skald.core.records import RouterOutput
+from skald.core.records import RouterOutput, TimelineCommand
 from skald.core.state import GameState
-from skald.core.vocab import Intent
+from skald.core.vocab import ActionClass, Intent, Tone
 from skald.rules import checks, intent, interact, semantic, timeline
 from skald.rules.wishes import wish
 
@@ -23,11 +23,19 @@ def router(state: GameState, runtime: Runtime[TurnContext]) -> dict:
     (``rules.semantic``) to the plain line it means, which the rules then read; when that fails too and a model
     answers, the interpreter node gets its turn (``route_after_router``)."""
     pack = runtime.context.pack
+    if state.command is not None:  # a timeline command sent typed: nothing to read
+        return {"router_output": typed(state.command, state.player_input), "intent": Intent.META}
     routed = intent.classify(state.player_input, state, pack)
     if interact.unanswered(routed):
         line = semantic.reread(routed.text)
         routed = reread(routed, line, "semantic", state, pack) if line else routed
     return routed_update(routed, state, runtime)
+
+
+def typed(command: TimelineCommand, text: str) -> RouterOutput:
+    """The router's output for a timeline command the engine sent typed (``text``: how it is spelled)."""
+    return RouterOutput(intent=Intent.META, action_class=ActionClass.META, tone=Tone.NEUTRAL, text=text,
+                        meta_command=command.kind, timeline=command)
 
 
 def reread(routed: RouterOutput, line: str, by: str, state: PersistentState, pack: EraPack) -> RouterOutput:

@@ -23,11 +23,13 @@ TIMELINE_ROUTES = {"done": END, "commit": "commit"}
 
 
 def timeline_node(state: GameState, runtime: Runtime[TurnContext]) -> dict:
-    """Reads: router_output (the command and its arguments), branch, and the campaign's tree. Writes: final_text,
-    suggested_actions (the standing offer), and either ``timeline_move`` (Commit carries it out) or the ``view``."""
+    """Reads: router_output (the command: typed by the engine, else parsed from the input by
+    ``rules.timeline.parse``), branch, and the campaign's tree. Writes: final_text, suggested_actions (the standing
+    offer), and either ``timeline_move`` (Commit carries it out) or the ``view``."""
     ctx = runtime.context
     routed = state.router_output
-    planned = rules.plan(routed.meta_command, routed.meta_args, facts(ctx, state), ctx.words)
+    call = routed.timeline or rules.parse(routed.meta_command, routed.meta_args)  # typed by the engine, or by hand
+    planned = call if isinstance(call, rules.Planned) else rules.plan(call, facts(ctx, state), ctx.words)
     update: dict = {"final_text": planned.text, "suggested_actions": list(state.before.offer),
                     "timeline_view": TimelineView(command=routed.meta_command, done=planned.reason is None,
                                                         reason=planned.reason)}

@@ -17,14 +17,13 @@ from skald.core.pack import EraPack
 from skald.core.persistent import PersistentState
 from skald.core.records import PresentNpc, RouterOutput
 from skald.core.vocab import ActionClass, Intent, Tone
-from skald.rules import deeds, interact, narration, parser, references, timeline
-from skald.rules.meta_commands import BY_KEY
+from skald.rules import commands, deeds, interact, narration, parser, references
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, nearest
 from skald.rules.wishes import wish
 from skald.text import name_key
 
-META_COMMANDS = tuple(BY_KEY) + timeline.COMMANDS  # every word an out-of-game or timeline command answers to
+META_COMMANDS = commands.ENGINE_KEYS  # every word an out-of-game or timeline command answers to
 IN_WORLD = frozenset({"exit"})  # a command's word that, typed bare, is a deed in the world ("exit": leave the place)
 
 

@@ -1,6 +1,6 @@
-"""Out-of-game commands (/help, /status, ...): one class each, rendering the same views the API returns. No game time
-passes. ``/help`` is built from the classes' docstrings, and the router learns the names from :data:`COMMANDS`, so a
-new command is one class here.
+"""Out-of-game commands (/help, /status, ...): one handler class each, rendering the same views the API returns. No
+game time passes. Each command's words and /help entry are its row in ``rules.commands``; a handler is found by the
+command's ``name`` (:data:`HANDLERS`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from skald.core.pack import EraPack
 from skald.core.persistent import EpisodeEvaluation, PersistentState
 from skald.core.views import InventoryView, StatusView
 from skald.core.vocab import Risk
-from skald.rules import episode_commands, timeline
+from skald.rules import commands, episode_commands
 from skald.rules.episode_commands import Act
 from skald.words import TERMINAL, Words
 
@@ -39,10 +39,9 @@ class MetaContext:
 
 
 class MetaCommand:
-    """Base class: ``keys`` are the words the command answers to (with or without the slash); the first line of the
-    docstring is its /help entry."""
+    """Base class: ``name`` is the command's row in ``rules.commands`` (its words and /help entry are there)."""
 
-    keys: tuple[str, ...] = ()
+    name = ""
     quits = False
     reads_journal = False  # the meta node reads the campaign's evaluations for it
 
@@ -54,10 +53,6 @@ class MetaCommand:
         /end and /next; they are not story turns)."""
         return self.run(ctx)
 
-    @classmethod
-    def summary(cls) -> str:
-        return (cls.__doc__ or "").strip().splitlines()[0]
-
 
 def status_line(view: StatusView) -> str:
     """``The Slag & Lantern | morning, Ashday (day 1), 08:10 | HP 12/12 | 25 credits | stress 0``, the money in the
@@ -68,25 +63,18 @@ def status_line(view: StatusView) -> str:
 
 
 class Help(MetaCommand):
-    """this list"""
+    """/help: see its row in ``rules.commands``."""
 
-    keys = ("help",)
+    name = "help"
 
     def run(self, ctx: MetaContext) -> str:
-        rows = [f"  /{cmd.keys[0]:<10} {cmd.summary()}" for cmd in COMMANDS if cmd.keys[0] not in ctx.words.hidden]
-        typed = {name: entry for name, entry in timeline.HELP.items() if name not in ctx.words.buttons}
-        usage = {name: f"{name} {takes}".strip() for name, (takes, _) in typed.items()}
-        width = max(map(len, usage.values()))
-        times = [f"  /{usage[name]:<{width}}  {summary}" for name, (_, summary) in typed.items()]
-        note = [ctx.words.buttons_note] if ctx.words.buttons_note else []
-        return "\n".join(["Commands:", *rows, "Timeline:", *times, *note,
-                          "Otherwise type what you do, or a number 1-4 to play a suggestion."])
+        return commands.help_text(ctx.words)
 
 
 class Status(MetaCommand):
-    """where and when you are, HP, money, stress, reputation"""
+    """/status: see its row in ``rules.commands``."""
 
-    keys = ("status",)
+    name = "status"
 
     def run(self, ctx: MetaContext) -> str:
         state, pack = ctx.state, ctx.pack
@@ -104,9 +92,9 @@ class Status(MetaCommand):
 
 
 class Inventory(MetaCommand):
-    """what you carry"""
+    """/inventory: see its row in ``rules.commands``."""
 
-    keys = ("inventory",)
+    name = "inventory"
 
     def run(self, ctx: MetaContext) -> str:
         view = views.inventory(ctx.state, ctx.pack)
@@ -135,9 +123,9 @@ def _tags(tags: list[str]) -> str:
 
 
 class Party(MetaCommand):
-    """your companions and how they feel about you"""
+    """/party: see its row in ``rules.commands``."""
 
-    keys = ("party",)
+    name = "party"
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  {c.name} ({c.role}): affinity {c.affinity:+d}, loyalty {c.loyalty}"
@@ -146,9 +134,9 @@ class Party(MetaCommand):
 
 
 class Quests(MetaCommand):
-    """jobs you have taken on"""
+    """/quests: see its row in ``rules.commands``."""
 
-    keys = ("quests",)
+    name = "quests"
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  [done] {q.title}" if q.objective is None else
@@ -158,9 +146,9 @@ class Quests(MetaCommand):
 
 
 class Rumors(MetaCommand):
-    """what you have heard"""
+    """/rumors: see its row in ``rules.commands``."""
 
-    keys = ("rumors",)
+    name = "rumors"
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  - {r.text}" for r in views.rumors(ctx.state, ctx.pack).known]
@@ -168,27 +156,27 @@ class Rumors(MetaCommand):
 
 
 class News(MetaCommand):
-    """what has happened in the world lately"""
+    """/news: see its row in ``rules.commands``."""
 
-    keys = ("news",)
+    name = "news"
 
     def run(self, ctx: MetaContext) -> str:
         return "News:\n" + ("\n".join(f"  - {n}" for n in views.news(ctx.state).news) or "  quiet so far")
 
 
 class EpisodeNow(MetaCommand):
-    """the episode you are in, how it ends, and what comes next"""
+    """/episode: see its row in ``rules.commands``."""
 
-    keys = ("episode", "episodes")
+    name = "episode"
 
     def run(self, ctx: MetaContext) -> str:
         return episode_commands.episode_status(ctx.state, ctx.pack, ctx.words)
 
 
 class Journal(MetaCommand):
-    """how each finished episode went"""
+    """/journal: see its row in ``rules.commands``."""
 
-    keys = ("journal",)
+    name = "journal"
     reads_journal = True
 
     def run(self, ctx: MetaContext) -> str:
@@ -204,27 +192,27 @@ class Acting(MetaCommand):
 
 
 class End(Acting):
-    """close the episode and see how it went (/end yes abandons one that is not open)"""
+    """/end: see its row in ``rules.commands``."""
 
-    keys = ("end",)
+    name = "end"
 
     def act(self, ctx: MetaContext) -> Act | str:
         return episode_commands.end(ctx.state, ctx.pack, ctx.args)
 
 
 class Next(Acting):
-    """start the suggested episode (/next ID for another)"""
+    """/next: see its row in ``rules.commands``."""
 
-    keys = ("next",)
+    name = "next"
 
     def act(self, ctx: MetaContext) -> Act | str:
         return episode_commands.start(ctx.state, ctx.pack, ctx.args)
 
 
 class Save(MetaCommand):
-    """every turn is saved as you play; shows how to resume"""
+    """/save: see its row in ``rules.commands``."""
 
-    keys = ("save",)
+    name = "save"
 
     def run(self, ctx: MetaContext) -> str:
         return (f"Saved: every turn is committed as you play. Campaign {ctx.state.campaign.id}, turn "
@@ -232,9 +220,9 @@ class Save(MetaCommand):
 
 
 class Load(MetaCommand):
-    """the campaigns in this save file and how to resume one"""
+    """/load: see its row in ``rules.commands``."""
 
-    keys = ("load",)
+    name = "load"
 
     def run(self, ctx: MetaContext) -> str:
         rows = [f"  {cid}  (turn {n})" for cid, n in (ctx.campaigns or [])]
@@ -243,9 +231,9 @@ class Load(MetaCommand):
 
 
 class Quit(MetaCommand):
-    """leave the game (progress is already saved)"""
+    """/quit: see its row in ``rules.commands``."""
 
-    keys = ("quit", "exit")
+    name = "quit"
     quits = True
 
     def run(self, ctx: MetaContext) -> str:
@@ -253,9 +241,9 @@ class Quit(MetaCommand):
 
 
 class Map(MetaCommand):
-    """the ways from here, and how far every other place is"""
+    """/map: see its row in ``rules.commands``."""
 
-    keys = ("map",)
+    name = "map"
 
     def run(self, ctx: MetaContext) -> str:
         """The place's links (minutes, risk), then every other place by the quickest way there (``rules.scene.route``:
@@ -289,15 +277,23 @@ def _risk(risk: Risk) -> str:
     return "" if risk == Risk.SAFE else f" ({risk.value.lower()})"
 
 
-COMMANDS: tuple[MetaCommand, ...] = (Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Map(),
-                                     EpisodeNow(), Journal(), End(), Next(), Save(), Load(), Quit())
-BY_KEY: dict[str, MetaCommand] = {key: cmd for cmd in COMMANDS for key in cmd.keys}
+HANDLERS: dict[str, MetaCommand] = {cmd.name: cmd for cmd in (
+    Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Map(), EpisodeNow(), Journal(), End(), Next(),
+    Save(), Load(), Quit())}
+
+
+def handler(word: str) -> MetaCommand | None:
+    """The handler of the game command ``word`` names (a name or an alias: ``rules.commands``), or None."""
+    found = commands.find(word)
+    return HANDLERS.get(found.name) if found is not None else None
 
 
 def respond(command: str, ctx: MetaContext) -> tuple[str | Act, bool]:
     """(text to show, or the :class:`Act` of a command that changes the campaign; whether the player asked to quit)
-    for ``/command``."""
-    found = BY_KEY.get(command)
+    for ``/command`` (a name or an alias)."""
+    found = handler(command)
     if found is None:
+        if (other := commands.find(command)) is not None and other.group == "terminal":
+            return f"/{other.name} belongs to the terminal (skald play); it does nothing here.", False
         return f"Unknown command /{command}. Type /help for the list.", False
     return found.act(ctx), found.quits

@@ -24,32 +24,52 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from skald.core.records import Move
+from skald.core.records import Move, TimelineCommand
+from skald.rules import commands
 from skald.words import TERMINAL, Words
 
-HELP = {  # command -> (what it takes, its /help entry)
-    "undo": ("[N]", "take back the last turn (or N turns); nothing is lost"),
-    "redo": ("[N]", "replay what /undo took back"),
-    "retry": ("", "play the last turn again with new dice"),
-    "variants": ("", "the ways the last turn was played"),
-    "pick": ("K", "go to variant K of the last turn"),
-    "fork": ("NAME", "start a branch here (--at TURN: from an earlier turn)"),
-    "branches": ("", "list the branches"),
-    "switch": ("NAME", "go to another branch"),
-    "delete-branch": ("NAME", "delete a branch you are not on"),
-}
-COMMANDS = tuple(HELP)
+COMMANDS = commands.TIMELINE  # the timeline commands' names (their words and /help entries: ``rules.commands``)
 
 
-def typed(kind: str, *args: object, at: int | None = None) -> str:
-    """A timeline command as a player types it (``typed("fork", "side", at=3)`` is ``/fork side --at 3``), for the
-    facade's typed methods (``Engine.undo``, ``Engine.fork``...), so no frontend spells commands itself.
+def parse(command: str, args: str) -> TimelineCommand | Planned:
+    """A timeline command the player typed (``command``: its name, e.g. ``fork``; ``args``: the rest of the line,
+    e.g. ``side --at 3``), typed; or the :class:`Planned` refusal that says what is wrong with its arguments (a
+    missing or malformed branch name is left to :func:`plan`, which refuses typed requests the same way).
 
-    :raises ValueError: ``kind`` is not a timeline command (:data:`HELP`).
+    :raises ValueError: ``command`` is not a timeline command (:data:`COMMANDS`).
     """
-    if kind not in HELP:
-        raise ValueError(f"{kind!r} is not a timeline command; commands: {', '.join(COMMANDS)}")
-    return " ".join([f"/{kind}", *(str(a) for a in args), *(["--at", str(at)] if at is not None else [])])
+    if command not in COMMANDS:
+        raise ValueError(f"{command!r} is not a timeline command; commands: {', '.join(COMMANDS)}")
+    if command in ("undo", "redo"):
+        n = count(args, command)
+        return Planned(None, n, "bad_args") if isinstance(n, str) else TimelineCommand(kind=command, turns=n)
+    if command == "pick":
+        word = args.strip()
+        return TimelineCommand(kind="pick", variant=int(word) if word.isdigit() else None)
+    if command == "fork":
+        words, at = args.split(), None
+        if "--at" in words:
+            i = words.index("--at")
+            value = words[i + 1] if i + 1 < len(words) else ""
+            if not value.isdigit():
+                return Planned(None, f"/fork NAME --at TURN takes a turn number of this branch, not {value!r}.",
+                              "bad_turn")
+            at, words = int(value), words[:i] + words[i + 2:]
+        return TimelineCommand(kind="fork", name=words[0] if len(words) == 1 else " ".join(words), at=at)
+    if command in ("switch", "delete-branch"):
+        return TimelineCommand(kind=command, name=args.strip())
+    return TimelineCommand(kind=command)
+
+
+def spelled(call: TimelineCommand) -> str:
+    """The command as a player would type it (``/fork side --at 3``): what a typed request is recorded and keyed as,
+    so an idempotency key replays it whether it was typed or sent typed."""
+    args = {"undo": [call.turns], "redo": [call.turns], "pick": [call.variant],
+            "fork": [call.name, *(["--at", call.at] if call.at is not None else [])],
+            "switch": [call.name], "delete-branch": [call.name]}.get(call.kind, [])
+    return " ".join([f"/{call.kind}", *(str(a) for a in args if a is not None and a != "")])
+
+
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
@@ -117,39 +137,37 @@ def count(args: str, what: str) -> int | str:
     return int(word)
 
 
-def plan(command: str, args: str, facts: Facts, words: Words = TERMINAL) -> Planned:
+def plan(call: TimelineCommand, facts: Facts, words: Words = TERMINAL) -> Planned:
     """The move a timeline command makes from ``facts``, or the text that explains why it makes none; a move it
     points the player to next is named in the frontend's ``words``."""
-    handler = _PLANS.get(command)
+    handler = _PLANS.get(call.kind)
     if handler is None:  # /retry reaches here only when the graph is run without the engine
         return Planned(None, "Retry is played by the engine: use /retry in `skald play` or POST /campaigns/{id}/retry.",
                        "not_here")
-    return handler(args, facts, words)
+    return handler(call, facts, words)
 
 
-def _undo(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
-    n = count(args, "undo")
-    if isinstance(n, str):
-        return Planned(None, n, "bad_args")
+def _undo(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
+    if c.turns < 1:
+        return Planned(None, f"/undo takes a number of turns, 1 or more (e.g. /undo 2), not {c.turns}.", "bad_args")
     if f.head == 0:
         return Planned(None, "Nothing to undo: this is where the campaign starts.", "nothing_to_undo")
-    to = max(0, f.head - n)
+    to = max(0, f.head - c.turns)
     return Planned(Move(kind="undo", branch=f.branch, expect=f.head_id, to_number=to),
                    f"Undone: back to {_turn(to)}. {w.opening('redo', campaign=f.campaign)} replays what was "
                    "undone; anything you do now starts a new path from here.")
 
 
-def _redo(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
-    n = count(args, "redo")
-    if isinstance(n, str):
-        return Planned(None, n, "bad_args")
+def _redo(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
+    if c.turns < 1:
+        return Planned(None, f"/redo takes a number of turns, 1 or more (e.g. /redo 2), not {c.turns}.", "bad_args")
     if f.tip <= f.head:
         return Planned(None, "Nothing to redo here.", "nothing_to_redo")
-    to = min(f.tip, f.head + n)
+    to = min(f.tip, f.head + c.turns)
     return Planned(Move(kind="redo", branch=f.branch, expect=f.head_id, to_number=to), f"Redone: on to {_turn(to)}.")
 
 
-def _variants(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
+def _variants(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
     if not f.variants:
         return Planned(None, "No turn played here yet: nothing to list.", "nothing_to_list")
     rows = [f"  {'>' if v.turn_id == f.head_id else ' '} {v.variant}. {_short(v.input)}"
@@ -160,9 +178,8 @@ def _variants(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
                    "the turn again.")
 
 
-def _pick(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
-    word = args.strip()
-    chosen = next((v for v in f.variants if word.isdigit() and v.variant == int(word)), None)
+def _pick(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
+    chosen = next((v for v in f.variants if v.variant == c.variant), None)
     if chosen is None:
         have = ", ".join(str(v.variant) for v in f.variants) or "none"
         return Planned(None, f"/pick takes a variant number of turn {f.head} (variants: {have}; /variants lists them).",
@@ -173,20 +190,14 @@ def _pick(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
                    f"Variant {chosen.variant} of {_turn(f.head)}.")
 
 
-def _fork(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
-    words = args.split()
-    at = f.head
-    if "--at" in words:
-        i = words.index("--at")
-        value = words[i + 1] if i + 1 < len(words) else ""
-        if not value.isdigit() or int(value) > f.tip:
-            return Planned(None, f"/fork NAME --at TURN takes a turn from 0 to {f.tip} of this branch, not {value!r}.",
-                           "bad_turn")
-        at = int(value)
-        words = words[:i] + words[i + 2:]
-    if len(words) != 1 or not NAME.fullmatch(words[0]):
+def _fork(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
+    at = f.head if c.at is None else c.at
+    if not 0 <= at <= f.tip:
+        return Planned(None, f"/fork NAME --at TURN takes a turn from 0 to {f.tip} of this branch, not {at}.",
+                       "bad_turn")
+    name = c.name or ""
+    if not NAME.fullmatch(name):
         return Planned(None, f"/fork takes a branch name ({NAME_RULE}), e.g. /fork bolder-plan.", "bad_name")
-    name = words[0]
     if f.named(name) is not None:
         return Planned(None, f"There is already a branch called {name} ({w.say('branches', campaign=f.campaign)} "
                        "lists them).", "name_taken")
@@ -195,15 +206,15 @@ def _fork(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
                    f"{w.opening('switch', branch=f.branch, campaign=f.campaign)} goes back.")
 
 
-def _named(args: str, f: Facts) -> BranchFacts | Planned:
+def _named(c: TimelineCommand, f: Facts) -> BranchFacts | Planned:
     """The branch a command names, or the refusal that lists the branches there are."""
-    name = args.strip()
+    name = (c.name or "").strip()
     target = f.named(name)
     return target if target is not None else Planned(None, f"No branch called {name!r}. " + _listing(f), "no_branch")
 
 
-def _switch(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
-    target = _named(args, f)
+def _switch(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
+    target = _named(c, f)
     if isinstance(target, Planned):
         return target
     name = target.name
@@ -212,12 +223,12 @@ def _switch(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
     return Planned(Move(kind="switch", branch=name, expect=f.head_id), f"On branch {name}, at {_turn(target.head)}.")
 
 
-def _branches(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
+def _branches(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
     return Planned(None, _listing(f))
 
 
-def _delete(args: str, f: Facts, w: Words = TERMINAL) -> Planned:
-    target = _named(args, f)
+def _delete(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
+    target = _named(c, f)
     if isinstance(target, Planned):
         return target
     name = target.name
