@@ -31,7 +31,7 @@ def playtest_command(
     workers: Annotated[int, typer.Option(min=1, help="processes playing campaigns at once (1: this process)")] = max(
         1, min(4, os.cpu_count() or 1)),
     json_out: Annotated[bool, typer.Option("--json", help="print the report as one JSON document (keys: pack, run, "
-                                                          "coverage, dead_content, defects, speed)")] = False,
+                                                          "coverage, tension, dead_content, defects, speed)")] = False,
     html: Annotated[Path | None, typer.Option(help="also write the report as one self-contained HTML page here",
                                               dir_okay=False)] = None,
 ) -> None:

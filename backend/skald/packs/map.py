@@ -16,8 +16,9 @@ classes ``place`` (and ``current``, ``visited`` on the player's map). Ways are e
 
 from __future__ import annotations
 
+import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -28,7 +29,7 @@ from skald.core.vocab import Risk
 if TYPE_CHECKING:
     import graphviz
 
-    from skald.core.pack import EraPack
+    from skald.core.pack import EraPack, Location
     from skald.core.views import MapView
 
 Format = Literal["svg", "png"]
@@ -124,12 +125,18 @@ def player_graph(view: MapView) -> graphviz.Graph:
 
 def render(graph: graphviz.Graph, fmt: Format = "svg") -> bytes:
     """``graph`` drawn by ``dot``: SVG text (UTF-8) or PNG bytes. :raises MapError: no ``dot``, or it failed."""
-    gv = _graphviz()
     if fmt not in FORMATS:
         raise MapError(f"unknown map format {fmt!r}: one of {', '.join(FORMATS)}")
     if fmt == "png":
         graph = graph.copy()
         graph.graph_attr.update(dpi=str(PNG_DPI), bgcolor="white")
+    return _pipe(graph, fmt)
+
+
+def _pipe(graph: graphviz.Graph, fmt: str) -> bytes:
+    """``dot``'s output for ``graph`` in ``fmt`` (any format ``dot`` knows). :raises MapError: no ``dot``, or it
+    failed."""
+    gv = _graphviz()
     try:
         return graph.pipe(format=fmt)
     except gv.ExecutableNotFound:
@@ -158,6 +165,20 @@ def _player_svg(view_json: str) -> bytes:
     from skald.core.views import MapView
 
     return player_map(MapView.model_validate_json(view_json), "svg")
+
+
+def laid_out(pack: EraPack, label: Callable[[Location], list[str]]) -> dict:
+    """The pack map's layout as ``dot`` computes it (its JSON output: ``bb``, ``objects`` with ``name``, ``pos``,
+    ``width`` and ``height`` in inches, ``edges`` with ``tail``, ``head`` and a spline ``pos``; points, y upwards),
+    each place boxed around the lines ``label(location)`` and each way drawn once: what another drawing of the same
+    map (the playtest's heat map) lays its own shapes on. :raises MapError: no ``dot``, or it failed."""
+    gv = _graphviz()
+    graph = _new_graph(gv, pack.id, "")
+    for loc in pack.locations.values():
+        graph.node(loc.id, label=gv.nohtml("\\n".join(line.replace("\\", "\\\\") for line in label(loc))))
+    for way in _pack_ways(pack):
+        graph.edge(way.a, way.b)
+    return json.loads(_pipe(graph, "json"))
 
 
 def dot_available() -> bool:

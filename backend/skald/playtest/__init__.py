@@ -3,8 +3,8 @@
 Modules: ``policies`` (the players), ``phrases`` (their lines not taken from the pack), ``runner`` (the campaigns,
 through ``skald.engine.Engine``, in worker processes), ``record`` (what one campaign reached), ``checks``,
 ``invariants``, ``softlocks`` and ``eventlog`` (the defects), ``coverage`` and ``deadcontent`` (what was and was not
-reached), ``report`` (the dataclass tree and its JSON), ``summary`` (the text a designer reads) and ``html`` (one
-page).
+reached), ``tension`` (the story's tension per turn), ``report`` (the dataclass tree and its JSON), ``summary`` (the
+text a designer reads) and ``html`` (one page, with ``heatmap``, the map of visits, and ``curves``, the tension).
 
 From Python::
 

@@ -2,7 +2,9 @@
 
 Each kind of content is a :class:`Tally`: ``defined`` (entries the pack has), ``reached`` (entries at least one
 campaign reached), ``share`` (reached / defined, 0..1; 1.0 when the pack defines none) and ``campaigns`` (entry id
--> how many campaigns reached it, 0 for the ones none did, in the pack's order).
+-> how many campaigns reached it, 0 for the ones none did, in the pack's order). ``visits`` counts arrivals at each
+place, summed over every campaign (``CampaignRecord.visits``: the place a campaign began at, then each move's
+destination and each place a move passed through), in the pack's order, 0 for a place never visited.
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ class PolicyCoverage:
 class Coverage:
     campaigns: int
     places: Tally
+    visits: dict[str, int]  # place id -> arrivals over every campaign
     npcs: Tally
     companions_recruited: Tally
     quests: QuestsCoverage
@@ -126,6 +129,7 @@ def coverage(pack: EraPack, records: list[CampaignRecord]) -> Coverage:
     return Coverage(
         campaigns=len(records),
         places=tally(places, records, lambda r: r.visited),
+        visits={p: sum(r.visits.get(p, 0) for r in records) for p in places},
         npcs=tally(pack.npcs, records, lambda r: r.met),
         companions_recruited=tally(pack.companions, records, lambda r: r.recruited),
         quests=_quests(pack, records),

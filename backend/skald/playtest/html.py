@@ -1,11 +1,14 @@
 """The playtest report as one self-contained HTML page (``skald playtest --html FILE``): no script, no external file.
-Coverage and each quest's funnel as inline SVG bars, each episode's outcomes as a stacked bar, dead content with its
-reasons, and the defects with the command that replays each."""
+Coverage and each quest's funnel as inline SVG bars, each episode's outcomes as a stacked bar, the pack map with a
+heat of visits (``playtest.heatmap``), the tension curves (``playtest.curves``), dead content with its reasons, and
+the defects with the command that replays each."""
 
 from __future__ import annotations
 
 from html import escape
 
+from skald.core.pack import EraPack
+from skald.playtest import curves, heatmap
 from skald.playtest.coverage import Tally
 from skald.playtest.report import KIND_TITLES, KINDS, Report
 
@@ -19,7 +22,7 @@ table { border-collapse: collapse; width: 100%; } td, th { text-align: left; pad
 border-bottom: 1px solid #eee; } code { font-size: .85em; background: #f4f4f4; padding: .1em .3em; }
 .lint { color: #666; font-size: .85em; } svg text { font: 13px system-ui, sans-serif; }
 .legend span { margin-right: 1em; }
-"""
+""" + heatmap.STYLE + "\n" + curves.STYLE
 
 
 def _svg_bars(rows: list[tuple[str, float, str]]) -> str:
@@ -49,12 +52,6 @@ def _coverage(report: Report) -> str:
             _tally("items bought", c.items.bought), _tally("items sold", c.items.sold),
             _tally("items found", c.items.found), _tally("discoveries found", c.discoveries)]
     return "<h2>Coverage: what at least one campaign reached</h2>" + _svg_bars(rows)
-
-
-def _places(report: Report) -> str:
-    c, campaigns = report.coverage, max(1, report.coverage.campaigns)
-    rows = [(place, n / campaigns, f"{n} campaign(s)") for place, n in c.places.campaigns.items()]
-    return "<h2>Places: the campaigns that went there</h2>" + _svg_bars(rows)
 
 
 def _funnels(report: Report) -> str:
@@ -114,13 +111,23 @@ def _defects(report: Report) -> str:
     return "".join(out)
 
 
-def page(report: Report) -> str:
-    """The whole page, as one string of HTML."""
+def _tension(report: Report) -> str:
+    c = report.coverage
+    return curves.section(report.tension, {"all": c.campaigns, **{p: v.campaigns for p, v in c.by_policy.items()}})
+
+
+def page(report: Report, pack: EraPack | None = None) -> str:
+    """The whole page, as one string of HTML. ``pack``: the pack played (default: loaded again from
+    ``report.run.pack``), for its map."""
+    if pack is None:
+        from skald.packs.loader import get_pack
+
+        pack = get_pack(report.run.pack)
     run, speed = report.run, report.speed
     head = (f"<h1>Playtest of {escape(report.pack)}</h1><p>{run.campaigns} campaign(s) of {run.turns} turns, policy "
             f"{escape(run.policy)}, seed {run.seed}, {run.workers} worker(s). {speed.per_worker} turns/s per worker, "
             f"{speed.turns} turns in {speed.wall_seconds} s.</p>")
-    body = head + _coverage(report) + _episodes(report) + _funnels(report) + _places(report) + _dead(report) + \
-        _defects(report)
+    body = (head + _coverage(report) + heatmap.section(pack, report.coverage) + _tension(report) + _episodes(report)
+            + _funnels(report) + _dead(report) + _defects(report))
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Playtest of {escape(report.pack)}'
             f"</title><style>{STYLE}</style></head><body>{body}</body></html>\n")

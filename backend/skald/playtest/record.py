@@ -4,10 +4,16 @@ dicts and lists of ids).
 
 Ids are the pack's (locations, NPCs, companions, quests, episodes, items, discoveries, scenes); ``steps`` count the
 lines the machine player typed (a line the engine refuses before playing, an empty one say, is a step with no turn).
+
+Two records follow play over time rather than what it reached: ``visits`` (place id -> arrivals: the place the
+campaign began at, then each MOVE's destination and each place a MOVE passed through) and ``tension`` (step -> the
+running episode's tension reading of the turn played at that step, 0..1, the engine's own: the EPISODE_TURN event,
+``rules.episodes.tension_of``; no entry for a step with no reading: no episode running, a META turn, a refused line).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from skald.core import events as ev
@@ -53,6 +59,8 @@ class CampaignRecord:
     seconds: float = 0.0  # the campaign's loop, wall time in its worker: policy, engine and checks
     engine_seconds: float = 0.0  # of which in Engine.play_turn
     visited: set[str] = field(default_factory=set)
+    visits: Counter[str] = field(default_factory=Counter)  # place id -> arrivals (the start included)
+    tension: dict[int, float] = field(default_factory=dict)  # step -> the episode's tension of that turn, 0..1
     met: set[str] = field(default_factory=set)  # NPC and companion ids (NPC_MET)
     quests: dict[str, QuestRun] = field(default_factory=dict)
     hints: dict[str, str] = field(default_factory=dict)  # "quest/stage index" -> the first hint given there
@@ -85,12 +93,16 @@ def _by_name(pack: EraPack, name: str) -> str | None:
 
 
 def note_turn(record: CampaignRecord, staged: list[ev.BaseEvent], location: str, pack: EraPack) -> None:
-    """Fold one played turn's staged events (and where it ended, ``location``) into ``record``."""
+    """Fold one played turn's staged events (and where it ended, ``location``) into ``record``; the turn is the one
+    played at step ``record.steps``."""
     record.visited.add(location)
     for event in staged:
         match event:
             case ev.Move(to=to, via=via):
                 record.visited.update([to, *(via or [])])
+                record.visits.update([*(via or []), to])
+            case ev.EpisodeTurn(tension=tension):
+                record.tension[record.steps] = tension
             case ev.NpcMet(npc=npc):
                 record.met.add(npc)
             case ev.QuestUpdate(quest=quest, status=status, stage=stage):

@@ -1,7 +1,8 @@
 """The playtest report: a tree of dataclasses, built from the campaigns' records, serialised by ``--json``.
 
 Top-level keys of the JSON document: ``pack`` (its id), ``run`` (the settings), ``coverage``
-(``playtest.coverage``), ``dead_content`` (``playtest.deadcontent``), ``defects`` and ``speed``. Every part but
+(``playtest.coverage``), ``tension`` (``playtest.tension``), ``dead_content`` (``playtest.deadcontent``),
+``defects`` and ``speed``. Every part but
 ``speed`` is a function of the pack, the settings and the seed: the same run gives the same document.
 
 A defect is grouped over campaigns by its kind and key (an input line, a sentence, an invariant's name, a place):
@@ -22,6 +23,7 @@ from skald.core.pack import EraPack
 from skald.playtest.coverage import Coverage, coverage
 from skald.playtest.deadcontent import DeadEntry, dead_content
 from skald.playtest.record import CampaignRecord
+from skald.playtest.tension import Tension, tension
 
 KINDS = ("crash", "invariant", "event_condition", "log_mismatch", "soft_lock", "idle_win", "missing_outcome",
          "refused_input", "repeated_sentence")
@@ -78,6 +80,7 @@ class Report:
     pack: str
     run: RunSettings
     coverage: Coverage
+    tension: Tension
     dead_content: list[DeadEntry]
     defects: list[Defect]
     speed: Speed
@@ -124,5 +127,6 @@ def speed(records: list[CampaignRecord], wall: float, workers: int) -> Speed:
 
 def build(pack: EraPack, records: list[CampaignRecord], settings: RunSettings, wall: float) -> Report:
     """The report of a run: ``records`` in campaign order, ``wall`` its wall seconds."""
-    return Report(pack.id, settings, coverage(pack, records), dead_content(pack, records, settings.turns),
+    return Report(pack.id, settings, coverage(pack, records), tension(records, settings.turns),
+                  dead_content(pack, records, settings.turns),
                   defects(records, settings, pack.id), speed(records, wall, settings.workers))

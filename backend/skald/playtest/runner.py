@@ -117,6 +117,7 @@ def _play(engine, spec: CampaignSpec, record: CampaignRecord) -> None:
                  _people_at(pack, state, state.location))
     player, rng, repeats = policies.make(spec.policy), rng_for(spec.seed), checks.Repeats()
     record.visited.add(state.location)
+    record.visits[state.location] += 1
     addressed: set[str] = set()
     max_chars = get_settings().max_input_chars
     started = time.perf_counter()
