@@ -169,6 +169,7 @@ _VOCATIVE = re.compile(r"^(?:(?:[a-z']+ ){0,2}[a-z']+ , (?:and )?)+(?=(?:what|wh
                        r"could|will|would|tell|any|have|has)\b)")
 
 
+@lru_cache(maxsize=8192)  # a pure function of the line; the suggestion check spells the same labels turn after turn
 def _spelled(text: str, through: bool = True) -> str:
     """``text`` with contractions opened, slips and texted digits read as meant, intensifiers dropped ("what even is
     this place"; ``through`` False: kept) and punctuation spaced as words."""
@@ -188,6 +189,7 @@ def request(text: str) -> str | None:
     return asked if asked != spelled else None
 
 
+@lru_cache(maxsize=8192)
 def plain(text: str, through: bool = True) -> str:
     """``text`` (lower case) with slips read as meant, contractions opened and spaces tidied; '?' and words kept.
     Names said first ("Hesper, Rhea, what do you make of it?") are left to the router: the line is the question.
