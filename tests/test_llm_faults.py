@@ -232,13 +232,17 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
     pending: list[str] = []  # the requests of the background brief written after the last story turn
     briefs_asked = briefs_used = 0
     story = 0  # TALK and ACTION turns seen so far
+    stored: dict[str, dict] = {}  # scene key -> the brief the save file keeps for it
     for row, (models, behind, played) in zip(rows, story_turns, strict=True):
         calls = row["llm_calls"]
         assert row["intent"] in ("TALK", "ACTION"), row["input"]
         shown = played.director_instructions
-        brief = json.loads(row["brief"])  # Commit stores the brief the turn used, with its source and origin
-        assert (brief["source"], brief["origin"], brief["brief"]["scene_key"]) == (
-            shown.brief_source, shown.brief_origin, shown.brief.scene_key)
+        # Commit stores the scene's brief with its origin when it is new on the line, else NULL (store.briefs)
+        kept = {"brief": shown.scene_brief.model_dump(mode="json"), "origin": shown.brief_origin}
+        assert row["brief"] is None if stored.get(row["scene_key"]) == kept else json.loads(row["brief"]) == kept
+        stored[row["scene_key"]] = brief = kept
+        assert row["scene_key"] == brief["brief"]["scene_key"] == shown.brief.scene_key
+        source = shown.brief_source
         used = bool(pending)  # a background brief was written since the last turn: this turn reports its call
         # the route table: narrator, suggestion_refiner, in that order, every time; before them the director's
         # background call, reported with the turn after it was made (whether or not this turn uses that brief)
@@ -256,9 +260,9 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
                 expected_warnings += [reason, NO_BRIEF]
             else:
                 assert (call["ok"], call["outcome"], call["fallback_reason"]) == (True, "ok", None), call
-                if brief["source"] == "prefetched":  # the turn stayed in the scene: it uses the model's brief
+                if source == "prefetched":  # the turn stayed in the scene: it uses the model's brief
                     assert brief["origin"] == "llm" and brief["brief"]["summary"] == BRIEF["summary"]
-            briefs_used += brief["source"] == "prefetched"
+            briefs_used += source == "prefetched"
             pending = []
         for call in calls[used:]:
             role = call["role"]
@@ -300,6 +304,7 @@ def test_twenty_turns_commit_and_follow_the_route_table(name: str, server: FakeO
     assert len(server.chat_requests("dir")) == sum(len(b) for b in session.behind) == briefs_asked * (
         mode.requests.get("director", 1) if director_fails else 1)
     assert briefs_used >= (1 if briefs_asked else 0)  # at least one of them reached a turn's narrator
+    assert sum(r["brief"] is None for r in rows) >= 3  # turns that stayed in a scene with its brief store none
     if name == "healthy":
         assert not any(w for r in rows for w in r["warnings"] if not w.startswith(REPAIRS))
         assert state.final_text.startswith(PROSES)

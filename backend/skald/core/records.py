@@ -127,6 +127,8 @@ class SceneInstructions(Model):
     banter: str | None = None
     episode: str | None = Field(None, description="where the episode stands and what this turn must do for it")
     brief: SceneBrief | None = None
+    scene_brief: SceneBrief | None = Field(None, description="the scene's brief before this turn's parts: what the "
+                                           "save file keeps, once each time it changes (``store.briefs``)")
     brief_source: str = Field("built", description="built (this turn), cached (an earlier turn of this scene), "
                               "prefetched (written in the background since the last turn) or stored (read back "
                               "from the save file)")

@@ -15,6 +15,7 @@ from skald.core.state import GameState
 from skald.core.vocab import Intent
 from skald.llm import briefs, offline
 from skald.rules import memory
+from skald.store import briefs as stored_briefs
 from skald.store import writer
 
 
@@ -47,7 +48,7 @@ def commit(state: GameState, runtime: Runtime[TurnContext]) -> dict:
         suggestions=json.dumps([s.model_dump(mode="json") for s in state.suggested_actions]),
         warnings=json.dumps(state.warnings), mechanic=result.model_dump_json() if result else None,
         llm_calls=json.dumps([c.model_dump(mode="json") for c in state.llm_calls]),
-        lore_citations=json.dumps(state.lore_citations), offline=offline, **_brief(state))
+        lore_citations=json.dumps(state.lore_citations), offline=offline, **_brief(state, ctx))
     keyed = dataclasses.replace(ctx.keyed, response=view.model_dump_json()) if ctx.keyed else None
     writer.commit_turn(ctx.conn, writer.CommittedTurn(
         before=state, after=committed, events=state.staged_events, row=row, keyed=keyed, position=ctx.position,
@@ -77,10 +78,16 @@ def _commit_move(state: GameState, ctx: TurnContext) -> dict:
     return shown
 
 
-def _brief(state: GameState) -> dict:
-    """The scene brief the turn used, for the ``turns`` row (so replay and resume never write it again)."""
+def _brief(state: GameState, ctx: TurnContext) -> dict:
+    """The turn's scene key and, when it is not the one already stored for that scene on the branch's line, the
+    scene's brief with its origin, for the ``turns`` row (so replay and resume never write it again;
+    ``store.briefs.latest`` reads it back). A brief is stored once each time it changes, not with every turn: it was
+    1.4 of the 4.6 KiB a turn added to the save file."""
     shown = state.director_instructions
-    if shown is None or shown.brief is None:
+    scene = shown.scene_brief or shown.brief if shown is not None else None
+    if scene is None:
         return {}
-    return {"scene_key": shown.brief.scene_key, "brief": json.dumps(
-        {"brief": shown.brief.model_dump(mode="json"), "origin": shown.brief_origin, "source": shown.brief_source})}
+    kept = {"brief": scene.model_dump(mode="json"), "origin": shown.brief_origin}
+    stored = stored_briefs.latest_kept(ctx.conn, state.before.campaign.id, scene.scene_key, state.branch,
+                                       state.before.campaign.turn_number)
+    return {"scene_key": scene.scene_key, "brief": None if stored == kept else json.dumps(kept)}

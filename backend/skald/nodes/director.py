@@ -92,7 +92,8 @@ def director(state: GameState, runtime: Runtime[TurnContext]) -> Command:
     names = brief_rules.names_for(state.after, pack) | {p.id: p.name for p in state.present_npcs}
     instructions = SceneInstructions(
         beat=_beat(state), mood=mood, focus_npc=focus, banter=banter_line, episode=episode_note(state, pack),
-        brief=brief_rules.for_turn(briefing.brief, state, pack), brief_source=source, brief_origin=briefing.origin,
+        brief=brief_rules.for_turn(briefing.brief, state, pack), scene_brief=briefing.brief, brief_source=source,
+        brief_origin=briefing.origin,
         names=names, scene_changed=brief_rules.scene_key(state, pack) != briefing.brief.scene_key)
     now = ThisTurn(result=state.mechanic_result, target=target)
     picks, _ = suggestions.suggest(state.after, pack, state.present_npcs, now, state.variant)

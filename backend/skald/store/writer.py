@@ -54,7 +54,7 @@ class TurnRow:
     lore_citations: str
     offline: bool = False
     scene_key: str | None = None
-    brief: str | None = None  # the scene brief the turn used, with its origin and source (JSON)
+    brief: str | None = None  # the scene's brief with its origin (JSON), when it is new on the line; else None
 
 
 @dataclass(frozen=True)
