@@ -8,6 +8,9 @@ their YAML edited, each planting a mistake a designer makes and the playtest mus
 - ``short_pour`` stage ``ask_juno`` needs Hesper at the union hall, where only an event of chance 0 would move her
   (a stage whose condition never holds, which lint does not see: only play finds it);
 - ``lost_signal``: an episode that starts on a flag nothing sets;
+- ``charter_truce``: an episode that starts on a flag only an event of chance 0 sets (lint cannot see it; before
+  a designer's pack written without the code found it, the game offered it and /next started it anyway);
+- scene ``clinic_ledger``: Sefa Lind and Aurel Castell at the clinic, where Aurel never goes (lint names it);
 - the first episode is an objective one that a world event completes by itself: an idle player wins it.
 
 ``trapped(folder)``: the bar's only way out leads to ``sinkhole``, a place with no way out (a soft lock).
@@ -60,16 +63,24 @@ def planted(folder: Path) -> Path:
                    "trigger": {"chance": 0.0}, "effects": {"npc_moves": {"hesper_quill": "union_hall"}}}
     handed = {"id": "handed_a_win", "news": "The shift horn sounds, and the day is somehow already won.",
               "trigger": {"every_ticks": 1, "once": True}, "effects": {"set_flag": "day_won"}}
-    _edit(pack, "events.yaml", lambda events: [*events, called_away, handed])
+    signed = {"id": "truce_signed", "news": "The Charter and the union sign a truce.", "trigger": {"chance": 0.0},
+              "effects": {"set_flag": "truce_signed"}}
+    _edit(pack, "events.yaml", lambda events: [*events, called_away, handed, signed])
     lost = {"id": "lost_signal", "title": "Lost Signal", "premise": "The relay mast goes quiet.",
             "completion_mode": "turn_limited", "turn_budget": 6, "starts_at": {"flag": "signal_lost"},
             "hook": "The relay mast has gone quiet."}
+    truce = {"id": "charter_truce", "title": "The Charter Truce", "premise": "The Charter and the union have signed a "
+             "truce, and nobody trusts it.", "completion_mode": "turn_limited", "turn_budget": 6,
+             "starts_at": {"flag": "truce_signed"}, "hook": "A truce has been signed."}
+    ledger = {"id": "clinic_ledger", "prompt": "Sefa Lind and Aurel Castell go over the clinic's debts to the "
+              "Charter.", "location": "lowvent_clinic", "characters": ["sefa_lind", "aurel_castell"]}
+    _edit(pack, "scenes.yaml", lambda scenes: [*scenes, ledger])
 
     def episodes(entries: list[dict]) -> list[dict]:
         first = entries[0]
         first.update({"completion_mode": "objective", "turn_budget": 30,
                       "completion_criteria": {"objective": {"any": ["day_won"]}}})
-        return [*entries, lost]
+        return [*entries, lost, truce]
 
     _edit(pack, "episodes.yaml", episodes)
     return pack

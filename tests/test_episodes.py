@@ -230,6 +230,24 @@ def test_next_starts_the_suggested_episode_and_next_id_picks_another(conn, mini,
     assert "still running" in game.play("/next").final_text
 
 
+def test_an_episode_waiting_on_its_flag_is_neither_suggested_nor_started_by_a_bare_next(conn, tmp_path, offline_llm):
+    """Found by a designer's pack written without the code: an episode whose premise is a truce, starting on the
+    truce's flag, was suggested and started by /next in every campaign though nothing ever set the flag. It starts
+    by itself when its flag is set; until then the game offers what is ready, or nothing."""
+    pack = load_pack(overlay(tmp_path, (
+        "- id: opening\n  title: Opening\n  premise: A first look around.\n  completion_mode: turn_limited\n"
+        "  turn_budget: 2\n"
+        "- id: truce\n  title: The Truce\n  premise: The rivals have signed a truce.\n"
+        "  completion_mode: turn_limited\n  turn_budget: 6\n  starts_at:\n    flag: truce_signed\n")))
+    game = Game(conn, pack, offline_llm)
+    for _ in range(2):
+        ended = game.play("look around")
+    assert ended.view.episode.ended and game.director.suggested is None
+    refused = game.play("/next")
+    assert "No episode is waiting to start" in refused.final_text and game.director.episode is None
+    assert game.play("/next truce").view.episode.started  # named, it starts: the player chose it
+
+
 def test_the_event_log_folds_to_the_stored_director_state_and_evaluations(conn, mini, offline_llm):
     game = Game(conn, mini, offline_llm)
     for line in ["look around"] * 4 + ["talk to Mara Vell", "/next", "buy a lamp", "go to the old road",

@@ -15,7 +15,8 @@ from support import read_expected, same_file
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packs"
 CASES = sorted(p for p in (FIXTURES / "lint").iterdir() if p.is_dir())
 KINDS = {"unreachable_location", "one_way_location", "npc_nowhere", "item_never_granted", "stage_npc_never_there",
-         "stage_wording", "stage_item_never_granted", "rumor_unreachable", "event_never_fires", "style_overflow"}
+         "stage_wording", "stage_item_never_granted", "rumor_unreachable", "event_never_fires", "style_overflow",
+         "scene_character_never_there"}
 
 
 def test_every_kind_of_warning_has_a_case():

@@ -56,7 +56,7 @@ def test_the_shipped_packs_are_playtested_and_the_report_has_its_parts(shipped):
         speed = said["speed"]
         assert 60 < speed["turns"] <= speed["steps"] <= 120 and speed["per_worker"] > 0, pack  # a crash ends a campaign
         for dead in said["dead_content"]:
-            assert dead["kind"] in {"place", "npc", "quest_stage", "episode"} and dead["reason"], dead
+            assert dead["kind"] in {"place", "npc", "quest_stage", "episode", "scene"} and dead["reason"], dead
         for defect in said["defects"]:
             assert defect["replay"] == (f"skald playtest {pack} --campaigns 1 --seed {defect['seed']} --policy "
                                         f"{defect['policy']} --turns {max(defect['turns'])}")
@@ -96,6 +96,11 @@ def test_planted_defects_are_named_with_their_reasons(tmp_path):
     assert "its condition never held (at Hall of the Ninth Shift, with Hesper Quill" in pour.reason
     signal = dead[("episode", "lost_signal")]
     assert signal.named_by_lint and "nothing in the pack sets it" in signal.reason
+    truce = dead[("episode", "charter_truce")]  # never offered, never started by a bare /next: only play sees why
+    assert not truce.named_by_lint and "no run set flag 'truce_signed', which only event truce_signed sets" in \
+        truce.reason
+    ledger = dead[("scene", "clinic_ledger")]
+    assert ledger.named_by_lint and "Aurel Castell is never at lowvent_clinic" in ledger.reason
     wins = [d for d in report.defects if d.kind == "idle_win"]
     assert wins and wins[0].key == "first_shift" and wins[0].policy == "idle"
     assert wins[0].replay == (f"skald playtest {pack} --campaigns 1 --seed {wins[0].seed} --policy idle --turns "

@@ -37,7 +37,7 @@ from skald.packs import tools
 from skald.packs.loader import PackIssue, read_located
 
 MAX_POWER = 10  # a faction's power stays within 0..10 (rules.world)
-TABLES = {"npc": "npcs", "companion": "companions", "quest": "quests"}  # tools.Problem.what -> the pack's table
+TABLES = {"npc": "npcs", "companion": "companions", "quest": "quests", "scene": "scenes"}  # Problem.what -> table
 
 Finding = tuple[str, str, tuple[Any, ...], str]  # (table, entry id ("" for era.yaml), field path in it, message)
 
@@ -90,6 +90,9 @@ def _analysed(pack: EraPack, reached: set[str]) -> Iterator[Finding]:
         yield (TABLES[problem.what], problem.id, problem.path, f"{person.name}: {problem.problem}{fix}")
     for problem in quests:
         yield ("quests", problem.id, problem.path, f"{pack.quests[problem.id].title}: {problem.problem}")
+    for problem in tools.scene_problems(pack, reached):
+        yield ("scenes", problem.id, problem.path, f"scene {problem.id}: {problem.problem}: give them the scene's "
+               "place in roams, or play the scene where they are")
 
 
 def _items(pack: EraPack, reached: set[str]) -> Iterator[Finding]:

@@ -326,6 +326,22 @@ def people_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
     return out
 
 
+def scene_problems(pack: EraPack, reachable: set[str]) -> list[Problem]:
+    """Scenes that can never open: played at a place no player reaches, or with an NPC who is never there (not their
+    place, not in their ``roams``, and no event moves them there; a companion goes where the player goes)."""
+    out = []
+    for scene in pack.scenes.values():
+        if scene.location not in reachable:
+            out.append(Problem("scene", scene.id, f"plays at {scene.location}, which no player reaches", ("location",)))
+            continue
+        for n, who in enumerate(scene.characters):
+            if who in pack.npcs and scene.location not in npc_places(pack, who):
+                out.append(Problem("scene", scene.id, f"{pack.npcs[who].name} is never at {scene.location} (not "
+                                   "their place, not in their roams, and no event moves them there), so the scene "
+                                   "never opens", ("characters", n)))
+    return out
+
+
 def factions_without_members(pack: EraPack) -> list[str]:
     """Factions no NPC or companion belongs to."""
     members = {p.faction for p in [*pack.npcs.values(), *pack.companions.values()] if p.faction}

@@ -1,5 +1,5 @@
-"""Dead content: the places, NPCs, quest stages and episodes of a pack that no campaign of a run reached, each with
-the reason a designer can act on.
+"""Dead content: the places, NPCs, quest stages, episodes and scenes of a pack that no campaign of a run reached,
+each with the reason a designer can act on.
 
 A reason comes first from the pack's own analysis (``packs.tools``, what ``skald pack lint`` and ``skald pack show``
 report: an unreachable place, an NPC never where players go, a stage that can never complete): then
@@ -19,7 +19,7 @@ from skald.playtest.record import CampaignRecord
 
 @dataclass
 class DeadEntry:
-    kind: str  # place | npc | quest_stage | episode
+    kind: str  # place | npc | quest_stage | episode | scene
     id: str  # the entry's id ("quest/stage" for a stage)
     name: str
     reason: str
@@ -32,7 +32,7 @@ def dead_content(pack: EraPack, records: list[CampaignRecord], turns: int) -> li
     runs = f"{len(records)} campaign(s) of {turns} turns"
     return [*_places(pack, records, analysis, runs), *_npcs(pack, records, analysis),
             *(entry for q in pack.quests.values() for entry in _stages(pack, q, records, analysis)),
-            *_episodes(pack, records)]
+            *_episodes(pack, records), *_scenes(pack, records, set(analysis.graph.reachable))]
 
 
 def _campaigns(records: list[CampaignRecord], hit) -> int:
@@ -143,7 +143,21 @@ def _why_stuck(pack: EraPack, quest: Quest, n: int, records: list[CampaignRecord
     hints = Counter(r.hints[f"{quest.id}/{n}"] for r in records if f"{quest.id}/{n}" in r.hints)
     near = f"; the nearest miss, as the quest log put it: {hints.most_common(1)[0][0]!r}" if hints else ""
     return (f"the quest stood at this stage in {stood} campaign(s), but its condition never held "
-            f"({describe(quest.stages[n].when, pack)}){near}")
+            f"({describe(quest.stages[n].when, pack)}){near}{_moved_away(pack, quest.stages[n].when)}")
+
+
+def _moved_away(pack: EraPack, when: QuestTrigger) -> str:
+    """The world events that move the stage's NPC somewhere other than the stage's place (a designer's likely
+    culprit when the two never meet), as a clause; empty when none does."""
+    if not when.npc or not when.location or when.npc not in pack.npcs:
+        return ""
+    away = [(event.id, to) for event in pack.events.values() for who, to in event.effects.npc_moves.items()
+            if who == when.npc and to != when.location]
+    if not away:
+        return ""
+    moves = "; ".join(f"event {eid} moves them to {pack.locations[to].name if to in pack.locations else to}"
+                      for eid, to in away)
+    return f"; {pack.npcs[when.npc].name} may not be at {pack.locations[when.location].name} when it matters: {moves}"
 
 
 def _episodes(pack: EraPack, records: list[CampaignRecord]) -> list[DeadEntry]:
@@ -175,26 +189,56 @@ def _never_started(pack: EraPack, at, records: list[CampaignRecord],
                    setters: dict[str, list[str]]) -> tuple[str, bool]:
     """Why an episode with ``starts_at`` never started: the condition no run met, or that they never held at once
     between episodes; (reason, whether the pack itself makes it impossible)."""
-    conditions = []  # (what must hold, campaigns in which it held)
+    conditions = []  # (what must hold, what no run did, campaigns in which it held)
     if at.flag:
         if at.flag not in setters:
             return f"starts when flag {at.flag!r} is set, and nothing in the pack sets it", True
         held = _campaigns(records, lambda r: at.flag in r.flags)
-        conditions.append((f"flag {at.flag!r} is set (by {', '.join(setters[at.flag])})", held))
+        conditions.append((f"flag {at.flag!r} is set", f"no run set flag {at.flag!r}, which only "
+                           f"{' or '.join(setters[at.flag])} sets: check that it can happen in play", held))
     if at.quest:
         title = pack.quests[at.quest].title if at.quest in pack.quests else at.quest
         held = _campaigns(records, lambda r: at.quest in r.quests and r.quests[at.quest].started)
-        conditions.append((f"{title} is taken up", held))
+        conditions.append((f"{title} is taken up", f"no run took up {title}", held))
     if at.location:
+        name = pack.locations[at.location].name
         held = _campaigns(records, lambda r: at.location in r.visited)
-        conditions.append((f"the player is at {pack.locations[at.location].name}", held))
-    wanted = " and ".join(c for c, _ in conditions)
-    never = [c for c, held in conditions if not held]
+        conditions.append((f"the player is at {name}", f"no run went to {name}", held))
+    wanted = " and ".join(c for c, _, _ in conditions)
+    never = [missed for _, missed, held in conditions if not held]
     if never:
-        return f"starts when {wanted}; in no run did this hold: {never[0]}", False
-    counts = ", ".join(f"{c}: {held} campaign(s)" for c, held in conditions)
+        return f"starts when {wanted}; {never[0]}", False
+    counts = ", ".join(f"{c}: {held} campaign(s)" for c, _, held in conditions)
     return (f"starts when {wanted}; each held in some campaign ({counts}), but never between episodes (an episode "
             "starts by itself only while none runs)", False)
+
+
+def _scenes(pack: EraPack, records: list[CampaignRecord], analysis_reached: set[str]) -> list[DeadEntry]:
+    """Scenes no run opened, each with why: what lint finds (``tools.scene_problems``: its place unreachable, or one
+    of its people never there), else no run went there, its ``opens_on`` flag was never set, or its people were never
+    all there with the player."""
+    opened = {s for r in records for s in r.scenes_opened}
+    static = {}
+    for problem in tools.scene_problems(pack, analysis_reached):
+        static.setdefault(problem.id, problem.problem)
+    out = []
+    for scene in pack.scenes.values():
+        if scene.id in opened:
+            continue
+        here = pack.locations[scene.location].name
+        went = sum(scene.location in r.visited for r in records)
+        flag = scene.opens_on.flag
+        if scene.id in static:
+            why = static[scene.id]
+        elif not went:
+            why = f"no run went to {here}, where it plays"
+        elif flag and not any(flag in r.flags for r in records):
+            why = f"opens when flag {flag!r} is set, and no run set it"
+        else:
+            why = (f"its people ({', '.join(scene.characters)}) were never all at {here} with the player, who went "
+                   f"there in {went} campaign(s)")
+        out.append(DeadEntry("scene", scene.id, scene.id, why, scene.id in static))
+    return out
 
 
 def _flag_setters(pack: EraPack) -> dict[str, list[str]]:

@@ -181,6 +181,9 @@ class Explorer(Policy):
         new_people = [name for pid, name in seen.present if pid not in seen.addressed]
         if new_people:
             return f"talk to {rng.choice(new_people)}"
+        gathered = _gathered(seen)
+        if gathered is not None:  # a pack scene whose people are all here: address them together, and it opens
+            return gathered
         here = pack.locations[state.location]
         near = sorted({link.to for link in here.links if link.to in pack.locations} - seen.visited)
         if near:
@@ -201,6 +204,21 @@ class Explorer(Policy):
         links = sorted(link.to for link in here.links if link.to in pack.locations)
         options = ["look around", *(go(pack, to) for to in links)]
         return rng.choice(options) if rng.random() < 0.5 or not seen.suggestions else Suggestions().line(seen, rng)
+
+
+def _gathered(seen: Observation) -> str | None:
+    """"Hesper, Rhea, what is going on here?" when a pack scene not yet played plays here and its people are all on
+    stage (``rules.moderator``: naming two of them opens it), and none is running; else None."""
+    state, pack = seen.state, seen.pack
+    if state.scenes.scene is not None:
+        return None
+    names = dict(seen.present)
+    for scene in pack.scenes.values():
+        if scene.location == state.location and scene.id not in state.scenes.done and all(
+                c in names for c in scene.characters):
+            line = f"{', '.join(first_name(names[c]) for c in scene.characters)}, what is going on here?"
+            return None if line == seen.last_input else line  # asked, and it did not open: explore on
+    return None
 
 
 def _trade(seen: Observation, rng: random.Random) -> str | None:

@@ -125,7 +125,11 @@ def start(state: PersistentState, pack: EraPack, wanted: str) -> Act | str:
         reason = "suggested" if chosen.id == d.suggested else "chosen"
     else:
         chosen = pack.episodes.get(d.suggested or "")
-        chosen, reason = (chosen, "suggested") if chosen in left else (left[0], "chosen")
+        ready = [e for e in left if episodes.starts_now(e, state)]  # the others start when the story reaches them
+        if chosen not in left and not ready:
+            return ("No episode is waiting to start: the ones left begin by themselves when the story reaches them "
+                    "(/next ID starts one anyway). Play on as you like.")
+        chosen, reason = (chosen, "suggested") if chosen in left else (ready[0], "chosen")
     number = d.number + 1
     return Act(text=f"You take up episode {number}: {chosen.title}.",
                events=[ev.EpisodeStarted(episode=chosen.id, number=number, reason=reason)])

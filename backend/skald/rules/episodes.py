@@ -502,12 +502,16 @@ def gone(episode_id: str) -> Episode:
 
 def suggest_next(state: PersistentState, pack: EraPack, episode: Episode, style: str | None,
                  dealt_with: list[str]) -> tuple[Episode | None, str]:
-    """(the episode to suggest, one line offering it), from ``episode.next`` (first unplayed), else the unplayed
-    episode that best fits the playstyle and where the player stands (+2 starts at this location, +1 its quest is
-    active, +1 per premise word that suits the style), else a lead from an NPC the player dealt with."""
+    """(the episode to suggest, one line offering it), from ``episode.next`` (first unplayed), else, among the
+    unplayed episodes whose ``starts_at`` holds now (:func:`starts_now`), the one that best fits the playstyle and
+    where the player stands (+2 starts at this location, +1 its quest is active, +1 per premise word that suits the
+    style), else a lead from an NPC the player dealt with. (An episode whose ``starts_at`` does not hold yet starts
+    by itself when it comes true: offered before, it would begin a story whose premise has not happened, e.g. a
+    truce nobody signed.)"""
     director = state.director
     left = {e.id: e for e in playable(pack, director) if e.id != episode.id}
     follow = next((left[i] for i in episode.next if i in left), None)
+    left = {i: e for i, e in left.items() if starts_now(e, state)}
     if follow is None and left:
         words = _STYLE_WORDS.get(style or "", set())
 
