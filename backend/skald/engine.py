@@ -67,8 +67,8 @@ from skald.rules.start import new_state
 from skald.store import db, idempotency, reads, setup_sessions, timeline, tokens, writer
 from skald.store import episodes as stored_episodes
 from skald.store import transcripts as stored_transcripts
+from skald.store.db import open_pool
 from skald.store.idempotency import KeyedTurn, KeyTaken
-from skald.store.pool import open_pool
 from skald.store.timeline import Position
 from skald.turn_cancel import TurnCancel
 from skald.wallclock import WallClock

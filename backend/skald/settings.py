@@ -164,7 +164,7 @@ class _Base(BaseSettings):
         the save file ``SKALD_DB_PATH``."""
         if self.db_url is None:
             return self.db_path
-        from skald.store.db import target
+        from skald.store.urls import target
 
         return target(self.db_url)
 

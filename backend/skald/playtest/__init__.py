@@ -22,9 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # importing this package stays cheap: the command line names the policies at start-up
     from skald.playtest.report import Report
 
-ORDER = ("suggestions", "quester", "explorer", "chatter", "chaos", "idle")  # the policies; mixed plays them in turn
-MIXED = "mixed"
-CHOICES = (*ORDER, MIXED)
+from skald.playtest.names import CHOICES, MIXED, ORDER
 
 
 def playtest(pack: str | Path, *, campaigns: int = 24, turns: int = 100, policy: str = MIXED, seed: int = 1,

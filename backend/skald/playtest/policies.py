@@ -26,7 +26,8 @@ from skald.core.pack import EraPack, QuestStage
 from skald.core.persistent import PersistentState
 from skald.core.vocab import QuestStatus
 from skald.packs import tools
-from skald.playtest import CHOICES, MIXED, ORDER, phrases
+from skald.playtest import phrases
+from skald.playtest.names import CHOICES, MIXED, ORDER
 
 
 @dataclass(frozen=True)

@@ -20,29 +20,11 @@ from typing import Any, TypeVar
 
 from skald.store import backend, schema
 from skald.store.backend import Connection
-from skald.store.sqlite import MEMORY, SYNCHRONOUS
+from skald.store.sqlite import SYNCHRONOUS
+from skald.store.urls import MEMORY, SQLITE_URL, target
 
 T = TypeVar("T")
-SQLITE_URL = "sqlite:///"
-
-
-def target(db: str | Path) -> str | Path:
-    """What a ``--db`` value or ``SKALD_DB_URL`` names: a PostgreSQL URL (kept as a string), or a save file's path
-    (``sqlite:///data/saves/skald.db`` → ``data/saves/skald.db``; ``sqlite:////abs/path`` for an absolute one).
-
-    :raises ValueError: a URL of another scheme.
-    """
-    from skald.store.postgres import is_url
-
-    text = str(db)
-    if is_url(text):
-        return text
-    if text.startswith(SQLITE_URL):
-        return Path(text[len(SQLITE_URL):]) if text != f"{SQLITE_URL}{MEMORY}" else MEMORY
-    if "://" in text:
-        raise ValueError(f"{text.split('://')[0]}:// is not a store Skald knows: use sqlite:///PATH or "
-                         "postgresql://USER@HOST:PORT/DATABASE")
-    return db
+__all__ = ["MEMORY", "SQLITE_URL", "target"]  # the targets' names, read here too
 
 
 def connect(path: str | Path, *, readonly: bool = False, synchronous: str = "NORMAL") -> Any:
@@ -60,6 +42,15 @@ def connect(path: str | Path, *, readonly: bool = False, synchronous: str = "NOR
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
     path = target(path)
     return backend.for_target(path).connect(path, readonly=readonly, synchronous=synchronous)
+
+
+def open_pool(path: str | Path, *, readonly: bool = False, synchronous: str = "NORMAL") -> Any:
+    """The pool for ``path`` (a save file, ``sqlite:///path`` or a PostgreSQL URL; :func:`target`): a shared
+    connection for ``":memory:"`` and a pool of connections for a save file (``store.pool``), or
+    ``store.postgres.PgPool`` for PostgreSQL. ``synchronous`` is SQLite's only (PostgreSQL keeps its server's
+    settings). Each has ``connection()`` (a context manager lending one) and ``close()``."""
+    path = target(path)
+    return backend.for_target(path).open_pool(path, readonly=readonly, synchronous=synchronous)
 
 
 def verify(conn: Connection, path: str | Path, *, full: bool = False) -> None:

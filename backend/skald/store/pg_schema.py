@@ -25,9 +25,9 @@ TYPES = {"TEXT": "TEXT", "INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "": "T
 
 def sqlite_shape() -> sqlite3.Connection:
     """A new, empty SQLite save file in memory, migrated to the current schema (the shape to follow)."""
-    from skald.store.db import connect
+    from skald.store.sqlite import SQLITE
 
-    return connect(":memory:")
+    return SQLITE.connect(":memory:")
 
 
 def statements(shape: sqlite3.Connection | None = None) -> list[str]:

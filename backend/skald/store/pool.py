@@ -1,9 +1,10 @@
-"""Connections for the engine: a small pool of SQLite connections for a save file, one shared connection for an
-in-memory database, or a pool of PostgreSQL connections (``store.postgres.PgPool``) for a ``postgresql://`` URL.
+"""SQLite connections for the engine: a small pool of connections for a save file, or one shared connection for an
+in-memory database (``store.db.open_pool`` picks; PostgreSQL has its own, ``store.postgres.PgPool``).
 
 Each request borrows a connection (``with pool.connection() as conn``) and gives it back; a connection is used
-by one thread at a time, never shared concurrently. Connections come from ``store.db.connect``: WAL, a 10 s busy
-timeout, and ``query_only`` outside the writer's transactions. The pool's first connection checks the file
+by one thread at a time, never shared concurrently. Connections come from the SQLite backend's ``connect`` (handed
+in: this module imports no backend): WAL, a 10 s busy timeout, and ``query_only`` outside the writer's
+transactions. The pool's first connection checks the file
 (``quick_check``) before anything is written to it, and a storage failure inside ``connection()`` comes out as
 :class:`~skald.errors.SaveFileError` (``store.faults``).
 """
@@ -13,17 +14,14 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from skald.store import backend
-from skald.store.db import connect, target, verify
 from skald.store.faults import raise_storage
 
-if TYPE_CHECKING:
-    from skald.store.postgres import PgPool
+Opener = Callable[..., sqlite3.Connection]  # (path, *, readonly, synchronous) -> a connection
+Verifier = Callable[..., None]  # (connection, path) -> None, raising SaveFileError when the file is damaged
 
 
 class ConnectionPool:
@@ -34,13 +32,15 @@ class ConnectionPool:
     :raises SaveFileError: the file cannot be opened, is damaged, or is from a newer Skald.
     """
 
-    def __init__(self, path: str | Path, max_idle: int = 16, *, readonly: bool = False, synchronous: str = "NORMAL"):
+    def __init__(self, path: str | Path, connect: Opener, verify: Verifier, max_idle: int = 16, *,
+                 readonly: bool = False, synchronous: str = "NORMAL"):
         if str(path) == ":memory:":
             raise ValueError("the API needs a database file (each connection to :memory: is a separate database)")
         self.path = Path(path)
         self.max_idle = max_idle
         self.readonly = readonly
         self.synchronous = synchronous
+        self._open = connect
         self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self._closed = False
         self._lock = threading.Lock()
@@ -53,7 +53,7 @@ class ConnectionPool:
         self._idle.put(first)
 
     def _connect(self) -> sqlite3.Connection:
-        return connect(self.path, readonly=self.readonly, synchronous=self.synchronous)
+        return self._open(self.path, readonly=self.readonly, synchronous=self.synchronous)
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
@@ -101,7 +101,7 @@ class SharedConnection:
     """One connection to ``:memory:`` (each new connection would be a separate, empty database), lent to one thread
     at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, connect: Opener) -> None:
         self.path = ":memory:"
         self._conn = connect(":memory:")
         self._lock = threading.RLock()
@@ -113,12 +113,3 @@ class SharedConnection:
 
     def close(self) -> None:
         self._conn.close()
-
-
-def open_pool(path: str | Path, *, readonly: bool = False,
-              synchronous: str = "NORMAL") -> ConnectionPool | SharedConnection | PgPool:
-    """The pool for ``path`` (a save file, ``sqlite:///path`` or a PostgreSQL URL; ``store.db.target``):
-    :class:`SharedConnection` for ``":memory:"``, :class:`~skald.store.postgres.PgPool` for PostgreSQL, else a
-    :class:`ConnectionPool`. ``synchronous`` is SQLite's only (PostgreSQL keeps its server's settings)."""
-    path = target(path)
-    return backend.for_target(path).open_pool(path, readonly=readonly, synchronous=synchronous)

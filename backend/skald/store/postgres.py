@@ -31,9 +31,9 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from skald.errors import SaveFileError
+from skald.store.urls import is_postgres
 
 DIALECT = "postgresql"
-SCHEMES = ("postgresql://", "postgres://")
 READ_ONLY = "-c default_transaction_read_only=on"
 READ_ONLY_STATE = "25006"  # read_only_sql_transaction
 T = TypeVar("T")
@@ -41,9 +41,7 @@ RETRIES = 3  # runs of a write transaction that failed for a transient reason (s
 TRANSIENT = ("40001", "40P01")  # serialization_failure, deadlock_detected: the whole transaction may be run again
 
 
-def is_url(target: object) -> bool:
-    """Whether ``target`` names a PostgreSQL database (``postgresql://...`` or ``postgres://...``)."""
-    return isinstance(target, str) and target.startswith(SCHEMES)
+is_url = is_postgres  # whether a target names a PostgreSQL database (``store.urls``)
 
 
 def shown(url: str) -> str:

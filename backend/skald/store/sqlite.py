@@ -27,11 +27,11 @@ from skald.errors import SaveFileError
 from skald.store import schema
 from skald.store.faults import corrupt, raise_storage, tables_missing
 from skald.store.schema import SCHEMA_VERSION, migrate, schema_version
+from skald.store.urls import MEMORY
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
 SYNCHRONOUS = ("NORMAL", "FULL")
-MEMORY = ":memory:"
 
 
 class SqliteBackend:
@@ -69,8 +69,8 @@ class SqliteBackend:
         from skald.store.pool import ConnectionPool, SharedConnection
 
         if str(path) == MEMORY:
-            return SharedConnection()
-        return ConnectionPool(path, readonly=readonly, synchronous=synchronous)
+            return SharedConnection(self.connect)
+        return ConnectionPool(path, self.connect, self.verify, readonly=readonly, synchronous=synchronous)
 
     def verify(self, conn: sqlite3.Connection, path: str | Path, *, full: bool = False) -> None:
         """``PRAGMA quick_check`` (``integrity_check`` with ``full``, as ``skald doctor`` runs it). Run once when a
