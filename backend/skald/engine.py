@@ -535,7 +535,8 @@ class Engine:
         with self.pool.connection() as conn, reads.snapshot(conn):
             at = timeline.head(conn, campaign_id, branch)
             total = at.turn_number
-            rows = reads.turn_records(conn, campaign_id, after_turn, limit, at.branch)
+            rows = [views.turn_record(row) for row in reads.turn_records(conn, campaign_id, after_turn, limit,
+                                                                         at.branch)]
         last = rows[-1].turn_number if rows else None
         return TurnPage(campaign_id=campaign_id, total=total, turns=rows, branch=at.branch,
                               next_after_turn=last if last is not None and last < total else None)

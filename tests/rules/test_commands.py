@@ -4,8 +4,9 @@ router read the words from it, and a timeline command typed by hand is the same 
 from __future__ import annotations
 
 import pytest
+from skald import meta_commands
 from skald.core.records import TimelineCommand
-from skald.rules import commands, intent, meta_commands, timeline
+from skald.rules import commands, intent, timeline
 from skald.words import API, PAGE, TERMINAL
 
 

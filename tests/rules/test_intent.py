@@ -179,7 +179,7 @@ def test_a_kind_of_place_travels_to_the_nearest_one(pack_id, start, text, kind):
 
 
 def test_map_lists_the_ways_from_here_and_the_quickest_way_everywhere_else(pack):
-    from skald.rules.meta_commands import MetaContext, respond
+    from skald.meta_commands import MetaContext, respond
     from skald.rules.start import new_state
 
     state = new_state(pack, seed=3)

@@ -7,9 +7,9 @@ import random
 import pytest
 from skald import views
 from skald.core.vocab import ActionClass
+from skald.meta_commands import status_line
 from skald.packs.loader import load_pack
 from skald.rules import checks, intent, trade
-from skald.rules.meta_commands import status_line
 from skald.rules.start import new_state
 
 

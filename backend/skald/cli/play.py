@@ -16,8 +16,8 @@ from skald.core.views import CheckView, EpisodeView, SceneView, SuggestionView, 
 from skald.core.vocab import Intent, Outcome
 from skald.engine import Played
 from skald.errors import SkaldError
+from skald.meta_commands import status_line
 from skald.rules import commands
-from skald.rules.meta_commands import status_line
 
 if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
     from rich.console import Console

@@ -8,12 +8,14 @@ Units: times are minutes of game time; money is credits; HP and stress are point
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from skald.core.brief import SceneBrief
-from skald.core.persistent import EpisodeEvaluation, Model, SceneLine
+from skald.core.events import BaseEvent
+from skald.core.persistent import EpisodeEvaluation, Model, SceneLine, Suggestion
 from skald.core.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
 
@@ -42,6 +44,35 @@ class Move(BaseModel):
     to_number: int = 0
     pick: int | None = None
     source: str | None = None
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A turn of an episode as the log keeps it: its number, its one-line memory and its events (what the episode's
+    evaluation reads: ``rules.episodes.evaluate``; ``store.episodes.moments`` reads them back)."""
+
+    turn: int
+    memory: str
+    events: tuple[BaseEvent, ...]
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """One rendered turn as the save file keeps it (``store.reads.turn_records``; ``views.turn_record`` makes the
+    transcript's view of it)."""
+
+    turn_number: int
+    input: str
+    intent: str | None
+    action_class: str | None
+    outcome: str | None
+    text: str
+    suggestions: list[Suggestion]
+    warnings: list[str]
+    location: str
+    world_time_minutes: int
+    created_at: str
+    variant: int
 
 
 class TimelineCommand(BaseModel):

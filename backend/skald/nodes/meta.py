@@ -7,12 +7,12 @@ from __future__ import annotations
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
-from skald import views
+from skald import meta_commands, views
 from skald.context import TurnContext
 from skald.core import events as ev
 from skald.core.state import GameState
 from skald.nodes.episode import progress
-from skald.rules import episodes, meta_commands, suggestions
+from skald.rules import episodes, suggestions
 from skald.rules.episode_commands import Act
 from skald.rules.scene import everyone_at
 from skald.store import episodes as stored

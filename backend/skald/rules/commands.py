@@ -3,7 +3,7 @@
 it, so a new command is one row here plus its handler:
 
 - ``game`` commands (/status, /map, /end...) are answered by the ``meta`` node, one handler class each in
-  ``rules.meta_commands`` (keyed by the command's name);
+  ``skald.meta_commands`` (keyed by the command's name);
 - ``timeline`` commands (/undo, /fork...) by the ``timeline`` node, one plan each in ``rules.timeline`` (/retry is
   played by the engine as a turn: ``Engine.retry``);
 - ``terminal`` commands (/dice) by the terminal itself, never sent to the engine; they are listed only in the

@@ -37,12 +37,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from skald.core import events as ev
 from skald.core.events import BEAT_ORDER
 from skald.core.pack import BeatSignal, Episode, EraPack
 from skald.core.persistent import DirectorState, EpisodeEvaluation, KeyMoment, PersistentState
+from skald.core.records import Moment
 from skald.core.state import GameState
 from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk
 from skald.rules.money import money
@@ -340,15 +340,6 @@ def remaining(director: DirectorState, episode: Episode) -> int | None:
 
 
 # ------------------------------------------------------------------------------------------------- evaluation
-
-
-@dataclass(frozen=True)
-class Moment:
-    """A turn of the episode as the log keeps it: its number, its one-line memory and its events."""
-
-    turn: int
-    memory: str
-    events: tuple[ev.BaseEvent, ...]
 
 
 def playstyle(signals: dict[str, int]) -> tuple[str, str | None, dict[str, float]]:

@@ -7,7 +7,7 @@ import sqlite3
 
 from skald.core.events import from_row
 from skald.core.persistent import EpisodeEvaluation
-from skald.rules.episodes import Moment
+from skald.core.records import Moment
 from skald.store import timeline
 
 MOMENT_WINDOW = 200  # at most this many of an episode's latest turns are read for its evaluation

@@ -26,14 +26,14 @@ from skald.core.persistent import (
     TurnSummary,
     World,
 )
+from skald.core.records import StoredTurn
 from skald.core.state import GameState
-from skald.core.views import CampaignSummary, TurnRecordView
+from skald.core.views import CampaignSummary
 from skald.core.vocab import ArcStage
 from skald.errors import CampaignDamagedError, CampaignNotFoundError
 from skald.store import timeline
 from skald.store.db import read_snapshot
 from skald.text import sentences, told_keys
-from skald.views import suggestion_view
 
 # The turns on a branch's line: bind (campaign id, branch) and add conditions on p.turn_number.
 ON_LINE = ("FROM branch_turns p JOIN turns t ON t.turn_id = p.turn_id WHERE p.campaign_id = ? AND p.branch = ?")
@@ -173,14 +173,14 @@ def campaign_rows(conn: sqlite3.Connection) -> list[CampaignSummary]:
 
 
 def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, limit: int,
-                 branch: str | None = None) -> list[TurnRecordView]:
+                 branch: str | None = None) -> list[StoredTurn]:
     """Up to ``limit`` rendered turns numbered above ``after_turn`` on the line of ``branch`` (default: the current
     one) up to its head, oldest first (by the line's primary key)."""
     at = timeline.head(conn, campaign_id, branch)
-    return [TurnRecordView(
+    return [StoredTurn(
         turn_number=r["turn_number"], input=r["input"], intent=r["intent"], action_class=r["action_class"],
         outcome=r["outcome"], text=r["text"], warnings=json.loads(r["warnings"]) if r["warnings"] else [],
-        suggestions=[suggestion_view(s) for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
+        suggestions=[Suggestion.model_validate(s) for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
         location=r["location"], world_time_minutes=r["world_time_minutes"], created_at=r["created_at"],
         variant=r["variant"])
         for r in conn.execute("SELECT t.turn_number, t.input, t.intent, t.action_class, t.outcome, t.text, "
