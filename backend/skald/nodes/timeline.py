@@ -15,6 +15,7 @@ from skald import views
 from skald.context import TurnContext
 from skald.core.state import GameState
 from skald.core.views import TimelineView
+from skald.llm.offline import left_off, texture
 from skald.rules import timeline as rules
 from skald.store import reads, timeline
 from skald.text import sentences
@@ -47,9 +48,9 @@ def facts(ctx: TurnContext, state: GameState) -> rules.Facts:
     def place(location: str) -> str:
         return pack.locations[location].name if location in pack.locations else location
 
-    def first_line(text: str) -> str:  # the outcome, which most often opens with "You", else the first sentence
+    def first_line(text: str) -> str:  # what happened (offline.left_off), else the first sentence
         said = sentences(text)
-        return next((s for s in said if s.startswith("You ")), said[0] if said else "")
+        return left_off(said, texture(pack)) or (said[0] if said else "")
 
     played = timeline.variants(conn, cid, at)
     told = [sentences(t.text) for t in played]

@@ -18,8 +18,11 @@ pack-specific comes from the pack.
 from __future__ import annotations
 
 import random
+import re
+from functools import lru_cache
 
 from skald.core import events as ev
+from skald.core.memo import per_pack
 from skald.core.pack import EraPack
 from skald.core.persistent import PersistentState
 from skald.core.state import GameState
@@ -33,7 +36,7 @@ from skald.rules import clock, episodes, prose
 from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
-from skald.text import end, the_place, with_article
+from skald.text import end, sentences, the_place, with_article
 from skald.words import TERMINAL, Words
 
 
@@ -114,6 +117,49 @@ def finish(seen: str, state: GameState) -> str:
 # ------------------------------------------------------------------ the other offline roles
 
 
+def left_off(told: list[str], scenery: frozenset[str] = frozenset()) -> str | None:
+    """The sentence of the last turn's prose that says what happened: the first in the second person that none of
+    the offline narrator's phrase tables wrote (those say how the player went about it, the light, the hour: "You
+    keep the conversation going.") and that is not the pack's ``scenery`` (:func:`texture`), else the first such
+    sentence of any kind, else the first in the second person; None when there is none. A model's prose has no table
+    sentences, so its first "You ..." sentence is taken."""
+    own = [s for s in told if s not in scenery and not _TABLED().fullmatch(s)]
+    return next((s for s in own if s.startswith("You ")), None) or next(iter(own), None) or next(
+        (s for s in told if s.startswith("You ")), None)
+
+
+@per_pack
+def texture(pack: EraPack) -> frozenset[str]:
+    """Every sentence of the pack's places' descriptions and details, and of its people's descriptions: the scenery
+    a turn's prose may be dressed in, never what happened in it."""
+    texts = [*(p.description for p in pack.locations.values()), *(d for p in pack.locations.values()
+                                                                  for d in p.details),
+             *(n.description for n in pack.npcs.values()), *(c.description for c in pack.companions.values())]
+    return frozenset(s for text in texts for s in sentences(text))
+
+
+@lru_cache(maxsize=1)
+def _TABLED() -> re.Pattern[str]:  # noqa: N802 - a constant, built on first use
+    """Every sentence ``phrases`` can write, its ``{fields}`` matching any words."""
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+
+    for name in dir(ph):
+        if name.isupper():
+            walk(getattr(ph, name))
+    shapes = {re.sub(r"\\\{\w+\\\}", ".+?", re.escape(text.strip())) for text in found if text.strip()}
+    return re.compile("|".join(f"(?:{shape})" for shape in sorted(shapes)))
+
+
 def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool, words: Words = TERMINAL) -> str:
     """The scene a campaign starts in, or stands at when it is resumed: where the player is, when, who is about,
     and (on resume) what happened last. Plain, second person, from the pack's own words, in up to three paragraphs
@@ -130,8 +176,7 @@ def scene_text(state: PersistentState, pack: EraPack, *, resumed: bool, words: W
         lines.append(f"You are back in {the_place(here)}, {clock.time_of_day(state.world.time_minutes)}, {now}.")
         if state.recent:
             last = state.recent[-1]
-            told = next((s for s in last.sentences if s.startswith("You ")), None)  # most often the outcome
-            lines.append(f"Where you left off: {told or end(last.input)}")
+            lines.append(f"Where you left off: {left_off(last.sentences, texture(pack)) or end(last.input)}")
     else:
         bg = pack.backgrounds[state.player.background]
         lines.append(f"{pack.era.name}, {pack.era.era}. You are {state.player.name}, {with_article(bg.name)}: "
