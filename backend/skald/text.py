@@ -124,3 +124,18 @@ def estimate_tokens(text: str) -> int:
     BPE tokenizers): the one estimator Skald has, used by retrieval budgets and, calibrated, by prompt budgets
     (``llm.budget.TokenCounter``). 0 for the empty string."""
     return math.ceil(round(len(text) / 4, 9)) if text else 0
+
+
+def strings_in(value: object) -> list[str]:
+    """Every string in ``value`` and the dicts' values, lists and tuples nested in it, depth first, in order."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return found

@@ -28,6 +28,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any, Literal
 
+from skald.text import strings_in
+
 Verdict = Literal["usable", "refusal", "meta", "wrong_language", "repeat", "empty"]
 PROSE_ROLES = ("narrator", "evaluator", "setup")  # roles whose reply is prose a player reads as it stands
 TEXT_ROLES = (*PROSE_ROLES, "character")  # roles that answer in text (a character in its tag line, rules.tag_line)
@@ -650,19 +652,7 @@ def json_text(raw: str) -> tuple[str, tuple[str, ...]]:
 def foreign_values(value: Any) -> bool:
     """True when most of the words in a structured reply's strings are not English (:func:`foreign`): a brief or a
     suggestion a player would read in another language."""
-    texts: list[str] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, str):
-            texts.append(v)
-        elif isinstance(v, dict):
-            for item in v.values():
-                walk(item)
-        elif isinstance(v, list):
-            for item in v:
-                walk(item)
-    walk(value)
-    long = [t for t in texts if len(t.split()) >= 3 or _NON_LATIN.search(t)]
+    long = [t for t in strings_in(value) if len(t.split()) >= 3 or _NON_LATIN.search(t)]
     odd = sum(len(t) for t in long if foreign(t))
     return bool(long) and odd > sum(len(t) for t in long) / 2
 

@@ -36,7 +36,7 @@ from skald.rules import clock, episodes, prose
 from skald.rules.brief import unconveyed
 from skald.rules.prose import MAX_SENTENCES, MIN_SENTENCES
 from skald.rules.scene import everyone_at
-from skald.text import end, sentences, the_place, with_article
+from skald.text import end, sentences, strings_in, the_place, with_article
 from skald.words import TERMINAL, Words
 
 
@@ -141,21 +141,7 @@ def texture(pack: EraPack) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _TABLED() -> re.Pattern[str]:  # noqa: N802 - a constant, built on first use
     """Every sentence ``phrases`` can write, its ``{fields}`` matching any words."""
-    found: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                walk(item)
-
-    for name in dir(ph):
-        if name.isupper():
-            walk(getattr(ph, name))
+    found = [text for name in dir(ph) if name.isupper() for text in strings_in(getattr(ph, name))]
     shapes = {re.sub(r"\\\{\w+\\\}", ".+?", re.escape(text.strip())) for text in found if text.strip()}
     return re.compile("|".join(f"(?:{shape})" for shape in sorted(shapes)))
 
