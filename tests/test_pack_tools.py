@@ -406,3 +406,12 @@ def test_play_watch_option_reaches_the_play_loop(tmp_path, monkeypatch, flag):
     result = runner.invoke(app, args + (["--watch"] if flag else []))
     assert result.exit_code == 0, result.output
     assert seen == [flag]
+
+
+def test_pack_show_lists_a_scene_that_can_never_open():
+    case = Path(__file__).resolve().parent / "fixtures" / "packs" / "lint" / "scene_character_never_there"
+    report = tools.analyse(load_pack(case))
+    assert [(p.id, p.path) for p in report.scenes] == [("road_toll_quarrel", ("characters", 1))]
+    assert report.problem_count == 1
+    shown = runner.invoke(pack_app, ["show", str(case)])
+    assert "road_toll_quarrel" in shown.output and "Mara Vell is never at old_road" in shown.output

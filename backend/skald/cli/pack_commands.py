@@ -211,6 +211,8 @@ def show_cmd(
         table.add_row("faction", _esc(faction), "no NPC or companion belongs to it")
     for item in report.quests:
         table.add_row("quest", _esc(item.id), _esc(item.problem))
+    for item in report.scenes:
+        table.add_row("scene", _esc(item.id), _esc(item.problem))
     if table.row_count:
         console.print(table)
     else:

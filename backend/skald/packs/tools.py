@@ -436,11 +436,12 @@ class Analysis:
     people: list[Problem]
     empty_factions: list[str]
     quests: list[Problem]
+    scenes: list[Problem]
 
     @property
     def problem_count(self) -> int:
         return (len(self.graph.unreachable) + len(self.people) + len(self.empty_factions)
-                + len({p.id for p in self.quests}))
+                + len({p.id for p in self.quests}) + len({p.id for p in self.scenes}))
 
 
 def analyse(pack: EraPack) -> Analysis:
@@ -449,4 +450,5 @@ def analyse(pack: EraPack) -> Analysis:
     reachable = set(graph.reachable)
     quests = quest_problems(pack, reachable)
     people = people_problems(pack, reachable) + recruit_problems(pack, {p.id for p in quests})
-    return Analysis(counts(pack), graph, people, factions_without_members(pack), quests)
+    return Analysis(counts(pack), graph, people, factions_without_members(pack), quests,
+                    scene_problems(pack, reachable))

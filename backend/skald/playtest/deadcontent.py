@@ -32,7 +32,7 @@ def dead_content(pack: EraPack, records: list[CampaignRecord], turns: int) -> li
     runs = f"{len(records)} campaign(s) of {turns} turns"
     return [*_places(pack, records, analysis, runs), *_npcs(pack, records, analysis),
             *(entry for q in pack.quests.values() for entry in _stages(pack, q, records, analysis)),
-            *_episodes(pack, records), *_scenes(pack, records, set(analysis.graph.reachable))]
+            *_episodes(pack, records), *_scenes(pack, records, analysis)]
 
 
 def _campaigns(records: list[CampaignRecord], hit) -> int:
@@ -213,13 +213,13 @@ def _never_started(pack: EraPack, at, records: list[CampaignRecord],
             "starts by itself only while none runs)", False)
 
 
-def _scenes(pack: EraPack, records: list[CampaignRecord], analysis_reached: set[str]) -> list[DeadEntry]:
-    """Scenes no run opened, each with why: what lint finds (``tools.scene_problems``: its place unreachable, or one
-    of its people never there), else no run went there, its ``opens_on`` flag was never set, or its people were never
+def _scenes(pack: EraPack, records: list[CampaignRecord], analysis: tools.Analysis) -> list[DeadEntry]:
+    """Scenes no run opened, each with why: what lint finds (``analysis.scenes``: its place unreachable, or one of
+    its people never there), else no run went there, its ``opens_on`` flag was never set, or its people were never
     all there with the player."""
     opened = {s for r in records for s in r.scenes_opened}
     static = {}
-    for problem in tools.scene_problems(pack, analysis_reached):
+    for problem in analysis.scenes:
         static.setdefault(problem.id, problem.problem)
     out = []
     for scene in pack.scenes.values():
