@@ -133,8 +133,13 @@ def count(args: str, what: str) -> int | str:
     if not word:
         return 1
     if not word.isdigit() or int(word) < 1:
-        return f"/{what} takes a number of turns, 1 or more (e.g. /{what} 2), not {word!r}."
+        return _not_turns(what, repr(word))
     return int(word)
+
+
+def _not_turns(what: str, given: object) -> str:
+    """What is wrong with /undo or /redo given ``given`` (as typed, or as sent typed) for its number of turns."""
+    return f"/{what} takes a number of turns, 1 or more (e.g. /{what} 2), not {given}."
 
 
 def plan(call: TimelineCommand, facts: Facts, words: Words = TERMINAL) -> Planned:
@@ -149,7 +154,7 @@ def plan(call: TimelineCommand, facts: Facts, words: Words = TERMINAL) -> Planne
 
 def _undo(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
     if c.turns < 1:
-        return Planned(None, f"/undo takes a number of turns, 1 or more (e.g. /undo 2), not {c.turns}.", "bad_args")
+        return Planned(None, _not_turns("undo", c.turns), "bad_args")
     if f.head == 0:
         return Planned(None, "Nothing to undo: this is where the campaign starts.", "nothing_to_undo")
     to = max(0, f.head - c.turns)
@@ -160,7 +165,7 @@ def _undo(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
 
 def _redo(c: TimelineCommand, f: Facts, w: Words = TERMINAL) -> Planned:
     if c.turns < 1:
-        return Planned(None, f"/redo takes a number of turns, 1 or more (e.g. /redo 2), not {c.turns}.", "bad_args")
+        return Planned(None, _not_turns("redo", c.turns), "bad_args")
     if f.tip <= f.head:
         return Planned(None, "Nothing to redo here.", "nothing_to_redo")
     to = min(f.tip, f.head + c.turns)
