@@ -11,7 +11,6 @@ from typing import Any
 from skald.core import events as ev
 from skald.core.pack import BEATS, EraPack
 from skald.core.persistent import EpisodeEvaluation, PersistentState, Suggestion
-from skald.core.records import StoredTurn
 from skald.core.state import GameState, MechanicResult
 from skald.core.transcripts import SceneTranscript, TranscriptLine
 from skald.core.views import (
@@ -50,10 +49,10 @@ from skald.rules.resolution import STAT_FOR
 _ROUTE_MINUTES = re.compile(r"\((\d+) min\)")  # "Make for Kettle Row (5 min)"
 
 
-def turn_record(stored: StoredTurn) -> TurnRecordView:
-    """One turn of the transcript (``GET /campaigns/{id}/turns``) from its stored row, each suggestion with its cost."""
-    fields = {name: getattr(stored, name) for name in TurnRecordView.model_fields if name != "suggestions"}
-    return TurnRecordView(**fields, suggestions=[suggestion_view(s) for s in stored.suggestions])
+def turn_record(row: dict[str, Any]) -> TurnRecordView:
+    """One turn of the transcript (``GET /campaigns/{id}/turns``) from its stored row (``store.reads.turn_records``),
+    each suggestion with its cost."""
+    return TurnRecordView(**row | {"suggestions": [suggestion_view(s) for s in row["suggestions"]]})
 
 
 def suggestion_view(s: Suggestion | dict) -> SuggestionView:

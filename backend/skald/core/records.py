@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from skald.core.brief import SceneBrief
 from skald.core.events import BaseEvent
-from skald.core.persistent import EpisodeEvaluation, Model, SceneLine, Suggestion
+from skald.core.persistent import EpisodeEvaluation, Model, SceneLine
 from skald.core.vocab import ActionClass, Intent, Outcome, Risk, Tone
 
 
@@ -54,25 +54,6 @@ class Moment:
     turn: int
     memory: str
     events: tuple[BaseEvent, ...]
-
-
-@dataclass(frozen=True)
-class StoredTurn:
-    """One rendered turn as the save file keeps it (``store.reads.turn_records``; ``views.turn_record`` makes the
-    transcript's view of it)."""
-
-    turn_number: int
-    input: str
-    intent: str | None
-    action_class: str | None
-    outcome: str | None
-    text: str
-    suggestions: list[Suggestion]
-    warnings: list[str]
-    location: str
-    world_time_minutes: int
-    created_at: str
-    variant: int
 
 
 class TimelineCommand(BaseModel):

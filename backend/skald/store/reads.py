@@ -26,7 +26,6 @@ from skald.core.persistent import (
     TurnSummary,
     World,
 )
-from skald.core.records import StoredTurn
 from skald.core.state import GameState
 from skald.core.views import CampaignSummary
 from skald.core.vocab import ArcStage
@@ -173,16 +172,13 @@ def campaign_rows(conn: sqlite3.Connection) -> list[CampaignSummary]:
 
 
 def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, limit: int,
-                 branch: str | None = None) -> list[StoredTurn]:
+                 branch: str | None = None) -> list[dict[str, Any]]:
     """Up to ``limit`` rendered turns numbered above ``after_turn`` on the line of ``branch`` (default: the current
-    one) up to its head, oldest first (by the line's primary key)."""
+    one) up to its head, oldest first (by the line's primary key): the fields of ``core.views.TurnRecordView``, the
+    suggestions as stored (``views.turn_record`` makes the view)."""
     at = timeline.head(conn, campaign_id, branch)
-    return [StoredTurn(
-        turn_number=r["turn_number"], input=r["input"], intent=r["intent"], action_class=r["action_class"],
-        outcome=r["outcome"], text=r["text"], warnings=json.loads(r["warnings"]) if r["warnings"] else [],
-        suggestions=[Suggestion.model_validate(s) for s in (json.loads(r["suggestions"]) if r["suggestions"] else [])],
-        location=r["location"], world_time_minutes=r["world_time_minutes"], created_at=r["created_at"],
-        variant=r["variant"])
+    return [dict(r) | {"warnings": json.loads(r["warnings"]) if r["warnings"] else [],
+                       "suggestions": json.loads(r["suggestions"]) if r["suggestions"] else []}
         for r in conn.execute("SELECT t.turn_number, t.input, t.intent, t.action_class, t.outcome, t.text, "
                               f"t.suggestions, t.warnings, t.location, t.world_time_minutes, t.created_at, t.variant "
                               f"{ON_LINE} AND p.turn_number > ? AND p.turn_number <= ? ORDER BY p.turn_number LIMIT ?",
