@@ -22,6 +22,13 @@ def test_the_outcome_is_quoted_not_the_asides_around_it():
     assert left_off([filled, "You buy the fungus bun for 3 credits."]) == "You buy the fungus bun for 3 credits."
 
 
+def test_a_table_sentence_joined_to_the_outcome_does_not_hide_it():
+    """Found reviewing: the splitter joins "...water. 15 credits more in your purse." (a sentence opening with a
+    number), and the table's "{Money} more in your purse." took the whole as an aside."""
+    joined = "You find something: a cash tin and a note about short water. 15 credits more in your purse."
+    assert left_off([joined, "Hesper laughs."]) == joined
+
+
 def test_the_packs_scenery_is_not_what_happened():
     scenery = texture(load_pack("cinder_reach"))
     detail = "The stools are bolted to the floor, and a few have been unbolted and bolted back somewhere better."

@@ -140,9 +140,12 @@ def texture(pack: EraPack) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _TABLED() -> re.Pattern[str]:  # noqa: N802 - a constant, built on first use
-    """Every sentence ``phrases`` can write, its ``{fields}`` matching any words."""
+    """Every sentence ``phrases`` can write, its ``{fields}`` matching any words within one sentence (a field never
+    spans a sentence's end: "{Money} more in your purse." must not swallow the outcome before it, which the sentence
+    splitter may join to it when the next sentence opens with a number)."""
     found = [text for name in dir(ph) if name.isupper() for text in strings_in(getattr(ph, name))]
-    shapes = {re.sub(r"\\\{\w+\\\}", ".+?", re.escape(text.strip())) for text in found if text.strip()}
+    field = r"(?:(?![.!?] ).)+?"
+    shapes = {re.sub(r"\\\{\w+\\\}", lambda _: field, re.escape(text.strip())) for text in found if text.strip()}
     return re.compile("|".join(f"(?:{shape})" for shape in sorted(shapes)))
 
 
