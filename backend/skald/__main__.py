@@ -1,5 +1,5 @@
-"""``python -m skald``: the ``skald`` command."""
+"""``python -m skald``: the ``skald`` command (see :mod:`skald.startup`)."""
 
-from skald.commands import app
+from skald.startup import main
 
-app()
+main()
