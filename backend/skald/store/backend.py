@@ -61,6 +61,10 @@ class Backend(Protocol):
     def primary_key(self, conn: Connection, table: str) -> list[str]:
         """The table's primary key columns, in key order."""
 
+    def packed(self, text: str | None) -> Any:
+        """A bulky text column's value (``store.packing.COLUMNS``) as this backend stores it; ``packing.unpack``
+        reads it back."""
+
     def snapshot(self, conn: Connection) -> None:
         """Begin a read transaction in which every read sees the store as of its first one."""
 

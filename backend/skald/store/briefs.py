@@ -8,6 +8,7 @@ import json
 import sqlite3
 
 from skald.core.brief import SceneBrief
+from skald.store.packing import unpack
 
 
 def latest(conn: sqlite3.Connection, campaign_id: str, scene_key: str, branch: str,
@@ -34,7 +35,7 @@ def latest_kept(conn: sqlite3.Connection, campaign_id: str, scene_key: str, bran
     if row is None:
         return None
     try:
-        stored = json.loads(row[0])
+        stored = json.loads(unpack(row[0]))
     except ValueError:
         return None
     return stored if isinstance(stored, dict) else None

@@ -94,6 +94,13 @@ def primary_key(conn: Connection, table: str) -> list[str]:
     return backend.of(conn).primary_key(conn, table)
 
 
+def packed(conn: Connection, text: str | None) -> Any:
+    """A bulky text column's value (``store.packing.COLUMNS``: a turn's prose and JSON records, a state snapshot) as
+    ``conn``'s store keeps it: compressed in a SQLite save file when that is shorter, as it is on PostgreSQL.
+    ``store.packing.unpack`` reads either."""
+    return backend.of(conn).packed(text)
+
+
 def write_retrying(work: Callable[[], T], conn: Connection) -> T:
     """Run ``work`` (a whole write transaction: it opens :func:`writing` itself) again when it failed for a reason
     that rolled it back whole and may pass on a second run (PostgreSQL's serialization failure or deadlock, a

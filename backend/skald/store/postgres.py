@@ -307,6 +307,9 @@ class PostgresBackend:
             "ANY(i.indkey) WHERE i.indrelid = CAST(? AS regclass) AND i.indisprimary ORDER BY "
             "array_position(i.indkey, a.attnum)", (table,))]
 
+    def packed(self, text: str | None) -> str | None:
+        return text  # PostgreSQL compresses large values itself (TOAST)
+
     def snapshot(self, conn: PgConnection) -> None:
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 

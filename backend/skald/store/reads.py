@@ -30,8 +30,9 @@ from skald.core.state import GameState
 from skald.core.views import CampaignSummary
 from skald.core.vocab import ArcStage
 from skald.errors import CampaignDamagedError, CampaignNotFoundError
-from skald.store import timeline
+from skald.store import packing, timeline
 from skald.store.db import read_snapshot
+from skald.store.packing import unpack
 from skald.text import sentences, told_keys
 
 # The turns on a branch's line: bind (campaign id, branch) and add conditions on p.turn_number.
@@ -108,7 +109,7 @@ def _recent(conn: sqlite3.Connection, campaign_id: str, branch: str,
         f"SELECT t.turn_number, t.input, t.action_class, t.outcome, t.location, t.text {ON_LINE} AND "
         "p.turn_number <= ? AND t.intent != 'META' ORDER BY p.turn_number DESC LIMIT ?",
         (campaign_id, branch, up_to, max(RECENT_TURNS, TOLD_TURNS))).fetchall()))
-    said = [sentences(r["text"]) for r in rows]
+    said = [sentences(unpack(r["text"])) for r in rows]
     recent = [TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"],
                           outcome=r["outcome"], location=r["location"], sentences=told)
               for r, told in zip(rows[-RECENT_TURNS:], said[-RECENT_TURNS:], strict=True)]
@@ -121,7 +122,7 @@ def _offer(conn: sqlite3.Connection, campaign_id: str, branch: str, up_to: int, 
         row = conn.execute(f"SELECT t.suggestions {ON_LINE} AND p.turn_number <= ? AND t.intent != 'META' ORDER BY "
                            "p.turn_number DESC LIMIT 1", (campaign_id, branch, up_to)).fetchone()
         stored = row[0] if row is not None else "[]"
-    return [Suggestion.model_validate(s) for s in json.loads(stored or "[]")]
+    return [Suggestion.model_validate(s) for s in json.loads(unpack(stored) or "[]")]
 
 
 def snapshot(conn: sqlite3.Connection) -> AbstractContextManager[None]:
@@ -177,8 +178,8 @@ def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, li
     one) up to its head, oldest first (by the line's primary key): the fields of ``core.views.TurnRecordView``, the
     suggestions as stored (``views.turn_record`` makes the view)."""
     at = timeline.head(conn, campaign_id, branch)
-    return [dict(r) | {"warnings": json.loads(r["warnings"]) if r["warnings"] else [],
-                       "suggestions": json.loads(r["suggestions"]) if r["suggestions"] else []}
+    return [dict(r) | {"text": unpack(r["text"]), "warnings": json.loads(r["warnings"]) if r["warnings"] else [],
+                       "suggestions": json.loads(unpack(r["suggestions"]) or "[]")}
         for r in conn.execute("SELECT t.turn_number, t.input, t.intent, t.action_class, t.outcome, t.text, "
                               f"t.suggestions, t.warnings, t.location, t.world_time_minutes, t.created_at, t.variant "
                               f"{ON_LINE} AND p.turn_number > ? AND p.turn_number <= ? ORDER BY p.turn_number LIMIT ?",
@@ -200,6 +201,8 @@ def rendered_turns(conn: sqlite3.Connection, campaign_id: str, branch: str | Non
     for r in conn.execute(f"SELECT t.* {ON_LINE} AND p.turn_number <= ? ORDER BY p.turn_number",
                           (campaign_id, at.branch, at.turn_number)):
         row = dict(r)
+        for key in packing.COLUMNS["turns"]:
+            row[key] = unpack(row[key])
         for key in ("suggestions", "warnings", "mechanic", "llm_calls", "lore_citations"):
             row[key] = json.loads(row[key]) if row[key] else None
         out.append(row)
@@ -252,7 +255,7 @@ def state_at(conn: sqlite3.Connection, campaign_id: str, turn: int, limits: Limi
     snap = conn.execute("SELECT p.turn_number, s.state FROM branch_turns p JOIN turn_snapshots s ON s.turn_id = "
                         "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? ORDER BY "
                         "p.turn_number DESC LIMIT 1", (campaign_id, name, turn)).fetchone()
-    start = PersistentState.model_validate_json(snap["state"]) if snap else initial_state(conn, campaign_id)
+    start = PersistentState.model_validate_json(unpack(snap["state"])) if snap else initial_state(conn, campaign_id)
     since = snap["turn_number"] if snap else 0
     log = [(r["turn_number"], from_row(r["type"], r["data"])) for r in _event_rows(conn, campaign_id, name, since,
                                                                                    turn)]
@@ -273,5 +276,5 @@ def initial_state(conn: sqlite3.Connection, campaign_id: str) -> PersistentState
     row = conn.execute("SELECT initial_state FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise CampaignNotFoundError(campaign_id)
-    stored = json.loads(row[0])
+    stored = json.loads(unpack(row[0]))
     return PersistentState.model_validate({k: v for k, v in stored.items() if k in PERSISTENT_FIELDS})

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from skald.errors import SaveFileError
-from skald.store import schema
+from skald.store import packing, schema
 from skald.store.faults import corrupt, raise_storage, tables_missing
 from skald.store.schema import SCHEMA_VERSION, migrate, schema_version
 from skald.store.urls import MEMORY
@@ -101,6 +101,9 @@ class SqliteBackend:
     def primary_key(self, conn: sqlite3.Connection, table: str) -> list[str]:
         info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
         return [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
+
+    def packed(self, text: str | None) -> str | bytes | None:
+        return packing.pack(text)
 
     def snapshot(self, conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN")  # deferred: under WAL, the first read fixes what every later read sees

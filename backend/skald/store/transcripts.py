@@ -9,6 +9,7 @@ import sqlite3
 from skald.core.pack import EraPack
 from skald.core.transcripts import SceneEnd, SceneTranscript, TranscriptLine
 from skald.store import timeline
+from skald.store.packing import unpack
 
 
 def _name(pack: EraPack | None, cid: str, spoken: dict[str, str] | None = None) -> str:
@@ -81,7 +82,7 @@ def _processing(conn: sqlite3.Connection, line: tuple, first_turn: int) -> dict[
                           "p.turn_id WHERE p.campaign_id = ? AND p.branch = ? AND p.turn_number <= ? AND "
                           "p.turn_number >= ?", (*line, first_turn)):
         try:
-            calls = json.loads(r["llm_calls"] or "[]")
+            calls = json.loads(unpack(r["llm_calls"]) or "[]")
         except ValueError:
             continue
         ms = sum(float(c.get("latency_ms") or 0) for c in calls if isinstance(c, dict)

@@ -36,7 +36,7 @@ from typing import Any
 
 from skald.core.pack import PACK_ID
 from skald.errors import CampaignNotFoundError, SkaldError
-from skald.store import db, fsck
+from skald.store import db, fsck, packing
 from skald.store.db import writing
 from skald.store.pg_schema import ROW_ORDER, sqlite_shape
 from skald.store.schema import SCHEMA_VERSION
@@ -101,10 +101,11 @@ def export(conn: sqlite3.Connection, campaign_id: str) -> Iterator[str]:
         for table in tables:
             names = db.columns(conn, table)
             listed = ", ".join(f'"{c}"' for c in names)
+            packed = set(packing.COLUMNS.get(table, ()))  # written out as the text they hold
             for row in conn.execute(f'SELECT {listed} FROM "{table}" WHERE {_key(table)} = ? ORDER BY '
                                     f'{_order(conn, table)}', (campaign_id,)):
-                yield counted(json.dumps({"table": table, "row": dict(zip(names, row, strict=True))},
-                                         ensure_ascii=False))
+                values = {c: packing.unpack(v) if c in packed else v for c, v in zip(names, row, strict=True)}
+                yield counted(json.dumps({"table": table, "row": values}, ensure_ascii=False))
         yield json.dumps({"end": KIND, "lines": lines, "sha256": digest.hexdigest()})
 
 
@@ -370,6 +371,9 @@ def _insert(conn: sqlite3.Connection, number: int, table: str, row: dict[str, An
     if state and row.get(key) != cid and isinstance(row.get(state), str):  # renamed: the states name the new id
         row[state] = _renamed(row[state], cid)
     row[key] = cid
+    for column in packing.COLUMNS.get(table, ()):
+        if isinstance(row.get(column), str):
+            row[column] = db.packed(conn, row[column])
     columns = list(row)
     returning = " RETURNING turn_id" if table == "turns" else ""
     try:

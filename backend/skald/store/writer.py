@@ -85,7 +85,7 @@ def create_campaign(conn: sqlite3.Connection, state: PersistentState, pack_hash:
             "INSERT INTO campaigns (id, pack_id, pack_hash, seed, turn_number, story_turns, initial_state, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)",
             (state.campaign.id, state.campaign.pack_id, pack_hash, state.campaign.seed,
-             state.persistent().model_dump_json(), at, at),
+             db.packed(conn, state.persistent().model_dump_json()), at, at),
         )
         conn.execute("INSERT INTO branches (campaign_id, name, head_turn_id, head_turn, created_at, updated_at) VALUES "
                      "(?, ?, 0, 0, ?, ?)", (state.campaign.id, MAIN, at, at))
@@ -139,8 +139,9 @@ def _commit(conn: sqlite3.Connection, turn: CommittedTurn, now: datetime) -> Non
             "created_at, lore_citations, offline, scene_key, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
             "?, ?, ?, ?, ?, ?, ?) RETURNING turn_id",
             (cid, number, pos.parent, pos.branch, pos.variant, row.input, row.intent, row.action_class, row.outcome,
-             row.text, row.suggestions, row.warnings, row.mechanic, row.llm_calls, after.location,
-             after.world.time_minutes, stamp, row.lore_citations, int(row.offline), row.scene_key, row.brief),
+             db.packed(conn, row.text), db.packed(conn, row.suggestions), row.warnings, db.packed(conn, row.mechanic),
+             db.packed(conn, row.llm_calls), after.location, after.world.time_minutes, stamp, row.lore_citations,
+             int(row.offline), row.scene_key, db.packed(conn, row.brief)),
         ).fetchall()[0][0]
         _move(conn, cid, pos.branch, pos.expect, turn_id, number, stamp)
         _set_line(conn, cid, pos.branch, number, [turn_id])
@@ -176,7 +177,7 @@ def _commit(conn: sqlite3.Connection, turn: CommittedTurn, now: datetime) -> Non
                 (e.scene, x) for e in turn.events if isinstance(e, SceneBeat) for x in e.lines)])
         if number % SNAPSHOT_EVERY == 0:
             conn.execute("INSERT INTO turn_snapshots (campaign_id, turn_number, turn_id, state) VALUES (?, ?, ?, ?)",
-                         (cid, number, turn_id, after.persistent().model_dump_json()))
+                         (cid, number, turn_id, db.packed(conn, after.persistent().model_dump_json())))
         if turn.keyed is not None:
             idempotency.record(conn, cid, turn.keyed, before.campaign.turn_number, number, stamp)
             idempotency.prune(conn, cid, now)
