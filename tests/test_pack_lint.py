@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skald.packs.lint import lint
+from skald.designer.lint import lint
 from skald.packs.loader import PackError, available_packs
 from support import read_expected, same_file
 

@@ -20,9 +20,10 @@ import typer
 from chromadb.utils.embedding_functions import register_embedding_function
 from skald.packs.loader import load_pack
 from skald.rag.chunking import MAX_WORDS, chunk_doc, hook_sources, pack_sources, sections, source_hashes, split_section
-from skald.rag.embeddings import Embedder, OllamaEmbedder, WordLlamaEmbedder, embedder, wordllama_model
+from skald.rag.embeddings import Embedder, OllamaEmbedder, WordLlamaEmbedder, embedder
 from skald.rag.retrieve import Found, Retriever, estimate_tokens, fit_budget
 from skald.rag.store import IndexClosed, LoreIndex, close_stores, collection_name, ingest, read_manifest
+from skald.word_vectors import wordllama_model
 from typer.testing import CliRunner
 
 PACK_FILES = {

@@ -181,7 +181,7 @@ from skald.engine import start_campaign
 from skald.graph import run_turn
 from skald.llm.client import LLMClient
 from skald.packs.loader import load_pack
-from skald.rag import embeddings
+from skald import word_vectors
 from skald.rules import semantic
 from skald.settings import Settings
 from skald.store.db import connect
@@ -192,7 +192,7 @@ with tempfile.TemporaryDirectory() as tmp:
     state = start_campaign(conn, pack, seed=1, campaign_id="g")
     for line in sys.argv[1:]:
         state = run_turn(conn, state.model_copy(update={"player_input": line}), pack=pack, llm=llm, retriever=None)
-        print(line, "|", embeddings._wordllama_model is not None, semantic._index is not None)
+        print(line, "|", word_vectors.loaded(), semantic._index is not None)
     conn.close()
 """
 

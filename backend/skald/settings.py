@@ -34,6 +34,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from skald.store_targets import target
+
 ROLES = ("director", "narrator", "suggestion_refiner", "evaluator", "beat_classifier", "character", "moderator",
          "setup", "interpreter")
 PREFIX = "SKALD_"
@@ -164,8 +166,6 @@ class _Base(BaseSettings):
         the save file ``SKALD_DB_PATH``."""
         if self.db_url is None:
             return self.db_path
-        from skald.store.urls import target
-
         return target(self.db_url)
 
     def role(self, name: str) -> RoleConfig:

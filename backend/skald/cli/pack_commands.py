@@ -230,7 +230,7 @@ def lint_cmd(
     nothing places or grants, quest stages that cannot complete, rumors and events that never fire. Each warning
     names file:line:column and the field. Exits 0 (1 with --strict when there are warnings; 2 when a pack does not
     load: fix its errors first, see skald pack validate)."""
-    from skald.packs.lint import lint
+    from skald.designer.lint import lint
     from skald.packs.loader import PackError, available_packs
 
     refs = list(packs or available_packs())

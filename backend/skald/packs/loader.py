@@ -533,7 +533,7 @@ def load_pack(pack: str | Path) -> EraPack:
 
 @dataclass
 class Located:
-    """A loaded pack with where each of its entries came from, so later checks (``packs.lint``) report a finding at
+    """A loaded pack with where each of its entries came from, so later checks (``designer.lint``) report a finding at
     its file, line and field exactly as the validator reports an error."""
 
     pack: EraPack

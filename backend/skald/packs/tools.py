@@ -299,7 +299,7 @@ def npc_places(pack: EraPack, npc_id: str) -> set[str]:
 @dataclass(frozen=True)
 class Problem:
     """One finding: ``what`` is ``npc``, ``companion``, ``faction`` or ``quest``; ``id`` the entry's id; ``path`` the
-    field inside the entry it is about (``packs.lint`` reports it at that field's line)."""
+    field inside the entry it is about (``designer.lint`` reports it at that field's line)."""
 
     what: str
     id: str

@@ -6,41 +6,22 @@ Both implement Chroma's ``EmbeddingFunction`` protocol (``__call__``, ``name()``
 embedder actually runs, recorded in each collection's metadata, is :attr:`Embedder.model_name`
 (``wordllama-256``, ``ollama:nomic-embed-text``).
 
-wordllama is loaded only from the weights and tokenizer shipped inside the installed package
-(``cache_dir=<package dir>, disable_download=True``): never from the network, and once per process.
+wordllama is loaded only from the weights and tokenizer shipped inside the installed package, never from the
+network, and once per process (``skald.word_vectors``, which the semantic fallback shares).
 """
 
 from __future__ import annotations
 
-import threading
 from abc import abstractmethod
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from skald.word_vectors import WORDLLAMA_DIM, wordllama_model
+
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
-WORDLLAMA_CONFIG = "l2_supercat"
-WORDLLAMA_DIM = 256
-
-_wordllama_lock = threading.Lock()
-_wordllama_model: Any = None
-
-
-def wordllama_model() -> Any:
-    """The process's wordllama model, loaded on first use from the installed package's own files."""
-    global _wordllama_model
-    if _wordllama_model is None:
-        with _wordllama_lock:
-            if _wordllama_model is None:
-                import wordllama
-                from wordllama import WordLlama
-
-                _wordllama_model = WordLlama.load(config=WORDLLAMA_CONFIG, dim=WORDLLAMA_DIM,
-                                                  cache_dir=Path(wordllama.__file__).parent, disable_download=True)
-    return _wordllama_model
 
 
 class Embedder(EmbeddingFunction[Documents]):

@@ -16,6 +16,7 @@ from skald.core.memo import per_pack
 from skald.core.pack import EraPack, Item, Rumor
 from skald.core.records import PresentNpc
 from skald.core.state import GameState
+from skald.packs.loader import PackError, available_packs, load_pack
 from skald.rules import parser, pronouns
 from skald.rules.scene import everyone_at
 from skald.text import sentences
@@ -116,8 +117,6 @@ def _spellings(pack: EraPack) -> dict[str, frozenset[str]]:
 @lru_cache(maxsize=1)
 def _shipped_words() -> frozenset[str]:
     """Every word the shipped packs use: spelled right somewhere, so never respelled into another pack's word."""
-    from skald.packs.loader import PackError, available_packs, load_pack
-
     out: set[str] = set()
     for pack_id in available_packs():
         try:

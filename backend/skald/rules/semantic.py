@@ -13,7 +13,7 @@ How a line is matched:
   ``{object}`` stands for what the line is about: the words after the phrasing's last word before it ('take a peek at
   the lamp' -> 'look at lamp'; ``parser.object_of`` for a phrasing that starts with it); a phrasing with ``{object}``
   is skipped when the line names nothing there.
-- **embeddings**: wordllama ``l2_supercat`` at 256 dimensions (``rag.embeddings.wordllama_model``: static token
+- **embeddings**: wordllama ``l2_supercat`` at 256 dimensions (``word_vectors.wordllama_model``: static token
   embeddings, average-pooled, loaded from the installed wheel, never from the network). Each phrasing's words (slips
   and contractions opened by ``parser.plain``, "i want to" / "let me" dropped, {object} embedded as 'it') are embedded
   once per process into a ``(phrasings, 256)`` float32 matrix of unit rows (1,432 rows for 55 lines); a line is one
@@ -62,6 +62,7 @@ import yaml
 
 from skald.rules.parser import object_of, plain, topic_of
 from skald.rules.wishes import wish
+from skald.word_vectors import wordllama_model
 
 if TYPE_CHECKING:
     import numpy as np  # imported when a line first reaches the fallback, not at start-up
@@ -174,8 +175,6 @@ def index() -> Index:
 def _embed(texts: list[str]) -> np.ndarray:
     """Unit wordllama vectors, ``(len(texts), 256)`` float32; a text of no tokens is a zero row (near nothing)."""
     import numpy as np
-
-    from skald.rag.embeddings import wordllama_model
 
     with np.errstate(invalid="ignore", divide="ignore"):
         vectors = wordllama_model().embed(texts, norm=True)

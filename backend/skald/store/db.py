@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from skald.store import backend, schema
 from skald.store.backend import Connection
 from skald.store.sqlite import SYNCHRONOUS
-from skald.store.urls import MEMORY, SQLITE_URL, target
+from skald.store_targets import MEMORY, SQLITE_URL, target
 
 T = TypeVar("T")
 __all__ = ["MEMORY", "SQLITE_URL", "target"]  # the targets' names, read here too

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from skald.errors import SaveFileError
-from skald.store.urls import is_postgres
+from skald.store_targets import is_postgres
 
 DIALECT = "postgresql"
 READ_ONLY = "-c default_transaction_read_only=on"
@@ -41,7 +41,7 @@ RETRIES = 3  # runs of a write transaction that failed for a transient reason (s
 TRANSIENT = ("40001", "40P01")  # serialization_failure, deadlock_detected: the whole transaction may be run again
 
 
-is_url = is_postgres  # whether a target names a PostgreSQL database (``store.urls``)
+is_url = is_postgres  # whether a target names a PostgreSQL database (``store_targets``)
 
 
 def shown(url: str) -> str:

@@ -27,7 +27,7 @@ from skald.errors import SaveFileError
 from skald.store import packing, schema
 from skald.store.faults import corrupt, raise_storage, tables_missing
 from skald.store.schema import SCHEMA_VERSION, migrate, schema_version
-from skald.store.urls import MEMORY
+from skald.store_targets import MEMORY
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000

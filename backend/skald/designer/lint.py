@@ -33,8 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from skald.core.pack import EraPack
+from skald.llm.prompts import STYLE_TOKENS, style_left_out, style_overflow
 from skald.packs import tools
 from skald.packs.loader import PackIssue, read_located
+from skald.rules.intent import kind_of
+from skald.rules.start import new_state
+from skald.text import estimate_tokens
 
 MAX_POWER = 10  # a faction's power stays within 0..10 (rules.world)
 TABLES = {"npc": "npcs", "companion": "companions", "quest": "quests", "scene": "scenes"}  # Problem.what -> table
@@ -107,9 +111,6 @@ def _items(pack: EraPack, reached: set[str]) -> Iterator[Finding]:
 def _wording(pack: EraPack, reached: set[str]) -> Iterator[Finding]:
     """Each stage's objective, played as the player would type it where the stage happens, must route to one of the
     action classes the stage needs (``rules.intent.kind_of``, the router's own classification)."""
-    from skald.rules.intent import kind_of
-    from skald.rules.start import new_state
-
     start = new_state(pack, seed=1)
     for quest in pack.quests.values():
         for n, stage in enumerate(quest.stages):
@@ -128,9 +129,6 @@ def _wording(pack: EraPack, reached: set[str]) -> Iterator[Finding]:
 def _style(pack: EraPack) -> Iterator[tuple[str, str, str]]:
     """The style guide a prompt carries is held to ``llm.prompts.STYLE_TOKENS``, the era's ``style`` paragraph first:
     the first paragraph of each ``style/`` document that does not fit, as (document, paragraph, message)."""
-    from skald.llm.prompts import STYLE_TOKENS, style_left_out, style_overflow
-    from skald.text import estimate_tokens
-
     left = style_left_out(pack)
     over = style_overflow(pack) if left else 0
     for rel in dict.fromkeys(rel for rel, _ in left):

@@ -1,5 +1,6 @@
-"""What names a store: a save file's path (or ``sqlite:///path``), ``":memory:"``, or a PostgreSQL URL. Imports
-nothing of Skald's, so the settings and every store module can read a target without importing a backend."""
+"""What names a store: a save file's path (or ``sqlite:///path``), ``":memory:"``, or a PostgreSQL URL. On the base
+floor, importing nothing of Skald's, so the settings read a target without importing the store, and every store
+module reads one without importing a backend."""
 
 from __future__ import annotations
 
