@@ -14,6 +14,7 @@ from skald.core.views import InventoryView, StatusView
 from skald.core.vocab import Risk
 from skald.rules import commands, episode_commands
 from skald.rules.episode_commands import Act
+from skald.text import or_list
 from skald.words import TERMINAL, Words
 
 
@@ -295,5 +296,7 @@ def respond(command: str, ctx: MetaContext) -> tuple[str | Act, bool]:
     if found is None:
         if (other := commands.find(command)) is not None and other.group == "terminal":
             return f"/{other.name} belongs to the terminal (skald play); it does nothing here.", False
-        return f"Unknown command /{command}. Type /help for the list.", False
+        guesses = commands.meant(command)
+        maybe = f" Did you mean {or_list(guesses)}?" if guesses else ""
+        return f"Unknown command /{command}.{maybe} Type /help for the list.", False
     return found.act(ctx), found.quits

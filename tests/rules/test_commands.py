@@ -37,9 +37,9 @@ def test_help_lists_the_registry_in_each_frontends_words(words):
 def test_the_router_answers_every_engine_word_and_leaves_the_terminals_alone(state, pack):
     for key, command in commands.BY_KEY.items():
         routed = intent.classify(f"/{key}", state, pack)
-        assert routed.meta_command == key
+        assert routed.meta_command == command.name  # an alias reaches the nodes as the command's name
         if command.group != "terminal" and key not in intent.IN_WORLD:  # "exit", alone, is a way out of the place
-            assert intent.classify(key, state, pack).meta_command == key  # a bare command word is the command
+            assert intent.classify(key, state, pack).meta_command == command.name  # a bare command word too
     assert intent.classify("dice", state, pack).intent.value != "META"  # not the terminal's, without its slash
     said, _ = meta_commands.respond("dice", meta_commands.MetaContext(state, pack, words=PAGE))
     assert "belongs to the terminal" in said
@@ -80,3 +80,23 @@ def test_a_typed_request_is_refused_as_the_same_request_typed_by_hand():
         assert planned.move is None and planned.reason is not None
         if by_hand is not None:
             assert timeline.plan(timeline.parse(*by_hand), facts) == planned
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("/inv", "inventory"), ("/INVENT", "inventory"), ("/qui", "quit"),
+                                              ("/un", "undo"), ("/ep", "episode"), ("/stat", "status")])
+def test_a_commands_unique_beginning_is_that_command(typed, meant):
+    assert commands.find(typed).name == meant
+    from skald.packs.loader import load_pack
+    from skald.rules.start import new_state
+
+    pack = load_pack("cinder_reach")
+    assert intent.classify(typed, new_state(pack, seed=1), pack).meta_command == meant  # the router passes it on
+
+
+def test_a_short_shared_or_deleting_beginning_runs_nothing_and_is_named():
+    assert commands.find("/q") is None and commands.find("/qu") is None  # /quests or /quit
+    assert commands.find("/delete") is None  # it deletes: typed whole or not at all
+    said, _ = meta_commands.respond("qu", None)
+    assert said == "Unknown command /qu. Did you mean /quests or /quit? Type /help for the list."
+    assert commands.meant("qeusts") == ["/quests"] and commands.meant("delete") == ["/delete-branch"]
+    assert commands.meant("zzz") == []

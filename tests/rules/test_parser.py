@@ -46,6 +46,19 @@ from support import answer_to, second_move
     ("fine. im going back to hesper", "go", "go", "hesper"),
     ("thanks doc. who brought me in?", "question", "ask", "brought me in"),
     ("keep my distance", "deed", "wait", ""),
+    # a stranger's first session (tests/test_stranger_session.py), and lines like them
+    ("whos actually in charge of this town", "question", "who_rules", ""),
+    ("who is really in charge here", "question", "who_runs", ""),
+    ("who calls the shots around here", "question", "who_runs", ""),
+    ("hwo much are the fungus buns", "question", "how_much", "fungus buns"),
+    ("hwo runs this place", "question", "who_runs", ""),
+    ("you're pulling my leg lol", "reply", "doubt", ""),
+    ("that can't be right", "reply", "doubt", ""),
+    ("i dont believe a word of it", "reply", "doubt", ""),
+    ("yeah right", "reply", "doubt", ""),
+    ("come off it mate", "reply", "doubt", ""),
+    ("why me tho", "reply", "why_me", ""),
+    ("why not do it yourself?", "reply", "why_me", ""),
 ])
 def test_ordinary_lines_are_read(text, kind, verb, topic):
     reading = read(text)

@@ -14,6 +14,7 @@ it, so a new command is one row here plus its handler:
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -77,9 +78,35 @@ ENGINE_KEYS: tuple[str, ...] = tuple(key for key, command in BY_KEY.items() if c
 TIMELINE: tuple[str, ...] = tuple(command.name for command in COMMANDS if command.group == "timeline")
 
 
+SHORTEST_PREFIX = 2  # "/in" is /inventory; a single letter is too easy to type by accident
+WHOLE_WORD_ONLY = frozenset({"delete-branch"})  # never reached by a prefix: it deletes
+
+
 def find(word: str) -> Command | None:
-    """The command ``word`` names (a name or an alias, any case, with or without its slash), or None."""
-    return BY_KEY.get(word.strip().lstrip("/").lower())
+    """The command ``word`` names (a name or an alias, any case, with or without its slash), or one it begins and no
+    other command begins (``/inv``: /inventory; at least :data:`SHORTEST_PREFIX` letters), or None."""
+    key = word.strip().lstrip("/").lower()
+    if key in BY_KEY:
+        return BY_KEY[key]
+    begun = beginning(key)
+    return begun[0] if len(begun) == 1 else None
+
+
+def beginning(key: str, *, every: bool = False) -> list[Command]:
+    """The commands one of whose words begins with ``key`` (at least :data:`SHORTEST_PREFIX` letters), in the table's
+    order; :data:`WHOLE_WORD_ONLY` commands only with ``every`` (named as a guess, never run from a prefix)."""
+    if len(key) < SHORTEST_PREFIX:
+        return []
+    return [c for c in COMMANDS if (every or c.name not in WHOLE_WORD_ONLY) and any(k.startswith(key) for k in c.keys)]
+
+
+def meant(word: str) -> list[str]:
+    """What an unknown command ``word`` may have meant, as ``/name`` (the commands it begins, else up to three that
+    it nearly spells: ``/qeusts`` -> ``/quests``); empty when nothing is close."""
+    key = word.strip().lstrip("/").lower()
+    near = difflib.get_close_matches(key, list(BY_KEY), n=3, cutoff=0.7)
+    begun = beginning(key, every=True) or [BY_KEY[k] for k in near]
+    return [f"/{c.name}" for c in dict.fromkeys(begun)]
 
 
 def rows(group: Group) -> list[str]:

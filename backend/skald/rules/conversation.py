@@ -25,7 +25,7 @@ from skald.core.pack import EraPack
 from skald.core.records import MechanicResult, PresentNpc, RouterOutput
 from skald.core.state import GameState
 from skald.core.vocab import ActionClass, Outcome, QuestStatus, Risk
-from skald.rules import clock, examine, followup, parser, party, pronouns, prose, recall, references
+from skald.rules import clock, examine, followup, parser, party, pronouns, prose, quests, recall, references
 from skald.rules.deeds import DRINK_TAGS, FOOD_TAGS, place_line
 from skald.rules.money import money
 from skald.rules.parser import addressee, asked_of, read
@@ -43,7 +43,8 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     speaker = next((p for p in people if p.id == router.target_npc), None)
     locals_ = [p for p in people if not p.companion]
     if speaker is None:
-        missing = _asked_for_missing(router, state, pack)
+        missing = _who_away(pack.person(router.absent_npc), None, locals_, state, pack) if router.verb == "who_is" and \
+            router.absent_npc and locals_ else _asked_for_missing(router, state, pack)  # "who is juno farrow?"
         if missing is not None:
             minutes = clock.time_cost(ActionClass.DIALOGUE_ONLY)
             result = MechanicResult(action_class=ActionClass.DIALOGUE_ONLY, risk=Risk.SAFE, outcome=Outcome.NO_ROLL,
@@ -62,7 +63,10 @@ def answer(router: RouterOutput, state: GameState, pack: EraPack) -> Resolution:
     own = _asked_of_theirs(router.text, speaker, state, pack) if router.verb in _OPEN_QUESTIONS else None
     followed = _follow_up(router, speaker, people, state, pack) if (named is None or not named.named) and \
         own is None else None
-    if own is not None:  # "what happened to your shoulder?": of their own, in their own words where they have any
+    guarded = _guarded(router, speaker, state, pack) if speaker is not None else None
+    if guarded is not None:  # "why was the water cut?" to the one a job says must be persuaded to tell
+        summary, events = guarded, []
+    elif own is not None:  # "what happened to your shoulder?": of their own, in their own words where they have any
         summary, events = own, []
     elif named is not None and named.named and named.weight >= recall.NAMED:  # "who are the Rustwake?"
         summary, events = _recalled(named, speaker, locals_, state, pack)
@@ -90,6 +94,9 @@ def _follow_up(router: RouterOutput, speaker: PresentNpc | None, here: list[Pres
     question takes up; None when it does not lean or nothing answers. ``here``: everyone here."""
     if router.verb not in _FOLLOWED or not followup.leans(router.text, state):
         return None
+    if router.verb == "news" and not set(re.findall(r"[a-z]+", router.text.lower())) & followup.LEANING - {"work",
+                                                                                                          "job"}:
+        return None  # "what are people saying?": the talk of the place, not more of the job just told ("of that?")
     if (router.verb == "who_is" and set((router.topic or "").split()) - followup.LEANING) or followup.NAMING.search(
             router.text.lower()):
         return None  # "who is tobin", "what's your name": the person, not the job
@@ -184,6 +191,21 @@ def _reply(verb: str, who: PresentNpc | None, state: GameState, pack: EraPack, s
         if again:
             return (f"{who.name} says it again, more slowly: {end(again)}", [])
         return (f"{who.name} says it again, more slowly, and this time you follow every word.", [])
+    if verb == "why_me":  # "why me?": why they would trust a stranger with it
+        if job or _offered_by(who, state, pack) is not None:
+            return (phrase(state, f"{first} looks you over. \"You are new here. Nobody has bought you yet.\"",
+                           f"\"Because you asked, and nobody else in here would,\" {who.name} says.",
+                           f"{first} shrugs. \"You have the look of someone who finishes things.\""), [])
+        return (phrase(state, f"{who.name} gives you a puzzled look: {first} has not asked anything of you.",
+                       f"\"Why you what?\" {who.name} asks. {first} has asked nothing of you."), [])
+    if verb == "doubt":  # "you're pulling my leg": they stand by what they told you (not a job's next step)
+        claim = _last_said(who, state, claims_only=True)
+        steps = {st.objective.lower() for q in pack.quests.values() for st in q.stages}
+        if claim and not any(claim.lower().startswith(step[:40]) for step in steps):
+            return (phrase(state, f"{who.name} does not take it back: {end(claim)}",
+                           f"{first} shrugs. \"Believe what you like.\" {first} stands by it: {end(claim)}"), [])
+        return (phrase(state, f"{who.name} shrugs: \"Believe what you like.\"",
+                       f"\"Suit yourself,\" {who.name} says, and leaves it there."), [])
     if verb == "if_no":  # "and if I say no?": what refusing costs
         if job or _offered_by(who, state, pack) is not None:
             return (f"{who.name} shrugs: then the job waits for someone else, and {first} will not ask twice.", [])
@@ -280,16 +302,26 @@ def _aim(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tuple
     return (said[:1].upper() + said[1:], [])
 
 
-def _last_said(who: PresentNpc, state: GameState) -> str:
-    """What ``who`` told you last turn (the words after the colon of a sentence of last turn's narration that names
-    them, or their quoted words), or '' when last turn had none."""
+_TOLD = re.compile(r"\b(?:tells? you|told you|says?|said|swears?|insists?)\b(?! (?:it|that) again)")
+
+
+def _last_said(who: PresentNpc, state: GameState, claims_only: bool = False) -> str:
+    """What ``who`` told you last turn (their quoted words, or the words after the colon of a sentence of last turn's
+    narration that names them), or '' when last turn had none. ``claims_only``: only what they told you as so
+    ("Hesper tells you what people say: ..."), never their small talk nor what they are after."""
     first = who.name.split()[0]
     told = [s for s in (state.recent[-1].sentences if state.recent else []) if first in s]
-    quoted = [q for s in told for q in re.findall(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]", s)]
-    if quoted:
-        return quoted[-1].strip()
-    passed = [s.split(": ", 1)[1] for s in told if ": " in s and not s.startswith(("This is", "That is"))]
-    return passed[-1].strip() if passed else ""
+    quoted = [q.strip() for s in told for q in re.findall(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]", s)]
+    colon = [s for s in told if ": " in s and not s.startswith(("This is", "That is"))]
+    passed = [s.split(": ", 1)[1].strip() for s in colon]
+    if claims_only:
+        claims = [part for s, part in zip(colon, passed, strict=True)
+                  if _TOLD.search(s.split(": ", 1)[0]) and not part.startswith(("\"", "\u201c"))]
+        return claims[-1] if claims else ""
+    for found in (quoted, passed):
+        if found:
+            return found[-1]
+    return ""
 
 
 def last_place(state: GameState, pack: EraPack) -> str | None:
@@ -1264,12 +1296,46 @@ def _who_is(topic: str, speaker, locals_, state: GameState, pack: EraPack) -> tu
     if who is None:
         away = _known_by_role(topic, people, pack)
         if away is not None:  # "who's the provost": someone of the pack, not here
-            told, _ = _teller(speaker, locals_)
-            where = pack.locations.get(getattr(away, "location", None) or "")
-            at = f", found at {the_place(where)}" if where is not None and where.id != state.location else ""
-            return (f"{told} that {away.name} is {with_article(away.role)}{at}: {_told_of(away, state, pack)}", [])
+            return (_who_away(away, speaker, locals_, state, pack), [])
         return _about(topic, speaker, locals_, state, pack)
     return (f"That is {who.name}, {with_article(who.role)}: {_told_of(who, state, pack)}", [])
+
+
+CHECKED = frozenset({"PERSUADE", "DECEIVE", "INTIMIDATE"})  # a stage that needs one of these: a secret kept
+_ASKING_WORDS = frozenset({"convince", "persuade", "get", "make", "say", "tell", "why", "what", "who", "how", "find",
+                           "out", "learn", "ask", "talk", "lean", "trick"})
+
+
+def _guarded(router: RouterOutput, who: PresentNpc, state: GameState, pack: EraPack) -> str | None:
+    """When ``who`` is the one an active job's stage says must be talked round (persuaded, deceived or leaned on) to
+    tell something, and the question asks after that (two of the stage's own words, less names and asking words):
+    they keep it back, and what would get it out of them is said; None otherwise."""
+    asked = references.words(router.text)
+    for quest_id, progress in state.quests.items():
+        quest = pack.quests.get(quest_id)
+        if progress.status != QuestStatus.ACTIVE or quest is None or progress.stage >= len(quest.stages):
+            continue
+        when = quest.stages[progress.stage].when
+        needs = [ac for ac in when.action_classes if ac in CHECKED]
+        if when.npc != who.id or not needs:
+            continue
+        names = references.words(" ".join([who.name, *(p.name for p in pack.locations.values())]))
+        kept = references.words(quest.stages[progress.stage].objective) - names - _ASKING_WORDS
+        if len(asked & kept) >= 2:
+            first = who.name.split()[0]
+            ways = or_list([quests.APPROACH[ac] for ac in needs])
+            return phrase(state, f"{who.name} does not answer that, not for the asking: {first} will need {ways}.",
+                          f"{first} looks anywhere but at you. That will take {ways}, not a plain question.")
+    return None
+
+
+def _who_away(person, speaker: PresentNpc | None, locals_: list[PresentNpc], state: GameState, pack: EraPack) -> str:
+    """Who ``person`` of the pack, not here, is, told by the one asked or whoever is here: their role, where they
+    are found, and what they are like ('who is juno farrow?', 'who's the provost?' asked in the bar)."""
+    told, _ = _teller(speaker, locals_)
+    where = pack.locations.get(state.world.npc_locations.get(person.id, getattr(person, "location", None)) or "")
+    at = f", found at {the_place(where)}" if where is not None and where.id != state.location else ""
+    return f"{told} that {person.name} is {with_article(person.role)}{at}: {_told_of(person, state, pack)}"
 
 
 def _known_by_role(topic: str, people: list[PresentNpc], pack: EraPack):

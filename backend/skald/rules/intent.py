@@ -106,7 +106,13 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   "[0-9]+) (?:coins?|greys?|credits?|money|scrip)(?: [a-z]+)? (?:to|for|if)",
                                   "best (?:\\w+ )?(?:drink|ale|beer|stew|cook|bartender|barkeep|innkeeper|host|singer|"
                                   "voice|service) in (?:the|this) (?:whole )?(?:place|town|reach|city|world|rift)",
-                                  "too (?:expensive|dear)")),
+                                  "too (?:expensive|dear)",
+                                  # coaxing a secret out: "come on, just between us, nobody has to know you told me"
+                                  "just between us", "between you and me", "off the record",
+                                  "(?:nobody|no one|noone) (?:has|needs|have|need|is going|will ever get) to know",
+                                  "(?:you can|u can) trust me", "(?:i|we) (?:will not|won't|wont|would never|will "
+                                  "never) tell (?:anyone|anybody|a soul|a living soul|them|him|her)",
+                                  "your secret is safe", "(?:i|we) can keep a secret")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket", "filch",
                                "pilfer", "purloin",
                                "(?:snatch|yank) (?:a |some |the |an )?[a-z ]{1,30}(?:from|off) (?:his|her|their|"
@@ -399,7 +405,9 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
     bare = stripped.lstrip("/").split(maxsplit=1)
     if stripped.startswith("/") or (bare and bare[0].lower() in META_COMMANDS and len(bare) == 1
                                     and bare[0].lower() not in IN_WORLD):
-        command = bare[0].lower() if bare else "help"
+        typed = bare[0].lower() if bare else "help"
+        found = commands.find(typed)  # its name: "/episodes" is /episode, and "/inv" /inventory
+        command = found.name if found is not None else typed
         return RouterOutput(
             intent=Intent.META,
             action_class=ActionClass.META,

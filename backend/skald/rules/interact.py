@@ -131,6 +131,7 @@ EVERYDAY = re.compile(
     r"bar|counter|door|doorway|doorframe|window|floor|wall|fire|hearth|lamp|candle|coin|rag|napkin|splinter|dice|"
     r"cards)|(?:empty|dirty|wet) (?:mugs|cups|glasses|cloak|boots)|twice|(?:a|my) breath)\b")
 NOT_A_DEED = re.compile(r"^(?:who|what|where|when|why|how|which|is|are|do|does|can|could|would|will|should|did|"
+                         r"you|you're|youre|your|ya|u|ur|"  # "you are pulling my leg": said to someone, not done
                          r"i (?:want|wish|would like|need|hope|own|am|rule|become|declare|crown|cast)|please|everyone|"
                          r"everybody|every|all|nobody|the|it|they|he|she|cast|crown)\b"
                          # "... and the door opens": a consequence dictated, not a deed

@@ -88,6 +88,11 @@ smok cough clean wip polish count hang hold wear carry lean chatt argu shout whi
 read writ deal gambl bett los winn fight brew mov plann sleep snor stuff wash sweep serv tend keep chew
 spitt""".split()}
 SLIPS.update(_DROPPED_G)
+# "hwo": how before what a "how" asks (much, far, long, do...), else who ("hwo runs this place").
+_HWO = re.compile(r"\bhwo\b(?=( (?:much|many|far|long|come|do|does|did|can|could|would|should|old|big|often|soon|"
+                  r"it going|about)\b)?)")
+SLIPS.update({"hwat": "what", "whre": "where", "wehre": "where", "wyh": "why", "woh": "who", "whcih": "which",
+              "hwich": "which", "knwo": "know", "konw": "know", "pirce": "price", "prcie": "price"})
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _CONTRACTIONS = [(re.compile(p), r) for p, r in [
     (r"\bwhat's\b", "what is"), (r"\bwho's\b", "who is"), (r"\bwhere's\b", "where is"), (r"\bhow's\b", "how is"),
@@ -178,6 +183,7 @@ def _spelled(text: str, through: bool = True) -> str:
         text = pattern.sub(written, text)
     words = [_unstretched(w) for w in (_unquoted(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)) if w]
     text = _ITS.sub("it is", _untexted(" ".join(SLIPS.get(w, w) for w in words)))
+    text = _HWO.sub(lambda m: "how" if m.group(1) else "who", text) if "hwo" in text else text
     return _INTENSIFIED.sub(r"\1", text) if through else text
 
 
@@ -361,10 +367,24 @@ REPLIES: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(_UTTER + body + 
                  r"(?:(?:ok|okay|alright|all right|sure|fine|right|yes|yeah|aye)[ ,]+)?(?:i will look into it|i will "
                  r"see what i can do|i will do what i can|leave it (?:to|with) me|consider it done|you can count on "
                  r"me|i am on it|on it|i will find (?:them|him|her|out)|i will sort it(?: out)?)")),
+    # doubt of what was just said ("you're pulling my leg", "that can't be right", "yeah right"): they stand by it
+    ("doubt", _any("you (?:are|must be|have (?:got )?to be|gotta be) (?:kidding|joking|pulling my leg|having me on|"
+                   "winding me up|making (?:that|this|it) up|full of it|lying)(?: me)?",
+                   "(?:i )?(?:do not|cannot|can not) believe (?:you|it|that|this|a word(?: of (?:it|that))?)",
+                   "(?:that|this|it) (?:cannot|can not|could not) (?:be|possibly be) (?:right|true|so)",
+                   "come off it", "pull the other one", "yes right", "as if", "i doubt (?:it|that)",
+                   "(?:that is |what )?a likely story", "sure (?:you did|it is|it was|they did)", "nonsense",
+                   "rubbish", "bull", "bullshit") + r"(?:[ ,]+(?:lol|haha+|ha ha|lmao|mate|pal))?"),
     ("no", _any(r"no(?: no)*", "no thanks", "no thank you", "no way", "not now", "not today", "never", "i refuse",
                 "refuse", "decline(?: the (?:job|offer))?", "i decline", "maybe later", "not interested",
                 "i will pass", "pass", "no deal", "forget it", "not a chance", "i do not think so", "no chance")),
-    ("why", _any("why", "why not", "why is that", "why would i", "how come", "what for", "why me",
+    # why the one asking was asked ("why me?", "why not do it yourself?"): their reason for picking you
+    ("why_me", _any("why me", "why (?:would|do|did) you (?:ask|pick|choose|want|need) me", "why (?:pick|choose) me",
+                    "why not (?:do it|go|ask (?:someone|somebody) else) yourself", "why not do it yourself",
+                    "why not (?:ask )?(?:someone|somebody|anyone|anybody) else",
+                    "what makes you think i (?:can|could|would|will)(?: do it| help| manage)?")
+     + r"(?:[ ,]+(?:though|tho|then|exactly|again))?"),
+    ("why", _any("why", "why not", "why is that", "why would i", "how come", "what for",
                  r"(?:so |and |ok |okay )?what is the catch", "where is the catch", "there is always a catch",
                  "and the catch", "what is the hitch")),
     ("more", _any("tell me more", "go on", "and", "and then", "what do you mean", "what does that mean", "really",
@@ -468,8 +488,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("who_rules", r"\bwho is the (?:most powerful|strongest|richest|mightiest) (?:person|man|woman|one|people|"
                   r"group|faction)?\b|\bwho (?:has|holds) (?:the )?(?:real |most )?power\b|"
                   r"\bwho (?:is )?in charge of the (?:guards?|watch|reeves?|law|deputies|police|soldiers|garrison)\b|"
-                  r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|rules|holds|controls|bosses|governs|is in "
-                  r"charge of|is the (?:boss|owner|ruler|master|lord|lady) of|is boss of) " + _AREA + r"\b|\b(?:boss|"
+                  r"\bwho (?:actually |really |even )?(?:is )?(?:actually |really |even )?(?:runs|owns|rules|holds|"
+                  r"controls|bosses|governs|(?:is )?in charge of|(?:is )?the (?:boss|owner|ruler|master|lord|lady) of|"
+                  r"(?:is )?boss of) " + _AREA + r"\b|\b(?:boss|"
                   r"owner|ruler|master|lord|lady) of " + _AREA + r"\b|\bwho is in charge (?:around|round) here\b|\bwho "
                   r"(?:actually |really |even )?(?:runs|rules) (?:things |stuff |everything )?(?:around|round) here\b"
                   r"|\bin these parts\b|\bwho (?:actually |really )?"
@@ -488,9 +509,9 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                  r"(?P<t>(?!this\b|that\b|here\b|the place\b|the bar\b|things\b|it\b)[a-z' ]+?)(?: (?:you|we|i|people|"
                  r"folk|anyone) (?:get|gets|can have))?(?: (?:in|around|round) (?:this|the) (?:town|place|reach|rift)| "
                  r"(?:around|round) here| here)?(?: , if you do not mind my asking)?\s*\??$"),
-    ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:runs|owns|keeps|manages|is in charge|is the "
-                 r"(?:boss|owner|keeper)|is in charge "
-                 r"of|rules|holds|controls|bosses)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
+    ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:actually |really |even )?(?:runs|owns|keeps|"
+                 r"manages|(?:is )?in charge(?: of)?|(?:is )?the (?:boss|owner|keeper)|rules|holds|controls|bosses|"
+                 r"calls the shots)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
                  r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|shop) is\b"),
     ("where_is", r"\bwhere (?:can|could|should|do|does|might|would) (?:i|we|one|a person) (?:go|head|get help|turn)"
                  r"(?: to)? (?:if|when|once) (?:i|we|you|one|they) (?:get|gets|am|are|is|feel|feels|end up) "

@@ -109,11 +109,38 @@ def _cheapest_fare(text: str, here: Location, pack: EraPack) -> Item | None:
     return fare[0] if _WARM.search(text) or here.type != "bar" or fare[0].value < DRINK_PRICE else None
 
 
+# A thing pointed at, not named ("one of those", "a couple of them", "it"): the item last turn spoke of.
+_POINTING = re.compile(r"^(?:(?:one|two|three|a couple|a few|some|a pair)(?: of)? )?(?:those|these|them|that|this|it|"
+                       r"one)(?: (?:please|then|too|as well|for me))*$")
+
+
+def _spoken_of(state: GameState, pack: EraPack, here: Location) -> Item | None:
+    """The item sold here that last turn's line or narration named last (by its name, or its last word: "the
+    buns"), or None."""
+    if not state.recent:
+        return None
+    told = " ".join([state.recent[-1].input, *state.recent[-1].sentences]).lower()
+    best: tuple[int, Item] | None = None
+    for item_id in here.shop:
+        item = pack.items.get(item_id)
+        if item is None:
+            continue
+        last_word = item.name.lower().split()[-1]
+        spots = [m.start() for m in re.finditer(rf"\b(?:{re.escape(item.name.lower())}|{re.escape(last_word)}s?)\b",
+                                                 told)]
+        if spots and (best is None or spots[-1] > best[0]):
+            best = (spots[-1], item)
+    return best[1] if best else None
+
+
 def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """Buy a shop item at its pack price, or a drink (2 units, -1 stress) in a bar."""
     here = pack.locations[state.location]
     minutes = clock.time_cost(ActionClass.BUY)
     item = pack.items.get(router.target_item or "")
+    pointed = _POINTING.match(re.sub(r"^(?:me|us) ", "", object_of(router.text)))  # "i'll take one of those"
+    if item is None and pointed:  # the item just spoken of
+        item = _spoken_of(state, pack, here)
     if item is None and HURTING.search(router.text):  # "sell me something for the pain": what is sold for it here
         item = next((pack.items[i] for i in here.shop if i in pack.items and "medical" in pack.items[i].tags), None)
     if item is None and _CHEAPEST.search(router.text):  # "order whatever is cheapest and warmest"
