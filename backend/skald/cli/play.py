@@ -4,11 +4,12 @@ engine's views and nothing else."""
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from skald import views
+from skald import logs, views
 from skald.cli import episode_box
 from skald.cli.session import Session
 from skald.core.brief import SceneBrief, whisper
@@ -18,6 +19,8 @@ from skald.engine import Played
 from skald.errors import SkaldError
 from skald.meta_commands import status_line
 from skald.rules import commands
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # Rich is imported for the interactive client only; scripts and pipes print plain text
     from rich.console import Console
@@ -144,6 +147,16 @@ def _decoded(raw: str | bytes, number: int, as_json: bool) -> str | None:
         return None
 
 
+def failed_turn(exc: Exception) -> str:
+    """What the player reads when a turn failed inside Skald (a bug, not their input): nothing of the turn was saved,
+    since only Commit writes, in one transaction; the traceback goes to the log file (``SKALD_LOG_FILE``)."""
+    logger.exception("a turn failed inside the engine: %s", exc)
+    where = logs.log_file()
+    details = f"the details are in {where}" if where else "set SKALD_LOG_FILE to keep the details"
+    return (f"That turn failed inside Skald ({type(exc).__name__}): a bug, not something you did. Nothing of it was "
+            f"saved; {details}. Type another line, or /quit.")
+
+
 def play_lines(session: Session, lines: Iterable[str | bytes], as_json: bool, debug: bool = False) -> int:
     """Play each non-blank line (text, or bytes read as UTF-8: a line that is not is reported and skipped) as a
     turn and print it. Returns the number of turns played. Pack reload messages
@@ -160,12 +173,13 @@ def play_lines(session: Session, lines: Iterable[str | bytes], as_json: bool, de
             continue
         try:
             played = session.play(line)
-        except SkaldError as exc:
+        except Exception as exc:  # a SkaldError is the player's to read; anything else is a bug
+            said = str(exc) if isinstance(exc, SkaldError) else failed_turn(exc)
             _notices(session, as_json)
             if as_json:
-                print(json.dumps({"input": line, "error": str(exc)}), flush=True)
+                print(json.dumps({"input": line, "error": said}), flush=True)
             else:
-                print(f"! {exc}\n", flush=True)
+                print(f"! {said}\n", flush=True)
             continue
         _notices(session, as_json)
         played_count += 1
@@ -232,9 +246,9 @@ def interactive(session: Session, debug: bool = False) -> None:
             continue
         try:
             played = play_streaming(console, session, line)
-        except SkaldError as exc:
+        except Exception as exc:  # a SkaldError is the player's to read; anything else is a bug
             _show_notices(console, session)
-            console.print(Text(str(exc), style="yellow"))
+            console.print(Text(str(exc) if isinstance(exc, SkaldError) else failed_turn(exc), style="yellow"))
             continue
         _show_notices(console, session)
         render(console, played.view, dice=session.dice)
