@@ -107,6 +107,21 @@ def or_list(words: list[str], last: str = "or") -> str:
     return ", ".join(words[:-1]) + f" {last} " + words[-1]
 
 
+def plural_of(name: str) -> str:
+    """'smoked eels', 'flasks of lamp oil', 'ash goggles', 'torches', 'berries': a thing's name with its head word
+    (before any 'of') made plural by the regular English rules; a head word already ending in s is left as it is."""
+    head, of, rest = name.partition(" of ")
+    if head.endswith("s"):
+        plural = head
+    elif head.endswith(("ch", "sh", "x")):
+        plural = head + "es"
+    elif head.endswith("y") and head[-2:-1] not in "aeiou":
+        plural = head[:-1] + "ies"
+    else:
+        plural = head + "s"
+    return f"{plural}{of}{rest}"
+
+
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """'1 story turn', '3 story turns' (``plural``: the plural when it is not ``noun`` + 's')."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"

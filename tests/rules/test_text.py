@@ -25,3 +25,12 @@ def test_with_article_reads_the_sound():
     assert with_article("union steward") == "a union steward"
     assert with_article("honest broker") == "an honest broker"
     assert with_article("the See") == "the See"
+
+
+@pytest.mark.parametrize(("name", "plural"), [
+    ("smoked eel", "smoked eels"), ("flask of lamp oil", "flasks of lamp oil"), ("ash goggles", "ash goggles"),
+    ("torch", "torches"), ("berry", "berries"), ("day", "days")])
+def test_a_things_plural_makes_its_head_word_plural(name, plural):
+    from skald.text import plural_of
+
+    assert plural_of(name) == plural

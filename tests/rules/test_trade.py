@@ -124,3 +124,36 @@ def test_a_thing_is_named_by_part_of_its_name_with_the_person_in_the_same_line(m
     state = make_state(location="slag_and_lantern", inventory={"drill_core": 1, "hand_lamp": 1})
     routed = intent.classify(line, state, pack)
     assert routed.action_class == ActionClass.GIVE and routed.target_item == "drill_core", routed
+
+
+@pytest.mark.parametrize(("line", "count"), [("buy two fungus buns", 2), ("buy 3 fungus buns", 3),
+                                             ("buy a couple of fungus buns", 2), ("buy a fungus bun", 1),
+                                             ("buy a pair of ash goggles", 1)])
+def test_a_purchase_buys_as_many_as_it_says_and_pays_for_each(make_state, play, pack, line, count):
+    state = make_state(location="slag_and_lantern", credits=40)
+    if "goggles" in line:
+        state.location = "scrip_market"
+    done = play(state, line)
+    item = "ash_goggles" if "goggles" in line else "fungus_bun"
+    assert done.after.player.inventory.get(item, 0) - state.player.inventory.get(item, 0) == count
+    assert state.player.credits - done.after.player.credits == pack.items[item].value * count
+
+
+def test_more_than_the_purse_holds_is_refused_naming_the_price_each(make_state, play):
+    state = make_state(location="slag_and_lantern", credits=5)
+    done = play(state, "buy four fungus buns")
+    assert done.result.impossible and "3 credits each" in done.result.summary
+    assert done.after.player.credits == 5
+
+
+def test_a_thing_pointed_at_is_the_one_last_turn_spoke_of(make_state, pack):
+    from skald.core.persistent import TurnSummary
+
+    state = make_state(location="slag_and_lantern", credits=40)
+    state.recent = [TurnSummary(turn=1, input="how much are the fungus buns", action_class="DIALOGUE_ONLY",
+                                outcome="NO_ROLL", location="slag_and_lantern",
+                                sentences=["Hesper Quill tells you that the fungus bun is 3 credits here."])]
+    for line in ("ill take one of those", "i'll have two", "i will take a couple of them please"):
+        router = intent.classify(line, state, pack)
+        res = checks.resolve(router, state, pack, random.Random(0))
+        assert "fungus bun" in res.result.summary and not res.result.impossible, (line, res.result.summary)

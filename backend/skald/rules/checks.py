@@ -547,6 +547,7 @@ VERBS = {  # a verb the parser read (rules.parser) has its own resolver, whateve
     "examine": examine.resolve,
     "claim": interact.claim,
     "aside": interact.aside,
+    "away": interact.away,
     "dictate": interact.dictate,
     **{verb: deeds.resolve for verb in ("eat", "drink", "sing", "dance", "pray", "sit", "stand", "wait", "watch",
                                          "listen", "smell", "taste", "touch", "warm", "nod", "wave", "laugh", "think",

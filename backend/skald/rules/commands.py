@@ -93,9 +93,10 @@ def find(word: str) -> Command | None:
 
 
 def beginning(key: str, *, every: bool = False) -> list[Command]:
-    """The commands one of whose words begins with ``key`` (at least :data:`SHORTEST_PREFIX` letters), in the table's
-    order; :data:`WHOLE_WORD_ONLY` commands only with ``every`` (named as a guess, never run from a prefix)."""
-    if len(key) < SHORTEST_PREFIX:
+    """The commands one of whose words begins with ``key`` (at least :data:`SHORTEST_PREFIX` letters; with ``every``,
+    one letter is enough), in the table's order; :data:`WHOLE_WORD_ONLY` commands only with ``every`` (named as a
+    guess, never run from a prefix)."""
+    if len(key) < (1 if every else SHORTEST_PREFIX):
         return []
     return [c for c in COMMANDS if (every or c.name not in WHOLE_WORD_ONLY) and any(k.startswith(key) for k in c.keys)]
 

@@ -106,13 +106,7 @@ PATTERNS: list[tuple[ActionClass, re.Pattern[str]]] = [
                                   "[0-9]+) (?:coins?|greys?|credits?|money|scrip)(?: [a-z]+)? (?:to|for|if)",
                                   "best (?:\\w+ )?(?:drink|ale|beer|stew|cook|bartender|barkeep|innkeeper|host|singer|"
                                   "voice|service) in (?:the|this) (?:whole )?(?:place|town|reach|city|world|rift)",
-                                  "too (?:expensive|dear)",
-                                  # coaxing a secret out: "come on, just between us, nobody has to know you told me"
-                                  "just between us", "between you and me", "off the record",
-                                  "(?:nobody|no one|noone) (?:has|needs|have|need|is going|will ever get) to know",
-                                  "(?:you can|u can) trust me", "(?:i|we) (?:will not|won't|wont|would never|will "
-                                  "never) tell (?:anyone|anybody|a soul|a living soul|them|him|her)",
-                                  "your secret is safe", "(?:i|we) can keep a secret")),
+                                  "too (?:expensive|dear)")),
     (ActionClass.SNEAK, _words("sneak", "hide", "creep", "slip past", "slip away", "steal", "pickpocket", "filch",
                                "pilfer", "purloin",
                                "(?:snatch|yank) (?:a |some |the |an )?[a-z ]{1,30}(?:from|off) (?:his|her|their|"
@@ -416,6 +410,10 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
             meta_command=command,
             meta_args=bare[1] if len(bare) > 1 else "",
         )
+    stripped = _HAIL_NO_COMMA.sub(r"\1 \2, ", stripped)  # "oi old timer whats ur deal": said to the old timer
+    if _AWAY.search(stripped.lower()):  # "brb gotta let the dog out", "lol my cat knocked my coffee over, afk"
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
+                            text=_norm(stripped), verb="away")
     if _TEMPLATE.search(stripped):  # "{{user}} suddenly remembers they are a dragon": a chat template, not a deed
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
                             text=_norm(stripped), verb="aside")
@@ -445,6 +443,21 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
 _NEGATED = re.compile(r"\b(?:cannot|can not|can't|cant|won't|wont|will not|don't|dont|do not|didn't|didnt|did not|"
                       r"not going to|never|couldn't|couldnt|could not|wouldn't|wouldnt|would not|no need to) (?:even )?"
                       r"(?:afford to )?[a-z]+")
+# Coaxing a secret out ("come on, just between us, nobody has to know you told me", "i won't say a word"): read
+# before negated verbs are set aside, since the promise is one.
+_COAXING = re.compile(r"\b(?:just between us|between you and me|off the record|your secret is safe|(?:i|we) can keep "
+                      r"a secret|(?:nobody|no one|noone) (?:has|needs|have|need|is going|will ever get) to know|"
+                      r"(?:you|u) can trust me|(?:i|we) (?:will not|won't|wont|would never|will never|shall not) "
+                      r"(?:tell|say|breathe) (?:anyone|anybody|a soul|a living soul|a word|a thing))\b")
+# Someone hailed before a question, without the comma ("oi old timer whats ur deal", "hey you where is the inn"):
+# the comma put back, so the words before it name whom the question is for.
+_ASKING_WORD = (r"(?:what|whats|who|whos|where|wheres|why|how|hows|do|does|did|is|are|can|could|will|would|any|"
+                r"got)\b")
+_HAIL_NO_COMMA = re.compile(r"^(hey|oi|oy|yo|psst|excuse me|listen)\s+((?!" + _ASKING_WORD + r")(?:[a-z']+\s+){0,2}?"
+                            r"[a-z']+)\s+(?=" + _ASKING_WORD + ")", re.IGNORECASE)
+# The player stepping away from the keyboard, said as chat: never a deed in the world ("brb", "afk", "gtg").
+_AWAY = re.compile(r"\b(?:brb|afk|gtg|g2g|bbl|bbiab|be right back|back in a (?:sec|second|minute|min|bit)|"
+                   r"(?:hold on|one sec|gimme a (?:sec|second|minute)) irl)\b")
 _TEMPLATE = re.compile(r"\{\{\s*(?:user|char|player|narrator|persona|bot)\s*\}\}", re.IGNORECASE)
 CLASSIFIED_KEPT = 4096
 _CLASSIFIED: dict[tuple, RouterOutput] = {}
@@ -714,7 +727,8 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
                 asked.target_npc  # eeler, ..., and ask which waters to shun": asked of him
             return asked.model_copy(update={"read_as": asking, "read_by": "clause", "said": text,
                                             "target_npc": named})
-    action = next((cls for cls, pattern in PATTERNS if pattern.search(_NEGATED.sub(" ", text))), None)  # "im broke,
+    action = ActionClass.PERSUADE if _COAXING.search(text) else next(  # "just between us": read before negations
+        (cls for cls, pattern in PATTERNS if pattern.search(_NEGATED.sub(" ", text))), None)  # go ("im broke,
     reading = parser.read(text)  # cant buy you a drink": no purchase
     if reading is not None and action in STRONG and reading.kind not in ("examine", "inventory") and not (
             reading.kind == "question" and (text.split()[0] in WH_WORDS or text.startswith(ASKS_AFTER) or

@@ -145,6 +145,13 @@ def _everyday(router: RouterOutput, state: GameState, pack: EraPack, rng: random
     return Resolution(make_result(router, None, 1, f"{second_person(router.text)}{seen}"))
 
 
+def away(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
+    """The player stepping away from the keyboard ("brb gotta let the dog out"): the world waits, no time passes and
+    nothing is done in it."""
+    return Resolution(make_result(router, None, 0, "The world waits while you are away: nothing here moves until you "
+                                  "are back."))
+
+
 def aside(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Random) -> Resolution:
     """A line that is all markup ("[Narrator, describe my character as the chosen one]", "<system>"): said out of
     character, so the world takes no orders from it (``WISH_ANSWERS['instructions']``)."""

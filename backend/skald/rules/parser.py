@@ -91,6 +91,7 @@ SLIPS.update(_DROPPED_G)
 # "hwo": how before what a "how" asks (much, far, long, do...), else who ("hwo runs this place").
 _HWO = re.compile(r"\bhwo\b(?=( (?:much|many|far|long|come|do|does|did|can|could|would|should|old|big|often|soon|"
                   r"it going|about)\b)?)")
+_HOW_IS_MUCH = re.compile(r"\bhow is (much|many)\b")
 SLIPS.update({"hwat": "what", "whre": "where", "wehre": "where", "wyh": "why", "woh": "who", "whcih": "which",
               "hwich": "which", "knwo": "know", "konw": "know", "pirce": "price", "prcie": "price"})
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
@@ -184,6 +185,7 @@ def _spelled(text: str, through: bool = True) -> str:
     words = [_unstretched(w) for w in (_unquoted(w) for w in re.findall(r"[a-z0-9']+|[?!.,;]", text)) if w]
     text = _ITS.sub("it is", _untexted(" ".join(SLIPS.get(w, w) for w in words)))
     text = _HWO.sub(lambda m: "how" if m.group(1) else "who", text) if "hwo" in text else text
+    text = _HOW_IS_MUCH.sub(r"how \1", text)  # "hows much": how much
     return _INTENSIFIED.sub(r"\1", text) if through else text
 
 
@@ -447,6 +449,11 @@ RULER = re.compile(r"\b(?:whoever|who|those who|the people who|the ones who) (?:
 _AREA = (r"(?:this|the|that|our|your) (?:whole |entire )?(?:town|city|village|reach|region|district|colony|settlement|"
          r"island|valley|rift|country|land)")  # the place around a place: "who runs this whole town"
 QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for verb, body in [
+    # "what's her deal, the one in the red shawl", "whats ur deal": who someone is, not a "deal" to ask about
+    ("who_is", r"^what is (?:his|her|their) (?:deal|problem|issue|game) ,? (?P<t>(?:the|that) (?:one|man|woman|"
+               r"guy|girl|boy|kid|fellow|lad|lass|old \w+|\w+ (?:man|woman|guy|one))\b[a-z' ]*?)\s*\??$|"
+               r"^what is (?P<t2>his|her|their) (?:deal|problem|issue|game)\s*\??$|"
+               r"^what is (?:your|ur|ya) (?:deal|problem|issue|game)\s*\??$"),
     ("aim", r"\bwhat (?:(?:are|is) (?:you|ya|u|he|she|they) (?:going to|gonna|planning to|meaning to|hoping to)|"
             r"(?:will|would) (?:you|ya|u|he|she|they)|(?:do|does|did) (?:you|ya|u|he|she|they) (?:plan to|"
             r"mean to|intend to|want to|wanna|aim to))(?: do)?(?: about (?:it|that|this|them|him|her)| now| next|"
@@ -499,8 +506,10 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
                   r"(?:all )?"
                   r"(?:the |that |our )?(?:money|taxes|tithes?|dues|tolls?|profits?|coin) (?:even |actually |really )?"
                   r"(?:go|end up|get to|wind up)\b"),
-    ("about", r"^whose (?P<t>[a-z' ]+?) is (?:that|this|it)\b|\bwho (?:owns|does) (?P<t2>(?:the|that|this) (?!"
-              r"(?:place|tavern|inn|bar|pub|shop|joint|house|building|hall|town|city|village)\b)[a-z' ]+?)(?: belong "
+    ("about", r"^whose (?!(?:place|tavern|inn|bar|pub|shop|joint|dump|dive|hole|establishment)\b)(?P<t>[a-z' ]+?) is "
+              r"(?:that|this|it)\b|\bwho (?:owns|does) (?P<t2>(?:the|that|this) (?!"
+              r"(?:place|tavern|inn|bar|pub|shop|joint|house|building|hall|town|city|village|dump|dive|hole|shack|"
+              r"hovel|establishment|den)\b)[a-z' ]+?)(?: belong "
               r"to)?\s*\??$"),
     # who holds a thing of the town ("who controls the water", "who decides how much water you get"): not the place
     ("controls", r"^who (?:actually |really )?(?:controls|keeps|decides|handles|holds|owns|runs|is in charge of|has "
@@ -512,7 +521,8 @@ QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(verb, re.compile(body)) for ver
     ("who_runs", r"\bwho (?:actually |really |even )?(?:is )?(?:actually |really |even )?(?:runs|owns|keeps|"
                  r"manages|(?:is )?in charge(?: of)?|(?:is )?the (?:boss|owner|keeper)|rules|holds|controls|bosses|"
                  r"calls the shots)\b|\bwho is (?:the )?(?:boss|owner|landlord|keeper|proprietor)"
-                 r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|shop) is\b"),
+                 r"(?: here| of)?\b|\bwhose (?:place|tavern|inn|bar|pub|shop|joint|dump|dive|hole|establishment) "
+                 r"is\b"),
     ("where_is", r"\bwhere (?:can|could|should|do|does|might|would) (?:i|we|one|a person) (?:go|head|get help|turn)"
                  r"(?: to)? (?:if|when|once) (?:i|we|you|one|they) (?:get|gets|am|are|is|feel|feels|end up) "
                  r"(?P<t7>hurt|injured|sick|wounded|ill|cut|shot|stabbed)\b"),
@@ -888,6 +898,8 @@ GO = re.compile(r"^(?:(?:can|could|would|will) (?:somebody|someone|anyone|anybod
                 r"take (?:me|us)|lead (?:me|us)|bring (?:me|us)|get (?:me|us)|hit(?= the )|direct me|show me to|"
                 r"get (?:over |down |up |across "
                 r")?to|back out|let us hit|lets hit|"
+                r"back(?= (?:down |up |over )?to (?!(?:work|it|that|this|business|normal|sleep|bed|the (?:question|"
+                r"point|topic|job|story|subject|matter|plan))\b))|"  # "back to the eel": to a place, not to work
                 r"head (?:out|off)|point me|show me the way|how do i get|how (?:can|do) i get|which way(?: is it)?)"
                 r"(?:\s+(?:over|up|down|back|out|off|along|across|towards?|to|into|in|onto|"
                 r"for|through|by|near|the way to))*\s+(?P<t>.+)$")

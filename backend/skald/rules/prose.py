@@ -18,7 +18,7 @@ from skald.core.persistent import PersistentState
 from skald.core.records import MechanicResult, PresentNpc
 from skald.core.vocab import Outcome
 from skald.rules.money import money
-from skald.text import end, name_key, sentences, told_key, with_article
+from skald.text import counted, end, name_key, plural_of, sentences, told_key, with_article
 
 MAX_WORDS = 250
 MAX_SENTENCES = 8
@@ -179,9 +179,10 @@ def outcome_facts(events: list[BaseEvent], hp: int, max_hp: int, pack: EraPack) 
             case ev.CreditsChange(delta=delta) if delta:
                 sum_ = money(abs(delta), pack)
                 facts.append(Fact((str(abs(delta)),), f"You are {sum_} {'richer' if delta > 0 else 'poorer'}."))
-            case ev.ItemGet(item=item) if item in pack.items:
+            case ev.ItemGet(item=item, qty=qty) if item in pack.items:
                 name = pack.items[item].name.lower()
-                facts.append(Fact(item_marks(name), f"You now carry {with_article(name)}."))
+                some = with_article(name) if qty == 1 else counted(qty, name, plural_of(name))
+                facts.append(Fact(item_marks(name), f"You now carry {some}."))
             case ev.ItemLose(item=item) if item in pack.items:
                 name = pack.items[item].name.lower()
                 facts.append(Fact(item_marks(name), f"The {name} is no longer yours."))
@@ -189,10 +190,11 @@ def outcome_facts(events: list[BaseEvent], hp: int, max_hp: int, pack: EraPack) 
 
 
 def item_marks(name: str) -> tuple[str, ...]:
-    """What prose may call an item: its name, and its last word when that has four letters or more ("patch kit",
-    "kit")."""
+    """What prose may call an item: its name or its plural ("smoked eels"), and its last word when that has four
+    letters or more ("patch kit", "kit")."""
     head = name.split()[-1]
-    return (name, head) if len(head) >= 4 else (name,)
+    named = (name, plural_of(name)) if plural_of(name) != name else (name,)
+    return (*named, head) if len(head) >= 4 else named
 
 
 def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:

@@ -25,7 +25,7 @@ from skald.rules.money import amount_in, money
 from skald.rules.parser import object_of
 from skald.rules.resolution import Resolution, faction_rep, make_result, rumor_for, target_of
 from skald.rules.scene import everyone_at, held, nearest
-from skald.text import end, or_list, the_place, with_article
+from skald.text import counted, end, or_list, plural_of, the_place, with_article
 
 SALE_SHARE = {"friendly": 0.6, "neutral": 0.5, "wary": 0.35}
 NOTICED_GIFT = 5
@@ -109,9 +109,25 @@ def _cheapest_fare(text: str, here: Location, pack: EraPack) -> Item | None:
     return fare[0] if _WARM.search(text) or here.type != "bar" or fare[0].value < DRINK_PRICE else None
 
 
-# A thing pointed at, not named ("one of those", "a couple of them", "it"): the item last turn spoke of.
-_POINTING = re.compile(r"^(?:(?:one|two|three|a couple|a few|some|a pair)(?: of)? )?(?:those|these|them|that|this|it|"
-                       r"one)(?: (?:please|then|too|as well|for me))*$")
+# A thing pointed at, not named ("one of those", "a couple of them", "it", "i'll have two"): the item last turn spoke
+# of.
+_POINTING = re.compile(r"^(?:(?:one|two|three|four|five|six|[2-9]|(?:a )?couple|(?:a )?few|some|another|a pair)"
+                       r"(?: (?:of )?(?:those|these|them|that|this|it|one|more))?|those|these|them|that|this|it|one|"
+                       r"another one|the same|same again)(?: (?:please|pls|then|too|as well|for me))*$")
+# How many of a thing a purchase asks for, said before it ("two smoked eels", "a couple of buns", "3 candles").
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple": 2, "a couple of": 2, "a few": 3}
+_COUNTED = re.compile(r"(?:^|\b(?:buy|take|have|get|order|grab|want|need|gimme|give me|pick up|purchase))\s*"
+                      r"(?:me |us )?(two|three|four|five|six|[2-6]|a couple(?: of)?|a few)\b")
+MOST_AT_ONCE = 6
+
+
+def count_of(router: RouterOutput) -> int:
+    """How many of the thing the line buys (1 unless it says 2 to :data:`MOST_AT_ONCE`)."""
+    found = _COUNTED.search(router.text.lower()) or _COUNTED.match(object_of(router.text))
+    if found is None:
+        return 1
+    word = found.group(1)
+    return min(MOST_AT_ONCE, int(word) if word.isdigit() else _COUNTS[word])
 
 
 def _spoken_of(state: GameState, pack: EraPack, here: Location) -> Item | None:
@@ -204,11 +220,14 @@ def buy(router: RouterOutput, state: GameState, pack: EraPack, rng: random.Rando
         who = seller.name if seller else f"The seller in {the_place(here)}"
         return Resolution(make_result(router, None, 2, f"{who} will not let {_the(item)} go for {money(bid, pack)}; "
                                       f"the price is {money(item.value, pack)}.", impossible=True))
-    if state.player.credits < item.value:
-        short = f"{_the(item).capitalize()} costs {money(item.value, pack)}; you have {_purse(state, pack)}."
+    n = count_of(router) if bid is None else 1
+    if state.player.credits < item.value * n:
+        each = " each" if n > 1 else ""
+        short = f"{_the(item).capitalize()} costs {money(item.value, pack)}{each}; you have {_purse(state, pack)}."
         return Resolution(make_result(router, None, minutes, short, impossible=True))
-    events = [ev.CreditsChange(delta=-item.value, reason=f"bought {item.name}"), ev.ItemGet(item=item.id, qty=1)]
-    return Resolution(make_result(router, None, minutes, f"You buy {_the(item)} for {money(item.value, pack)}."),
+    events = [ev.CreditsChange(delta=-item.value * n, reason=f"bought {item.name}"), ev.ItemGet(item=item.id, qty=n)]
+    what = _the(item) if n == 1 else counted(n, item.name.lower(), plural_of(item.name.lower()))
+    return Resolution(make_result(router, None, minutes, f"You buy {what} for {money(item.value * n, pack)}."),
                       events)
 
 

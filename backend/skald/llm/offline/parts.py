@@ -32,7 +32,7 @@ from skald.llm.offline.scene import Scene
 from skald.rules import clock, prose
 from skald.rules.money import money
 from skald.rules.prose import MAX_SENTENCES
-from skald.text import inner, sentences, with_article
+from skald.text import counted, inner, plural_of, sentences, with_article
 
 INDOOR = {"bar", "clinic", "office", "hall", "hideout", "tower", "mine"}
 LIVELY = {"crowded", "noisy", "loud", "busy"}
@@ -80,11 +80,15 @@ def events(d: Draft, scene: Scene) -> None:
                 options = ph.GAINED if delta > 0 else ph.SPENT
                 d.put(EVENTS, d.choose_any("gained" if delta > 0 else "spent", options, money=sum_, Money=sum_),
                       must=True)
-            case ev.ItemGet(item=item) if item in pack.items:
+            case ev.ItemGet(item=item, qty=qty) if item in pack.items:
                 name = pack.items[item].name.lower()
                 if prose.missing_facts(d.text(), [f for f in facts if name in f.line]):
-                    d.put(EVENTS, d.choose_any("got", ph.GOT_ITEM, an_item=with_article(name),
-                                               An_item=with_article(name), item=name), must=True)
+                    if qty == 1:
+                        d.put(EVENTS, d.choose_any("got", ph.GOT_ITEM, an_item=with_article(name),
+                                                   An_item=with_article(name), item=name), must=True)
+                    else:  # "2 smoked eels go into your pack"
+                        some = counted(qty, name, plural_of(name))
+                        d.put(EVENTS, d.choose_any("got", ph.GOT_ITEMS, an_item=some, An_item=some), must=True)
             case ev.ItemLose(item=item) if item in pack.items:
                 name = pack.items[item].name.lower()
                 if prose.missing_facts(d.text(), [f for f in facts if name in f.line]):

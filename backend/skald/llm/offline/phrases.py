@@ -981,6 +981,12 @@ GOT_ITEM = [
     "You stow {an_item} away.",
     "{An_item} is yours now.",
 ]
+GOT_ITEMS = [  # more than one of a thing: "2 smoked eels"
+    "You now carry {an_item}.",
+    "{An_item} go into your pack.",
+    "You stow {an_item} away.",
+    "{An_item} are yours now.",
+]
 LOST_ITEM = ["The {item} is gone from your pack.", "You no longer have the {item}.", "The {item} is no longer yours."]
 GAINED = [
     "You come away {money} richer.",
