@@ -231,6 +231,8 @@ def outcome(d: Draft, scene: Scene) -> None:
         d.put(OUTCOME, d.choose(f"impossible/{tone}", ph.IMPOSSIBLE[tone] + ph.IMPOSSIBLE["NEUTRAL"], **scene.here),
               limit=MAX_SENTENCES - 1)
         return
+    if state.router_output is not None and state.router_output.verb == "away":  # "brb": nothing was done, nothing
+        return  # took a while (rules.interact.away)
     group = GROUP.get(action, "hands") if action else "hands"
     fields: dict[str, object] = dict(scene.here)
     fought = state.after.combat or state.combat
