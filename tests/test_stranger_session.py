@@ -1,8 +1,9 @@
 """Two strangers' first sessions, thirty lines each that a helper wrote from the player docs and a pack's data alone,
 never the parser, played offline before anything was fixed: ``stranger_first_session.txt`` (cinder_reach; 8 lines
 refused or answered about something else) and ``stranger_second_session.txt`` (saltmarsh_reach, an impatient,
-sloppy typist, written after the first set's fixes; 14 of 30 missed, some of them because an earlier line had).
-Each line that missed is held here to an answer about what was asked."""
+sloppy typist, written after the first set's fixes; 14 of 30 missed, some of them because an earlier line had) and
+``stranger_third_session.txt`` (cinder_reach, a player of parser games and tabletop ones, written after both: 15 of
+30 missed). Each line that missed and is now answered is held here to an answer about what was asked."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ def _played(folder, pack_id: str, script: str, llm) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory, offline_llm):
     return _played(tmp_path_factory.mktemp("first"), "cinder_reach", "stranger_first_session.txt", offline_llm)
+
+
+@pytest.fixture(scope="module")
+def third(tmp_path_factory, offline_llm):
+    return _played(tmp_path_factory.mktemp("third"), "cinder_reach", "stranger_third_session.txt", offline_llm)
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +79,22 @@ def test_why_me_is_answered_with_their_reason_not_the_next_step(answers):
                                               "finishes things")), told
 
 
-def test_nothing_is_refused(answers, second):
-    refused = [line for line, told in [*answers.items(), *second.items()] if "Nothing comes of that here" in told]
+def test_nothing_is_refused(answers, second, third):
+    refused = [line for line, told in [*answers.items(), *second.items(), *third.items()]
+               if "Nothing comes of that here" in told]
     assert refused == []
+
+
+@pytest.mark.parametrize(("line", "about"), [
+    ("can I make a perception check on the room?", "You find something"),  # a check by its tabletop name: a search
+    ("I want to roll investigation: which pipes and meters is the missing water running past?", "You find"),
+    ("quick rules question: how does levelling up work here? do I earn XP?", "no levels or experience points"),
+    ("what happens if my character dies?", "If your HP reaches 0"),  # the pack's own defeat rule
+    ("8 credits for a crank lamp? I'll give you 4 and a smile.", "will not let the hand lamp go for 4 credits"),
+    ("ok ok, 8 it is. hand it over", "You buy the hand lamp for 8 credits"),  # the price taken
+])
+def test_each_line_of_the_third_session_is_answered_about_what_it_asks(third, line, about):
+    assert about in third[line], third[line]
 
 
 @pytest.mark.parametrize(("line", "about"), [

@@ -12,9 +12,9 @@ from skald.core.pack import EraPack
 from skald.core.persistent import EpisodeEvaluation, PersistentState
 from skald.core.views import InventoryView, StatusView
 from skald.core.vocab import Risk
-from skald.rules import commands, episode_commands
+from skald.rules import commands, dc, dice, episode_commands
 from skald.rules.episode_commands import Act
-from skald.text import or_list
+from skald.text import or_list, the_place
 from skald.words import TERMINAL, Words
 
 
@@ -70,6 +70,38 @@ class Help(MetaCommand):
 
     def run(self, ctx: MetaContext) -> str:
         return commands.help_text(ctx.words)
+
+
+class Rules(MetaCommand):
+    """/rules (and a rules question typed in play: "how do I level up?", "what happens if I die?"): how the game
+    decides things, from this era's own numbers (``rules.dc``, ``rules.resolution``, the pack's defeat rule)."""
+
+    name = "rules"
+
+    def run(self, ctx: MetaContext) -> str:
+        state, pack = ctx.state, ctx.pack
+        era = pack.era.rules
+        defeat = era.defeat
+        where = the_place(pack.locations[defeat.recover_location]) if defeat.recover_location in pack.locations \
+            else defeat.recover_location
+        stats = ", ".join(f"{name} {score} ({dice.ability_modifier(score):+d})"
+                          for name, score in state.player.stats.items())
+        safe, risky, dangerous = (dc.TIER_DC[r] for r in (Risk.SAFE, Risk.RISKY, Risk.DANGEROUS))
+        lost = round(defeat.credits_lost_fraction * 100)
+        return "\n".join([
+            "How the game decides things:",
+            "  You type what you do. What cannot fail just happens; what is risky is a check: a d20 plus your stat's "
+            f"modifier against a DC (about {safe} safe, {risky} risky, {dangerous} dangerous, higher at a story's "
+            "climax), shown in the dice line under the turn.",
+            f"  Your stats: {stats}.",
+            f"  HP falls when you are hurt and comes back with rest, food and care. Stress (0 to {era.max_stress}) "
+            f"rises with failures and danger; from {era.max_stress * 7 // 10} on, every check is 1 harder.",
+            "  There are no levels or experience points: you grow by what you carry, what you learn, who trusts "
+            "you, and your standing with the factions (/status).",
+            f"  If your HP reaches 0 you are not killed: {defeat.text.strip()} You come to at {where} with "
+            f"{round(defeat.hp_fraction * 100)}% of your HP{f', {lost}% of your money gone' if lost else ''}, and "
+            f"{defeat.minutes // 60} hours have passed.",
+            "  /undo takes turns back: nothing you played is lost unless you delete its branch."])
 
 
 class Status(MetaCommand):
@@ -279,8 +311,8 @@ def _risk(risk: Risk) -> str:
 
 
 HANDLERS: dict[str, MetaCommand] = {cmd.name: cmd for cmd in (
-    Help(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Map(), EpisodeNow(), Journal(), End(), Next(),
-    Save(), Load(), Quit())}
+    Help(), Rules(), Status(), Inventory(), Party(), Quests(), Rumors(), News(), Map(), EpisodeNow(), Journal(), End(),
+    Next(), Save(), Load(), Quit())}
 
 
 def handler(word: str) -> MetaCommand | None:

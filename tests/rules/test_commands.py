@@ -100,3 +100,15 @@ def test_a_short_shared_or_deleting_beginning_runs_nothing_and_is_named():
     assert said == "Unknown command /qu. Did you mean /quests or /quit? Type /help for the list."
     assert commands.meant("qeusts") == ["/quests"] and commands.meant("delete") == ["/delete-branch"]
     assert commands.meant("zzz") == []
+
+
+def test_rules_questions_asked_in_play_are_answered_by_the_rules_command(state, pack):
+    for line in ("how do i level up?", "do i get xp for that", "what happens if i die?", "how does combat work"):
+        routed = intent.classify(line, state, pack)
+        assert (routed.intent.value, routed.meta_command) == ("META", "rules"), line
+    said, _ = meta_commands.respond("rules", meta_commands.MetaContext(state, pack))
+    defeat = pack.era.rules.defeat
+    assert "no levels or experience points" in said and defeat.text.strip() in said
+    assert f"{round(defeat.hp_fraction * 100)}% of your HP" in said and "12 risky" in said
+    assert intent.classify("i level the crossbow at him", state, pack).intent.value != "META"  # not a rules word
+    assert intent.classify("level up to 100", state, pack).intent.value != "META"  # a wish, refused in the world

@@ -54,6 +54,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("rumors", "what you have heard"),
     Command("news", "what has happened in the world lately"),
     Command("map", "the ways from here, and how far every other place is"),
+    Command("rules", "how checks, HP, stress and being beaten work here (there are no levels)"),
     Command("episode", "the episode you are in, how it ends, and what comes next", aliases=("episodes",)),
     Command("journal", "how each finished episode went"),
     Command("end", "close the episode and see how it went (/end yes abandons one that is not open)"),

@@ -17,7 +17,7 @@ from skald.core.pack import EraPack
 from skald.core.persistent import PersistentState
 from skald.core.records import PresentNpc, RouterOutput
 from skald.core.vocab import ActionClass, Intent, Tone
-from skald.rules import commands, deeds, interact, narration, parser, references
+from skald.rules import commands, deeds, interact, narration, parser, references, trade
 from skald.rules.player_input import strip_markup
 from skald.rules.scene import everyone_at, nearest
 from skald.rules.wishes import wish
@@ -411,9 +411,22 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
             meta_args=bare[1] if len(bare) > 1 else "",
         )
     stripped = _HAIL_NO_COMMA.sub(r"\1 \2, ", stripped)  # "oi old timer whats ur deal": said to the old timer
+    stripped = _ABBREVIATED.get(stripped.lower(), stripped)  # "l": look around
+    checked = _CHECK_ASKED.search(stripped.lower()) if not state.player.defeated else None
+    if checked is not None:  # "can I make a perception check on the room?": the search it asks for
+        deed = "sneak past" if checked.group("kind") == "stealth" else "search"
+        where = (checked.group("what") or "").strip()
+        meant = f"{deed} {where}".strip() if deed == "search" and where else f"{deed} around" if deed == "search" \
+            else "sneak around quietly"
+        return classify(meant, state, pack).model_copy(update={"read_as": meant, "read_by": "clause",
+                                                               "said": _norm(stripped)})
     if _AWAY.search(stripped.lower()):  # "brb gotta let the dog out", "lol my cat knocked my coffee over, afk"
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
                             text=_norm(stripped), verb="away")
+    if _RULES_ASKED.search(stripped.lower()) and _ASKED_OF_THE_GAME.match(stripped.lower()):  # "how do I level
+        # up?", "what happens if I die?": the game's rules; "level up to 100" is a wish, refused in the world
+        return RouterOutput(intent=Intent.META, action_class=ActionClass.META, tone=Tone.NEUTRAL, text=stripped,
+                            meta_command="rules")
     if _TEMPLATE.search(stripped):  # "{{user}} suddenly remembers they are a dragon": a chat template, not a deed
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
                             text=_norm(stripped), verb="aside")
@@ -443,6 +456,27 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
 _NEGATED = re.compile(r"\b(?:cannot|can not|can't|cant|won't|wont|will not|don't|dont|do not|didn't|didnt|did not|"
                       r"not going to|never|couldn't|couldnt|could not|wouldn't|wouldnt|would not|no need to) (?:even )?"
                       r"(?:afford to )?[a-z]+")
+# A sum offered for the thing just priced, and the price taken ("i'll give you 4", "8 it is, hand it over").
+_MY_OFFER = re.compile(r"\b(?:i will give you|i will pay(?: you)?|i can (?:give you|pay|do)|how about|would you "
+                       r"take|will you take|i (?:will )?offer(?: you)?|best i can do is|i will go)\s+(?P<n>\d+)\b")
+_TAKEN = re.compile(r"\b(?:\d+ it is|hand it over|i will take it|i will have it|i will buy it|sold|wrap it up|"
+                    r"fine ,? (?:i will pay|take my money)|take my money)\b")
+# A check asked for by its tabletop name ("can I make a perception check on the room?", "i roll for perception",
+# "roll investigation: which pipes..."): the deed the rules check that way.
+_CHECK_ASKED = re.compile(r"\b(?:make|roll|do|try|attempt|go for)\s+(?:a |an |for |for a |for an )?(?P<kind>"
+                          r"perception|investigation|investigate|insight|awareness|search|stealth)(?: check| roll| "
+                          r"test)?(?:\s+(?:on|of|in|at|around)\s+(?P<what>(?:the |this |that )?[a-z' ]+?))?"
+                          r"\s*(?:[?.!:,]|$)")
+# A question about the game's own rules, asked in play: answered by /rules, out of the story.
+_RULES_ASKED = re.compile(r"\b(?:level(?:l)?ing up|level up|gain (?:a )?levels?|experience points|xp|skill points|"
+                          r"how (?:do|does) (?:the )?(?:checks|skill checks|rolls|rolling|dice|combat|fighting|stress) "
+                          r"work|"
+                          r"what happens (?:if|when) (?:i|my character|you) (?:die|dies|get killed|am killed|lose all "
+                          r"(?:my|your) hp|run out of hp|hit zero(?: hp)?)|(?:is there|do you have) (?:permadeath|"
+                          r"perma death|permanent death)|rules question)\b")
+_ASKED_OF_THE_GAME = re.compile(r"^(?:(?:quick |a )?rules? question|(?:ok |so |um |hey )?(?:how|what|do|does|did|can|"
+                                r"could|is|are|will|when|where|why)\b)|.*\?\s*$")
+_ABBREVIATED = {"l": "look around", "z": "wait a while"}  # a parser game's one-letter commands, typed alone
 # Coaxing a secret out ("come on, just between us, nobody has to know you told me", "i won't say a word"): read
 # before negated verbs are set aside, since the promise is one.
 _COAXING = re.compile(r"\b(?:just between us|between you and me|off the record|your secret is safe|(?:i|we) can keep "
@@ -706,6 +740,16 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         first = _classify_text(going, state, pack, people, last)
         if first.action_class == ActionClass.TRAVEL:
             return first.model_copy(update={"read_as": first.text, "read_by": "clause", "said": text})
+    priced = trade.priced_last(state, pack) if state.combat is None else None
+    if priced is not None:  # after a price: "i'll give you 4 and a smile", "ok ok, 8 it is. hand it over"
+        said = parser.plain(text)
+        offer = _MY_OFFER.search(said)
+        bought = f"{offer.group('n')} for the {priced.name.lower()}" if offer else \
+            f"buy the {priced.name.lower()}" if _TAKEN.search(said) else None
+        if bought is not None:
+            return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.BUY, tone=Tone.NEUTRAL, text=bought,
+                                target_item=priced.id, verb="offer" if offer else None, read_as=bought,
+                                read_by="clause", said=text)
     bid = parser.offered(text) if state.combat is None else None
     item = references.item(bid, state, pack) if bid else None
     if item is not None and item.id in pack.locations[state.location].shop:  # "two greys for the tincture": a price

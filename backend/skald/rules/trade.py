@@ -130,6 +130,14 @@ def count_of(router: RouterOutput) -> int:
     return min(MOST_AT_ONCE, int(word) if word.isdigit() else _COUNTS[word])
 
 
+def priced_last(state: GameState, pack: EraPack) -> Item | None:
+    """The item sold here whose price last turn told ("the hand lamp is 8 credits here"), when it did; None
+    otherwise. What "8 it is, hand it over" or "i'll give you 4" is about."""
+    item = _spoken_of(state, pack, pack.locations[state.location])
+    told = " ".join(state.recent[-1].sentences) if state.recent else ""
+    return item if item is not None and money(item.value, pack) in told else None
+
+
 def _spoken_of(state: GameState, pack: EraPack, here: Location) -> Item | None:
     """The item sold here that last turn's line or narration named last (by its name, or its last word: "the
     buns"), or None."""
