@@ -47,7 +47,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from skald.store.packing import unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 PACK = "cinder_reach"
@@ -661,7 +660,7 @@ def stored_turns(db: Path, campaign_id: str) -> tuple[int, list[Turn], list[tupl
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
         number = conn.execute("SELECT turn_number FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()[0]
-        turns = [Turn(r[0], r[1], text_hash(unpack(r[2])), r[3], r[4]) for r in conn.execute(
+        turns = [Turn(r[0], r[1], text_hash(r[2]), r[3], r[4]) for r in conn.execute(
             "SELECT turn_number, input, text, location, world_time_minutes FROM turns WHERE campaign_id = ? "
             "ORDER BY turn_number", (campaign_id,))]
         keys = conn.execute("SELECT key, input_hash, turn_number, response FROM api_idempotency WHERE "

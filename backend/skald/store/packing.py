@@ -1,10 +1,13 @@
-"""The bulky text columns of a SQLite save file, stored compressed.
+"""The bulky JSON columns of a SQLite save file, stored compressed.
 
-A turn's prose and its JSON records (suggestions, the check, the scene brief, the model calls) and every state
-snapshot are most of what a save file grows by: about 1.4 of the 3.0 KiB a turn added before they were compressed.
-SQLite stores them as zlib streams (RFC 1950: a checksum, so a damaged value is found, not misread) when that is
-shorter; a short value, and every value a save file from before this change holds, stays text. PostgreSQL keeps them
-as text: it compresses large values itself (TOAST), and its rows never hold these bytes.
+A turn's JSON records (suggestions, the check, the scene brief, the model calls) and every state snapshot are much of
+what a save file grows by. SQLite stores them as zlib streams (RFC 1950: a checksum, so a damaged value is found,
+not misread) when that is shorter; a short value, and every value a save file from before this change holds, stays
+text. PostgreSQL keeps them as text: it compresses large values itself (TOAST), and its rows never hold these bytes.
+
+The prose (``turns.text``) stays text: loading the state reads the last 30 turns' prose (what was told lately), and
+decompressing it there cost 0.3 ms a load (measured: 2.70 against 2.31 ms for a state load and a state-at), for
+0.11 KiB a turn. It also keeps what the player read readable with plain SQL.
 
 Readers call :func:`unpack` on what they select, which takes either form; writers hand values to
 ``store.db.packed``, which asks the connection's backend.
@@ -17,7 +20,7 @@ from __future__ import annotations
 import zlib
 
 COLUMNS = {
-    "turns": ("text", "suggestions", "mechanic", "llm_calls", "brief"),
+    "turns": ("suggestions", "mechanic", "llm_calls", "brief"),
     "turn_snapshots": ("state",),
     "campaigns": ("initial_state",),
 }

@@ -109,7 +109,7 @@ def _recent(conn: sqlite3.Connection, campaign_id: str, branch: str,
         f"SELECT t.turn_number, t.input, t.action_class, t.outcome, t.location, t.text {ON_LINE} AND "
         "p.turn_number <= ? AND t.intent != 'META' ORDER BY p.turn_number DESC LIMIT ?",
         (campaign_id, branch, up_to, max(RECENT_TURNS, TOLD_TURNS))).fetchall()))
-    said = [sentences(unpack(r["text"])) for r in rows]
+    said = [sentences(r["text"]) for r in rows]
     recent = [TurnSummary(turn=r["turn_number"], input=r["input"], action_class=r["action_class"],
                           outcome=r["outcome"], location=r["location"], sentences=told)
               for r, told in zip(rows[-RECENT_TURNS:], said[-RECENT_TURNS:], strict=True)]
@@ -178,7 +178,7 @@ def turn_records(conn: sqlite3.Connection, campaign_id: str, after_turn: int, li
     one) up to its head, oldest first (by the line's primary key): the fields of ``core.views.TurnRecordView``, the
     suggestions as stored (``views.turn_record`` makes the view)."""
     at = timeline.head(conn, campaign_id, branch)
-    return [dict(r) | {"text": unpack(r["text"]), "warnings": json.loads(r["warnings"]) if r["warnings"] else [],
+    return [dict(r) | {"warnings": json.loads(r["warnings"]) if r["warnings"] else [],
                        "suggestions": json.loads(unpack(r["suggestions"]) or "[]")}
         for r in conn.execute("SELECT t.turn_number, t.input, t.intent, t.action_class, t.outcome, t.text, "
                               f"t.suggestions, t.warnings, t.location, t.world_time_minutes, t.created_at, t.variant "

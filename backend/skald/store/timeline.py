@@ -17,7 +17,6 @@ import sqlite3
 from dataclasses import dataclass
 
 from skald.errors import BranchError, CampaignNotFoundError
-from skald.store.packing import unpack
 
 MAIN = "main"
 
@@ -61,12 +60,6 @@ class Turn:
     text: str
     outcome: str | None
     location: str
-
-    @classmethod
-    def of(cls, row) -> Turn:
-        """The turn a row of :data:`_TURN_COLUMNS` holds (its text unpacked: ``store.packing``)."""
-        turn_id, number, parent, variant, branch, said, text, outcome, location = row
-        return cls(turn_id, number, parent, variant, branch, said, unpack(text), outcome, location)
 
 
 _TURN_COLUMNS = "turn_id, turn_number, parent_turn_id, variant, branch, input, text, outcome, location"
@@ -123,7 +116,7 @@ def turn(conn: sqlite3.Connection, campaign_id: str, turn_id: int) -> Turn | Non
     """The turn with id ``turn_id`` of the campaign, or None (0, the start, has no row)."""
     row = conn.execute(f"SELECT {_TURN_COLUMNS} FROM turns WHERE campaign_id = ? AND turn_id = ?",
                        (campaign_id, turn_id)).fetchone()
-    return None if row is None else Turn.of(row)
+    return None if row is None else Turn(*row)
 
 
 def line_at(conn: sqlite3.Connection, campaign_id: str, branch: str, number: int) -> int | None:
@@ -148,7 +141,7 @@ def variants(conn: sqlite3.Connection, campaign_id: str, at: Head) -> list[Turn]
     if at.turn_id == 0:
         return []
     parent = conn.execute("SELECT parent_turn_id FROM turns WHERE turn_id = ?", (at.turn_id,)).fetchone()[0]
-    return [Turn.of(r) for r in conn.execute(
+    return [Turn(*r) for r in conn.execute(
         f"SELECT {_TURN_COLUMNS} FROM turns WHERE campaign_id = ? AND parent_turn_id = ? ORDER BY variant",
         (campaign_id, parent))]
 

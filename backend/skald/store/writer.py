@@ -139,7 +139,7 @@ def _commit(conn: sqlite3.Connection, turn: CommittedTurn, now: datetime) -> Non
             "created_at, lore_citations, offline, scene_key, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
             "?, ?, ?, ?, ?, ?, ?) RETURNING turn_id",
             (cid, number, pos.parent, pos.branch, pos.variant, row.input, row.intent, row.action_class, row.outcome,
-             db.packed(conn, row.text), db.packed(conn, row.suggestions), row.warnings, db.packed(conn, row.mechanic),
+             row.text, db.packed(conn, row.suggestions), row.warnings, db.packed(conn, row.mechanic),
              db.packed(conn, row.llm_calls), after.location, after.world.time_minutes, stamp, row.lore_citations,
              int(row.offline), row.scene_key, db.packed(conn, row.brief)),
         ).fetchall()[0][0]
