@@ -489,9 +489,9 @@ _ASKING_WORD = (r"(?:what|whats|who|whos|where|wheres|why|how|hows|do|does|did|i
                 r"got)\b")
 _HAIL_NO_COMMA = re.compile(r"^(hey|oi|oy|yo|psst|excuse me|listen)\s+((?!" + _ASKING_WORD + r")(?:[a-z']+\s+){0,2}?"
                             r"[a-z']+)\s+(?=" + _ASKING_WORD + ")", re.IGNORECASE)
-# The player stepping away from the keyboard, said as chat: never a deed in the world ("brb", "afk", "gtg").
-_AWAY = re.compile(r"\b(?:brb|afk|gtg|g2g|bbl|bbiab|be right back|back in a (?:sec|second|minute|min|bit)|"
-                   r"(?:hold on|one sec|gimme a (?:sec|second|minute)) irl)\b")
+# The player stepping away from the keyboard, said in chat's own words: never a deed in the world ("brb", "afk").
+# ("Be back in a bit" is left to the world: it may be said to someone there.)
+_AWAY = re.compile(r"\b(?:brb|afk|gtg|g2g|bbl|bbiab)\b")
 _TEMPLATE = re.compile(r"\{\{\s*(?:user|char|player|narrator|persona|bot)\s*\}\}", re.IGNORECASE)
 CLASSIFIED_KEPT = 4096
 _CLASSIFIED: dict[tuple, RouterOutput] = {}
