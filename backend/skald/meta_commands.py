@@ -142,7 +142,6 @@ _MONEY_WORDS = frozenset({"money", "coin", "coins", "cash", "credit", "credits",
 def _asked(asked: str, view: InventoryView) -> str:
     """The answer to "do I have X?" before the list: which carried things are X (by name or tag), or that none is."""
     from skald.rules.references import words
-    from skald.text import or_list
 
     wanted = words(asked)
     if wanted & _MONEY_WORDS:

@@ -412,18 +412,17 @@ def classify(raw: str, state: PersistentState, pack: EraPack) -> RouterOutput:
         )
     stripped = _HAIL_NO_COMMA.sub(r"\1 \2, ", stripped)  # "oi old timer whats ur deal": said to the old timer
     stripped = _ABBREVIATED.get(stripped.lower(), stripped)  # "l": look around
-    checked = _CHECK_ASKED.search(stripped.lower()) if not state.player.defeated else None
+    lowered = stripped.lower()
+    checked = _CHECK_ASKED.search(lowered) if not state.player.defeated else None
     if checked is not None:  # "can I make a perception check on the room?": the search it asks for
-        deed = "sneak past" if checked.group("kind") == "stealth" else "search"
-        where = (checked.group("what") or "").strip()
-        meant = f"{deed} {where}".strip() if deed == "search" and where else f"{deed} around" if deed == "search" \
-            else "sneak around quietly"
+        meant = "sneak around quietly" if checked.group("kind") == "stealth" else \
+            f"search {(checked.group('what') or '').strip() or 'around'}"
         return classify(meant, state, pack).model_copy(update={"read_as": meant, "read_by": "clause",
                                                                "said": _norm(stripped)})
-    if _AWAY.search(stripped.lower()):  # "brb gotta let the dog out", "lol my cat knocked my coffee over, afk"
+    if _AWAY.search(lowered):  # "brb gotta let the dog out", "lol my cat knocked my coffee over, afk"
         return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.INTERACT, tone=Tone.NEUTRAL,
                             text=_norm(stripped), verb="away")
-    if _RULES_ASKED.search(stripped.lower()) and _ASKED_OF_THE_GAME.match(stripped.lower()):  # "how do I level
+    if _RULES_ASKED.search(lowered) and _ASKED_OF_THE_GAME.match(lowered):  # "how do I level
         # up?", "what happens if I die?": the game's rules; "level up to 100" is a wish, refused in the world
         return RouterOutput(intent=Intent.META, action_class=ActionClass.META, tone=Tone.NEUTRAL, text=stripped,
                             meta_command="rules")
@@ -740,16 +739,15 @@ def _classify_text(text: str, state: PersistentState, pack: EraPack, people: lis
         first = _classify_text(going, state, pack, people, last)
         if first.action_class == ActionClass.TRAVEL:
             return first.model_copy(update={"read_as": first.text, "read_by": "clause", "said": text})
-    priced = trade.priced_last(state, pack) if state.combat is None else None
-    if priced is not None:  # after a price: "i'll give you 4 and a smile", "ok ok, 8 it is. hand it over"
-        said = parser.plain(text)
-        offer = _MY_OFFER.search(said)
-        bought = f"{offer.group('n')} for the {priced.name.lower()}" if offer else \
-            f"buy the {priced.name.lower()}" if _TAKEN.search(said) else None
-        if bought is not None:
-            return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.BUY, tone=Tone.NEUTRAL, text=bought,
-                                target_item=priced.id, verb="offer" if offer else None, read_as=bought,
-                                read_by="clause", said=text)
+    said = parser.plain(text)
+    offer = _MY_OFFER.search(said)
+    # after a price: "i'll give you 4 and a smile", "ok ok, 8 it is. hand it over" (the last turn read only then)
+    priced = trade.priced_last(state, pack) if state.combat is None and (offer or _TAKEN.search(said)) else None
+    if priced is not None:
+        bought = f"{offer.group('n')} for the {priced.name.lower()}" if offer else f"buy the {priced.name.lower()}"
+        return RouterOutput(intent=Intent.ACTION, action_class=ActionClass.BUY, tone=Tone.NEUTRAL, text=bought,
+                            target_item=priced.id, verb="offer" if offer else None, read_as=bought, read_by="clause",
+                            said=text)
     bid = parser.offered(text) if state.combat is None else None
     item = references.item(bid, state, pack) if bid else None
     if item is not None and item.id in pack.locations[state.location].shop:  # "two greys for the tincture": a price

@@ -192,8 +192,8 @@ def outcome_facts(events: list[BaseEvent], hp: int, max_hp: int, pack: EraPack) 
 def item_marks(name: str) -> tuple[str, ...]:
     """What prose may call an item: its name or its plural ("smoked eels"), and its last word when that has four
     letters or more ("patch kit", "kit")."""
-    head = name.split()[-1]
-    named = (name, plural_of(name)) if plural_of(name) != name else (name,)
+    head, plural = name.split()[-1], plural_of(name)
+    named = (name, plural) if plural != name else (name,)
     return (*named, head) if len(head) >= 4 else named
 
 
